@@ -1,0 +1,116 @@
+"""The narrow error hierarchy of lostcities.
+
+Every error the library raises on bad input derives from :class:`LostCitiesError`
+and says what went wrong and where, in one line (``str(err)``). The CLI prints
+that line and exits; it never shows a traceback for these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class LostCitiesError(Exception):
+    """Base class of every error lostcities raises on bad input."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a rule pack, with its position in the YAML file.
+
+    ``line`` and ``col`` are 1-based; 0 means "unknown" (the whole file).
+    """
+
+    file: str
+    line: int
+    col: int
+    code: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line:
+            where += f":{self.line}:{self.col or 1}"
+        text = f"{where}: error {self.code} {self.message}"
+        return f"{text} ({self.hint})" if self.hint else text
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+class PackError(LostCitiesError):
+    """A rule pack could not be loaded: one or more :class:`Problem`.
+
+    ``str(err)`` is the first problem's one-line form; ``err.problems`` holds all.
+    """
+
+    def __init__(self, problems: list[Problem] | Problem):
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        first = self.problems[0] if self.problems else None
+        super().__init__(str(first) if first else "invalid rule pack")
+
+    @property
+    def file(self) -> str:
+        return self.problems[0].file
+
+    @property
+    def line(self) -> int:
+        return self.problems[0].line
+
+    @property
+    def col(self) -> int:
+        return self.problems[0].col
+
+    @property
+    def code(self) -> str:
+        return self.problems[0].code
+
+
+class ScoringError(LostCitiesError):
+    """A scoring formula is malformed, ill-typed, too large, or failed at run time.
+
+    ``file``/``line``/``col`` point into the pack's YAML file when known;
+    ``excerpt`` is a caret excerpt of the formula for display.
+    """
+
+    def __init__(self, message: str, *, file: str = "", line: int = 0, col: int = 0,
+                 code: str = "LC100", excerpt: str = "", hint: str = ""):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.code = code
+        self.excerpt = excerpt
+        self.hint = hint
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = self.file or "<formula>"
+        if self.line:
+            where += f":{self.line}:{self.col or 1}"
+        text = f"{where}: error {self.code} {self.message}"
+        return f"{text}; {self.hint}" if self.hint else text
+
+    def as_problem(self) -> Problem:
+        return Problem(self.file, self.line, self.col, self.code, self.message, self.hint)
+
+
+class InvalidMoveError(LostCitiesError, ValueError):
+    """A move or card could not be read: bad notation, unknown colour, bad value."""
+
+
+class IllegalMoveError(LostCitiesError, ValueError):
+    """A well-formed move that the rules forbid in the current state."""
+
+
+class RecordError(LostCitiesError):
+    """A game record or save file is malformed, foreign, or does not replay."""

@@ -1,0 +1,181 @@
+"""The rules of one pack as frozen, typed values.
+
+A :class:`RulePack` is built once from a resolved (``extends`` merged) and
+schema-valid pack mapping; the engine reads only this, never YAML. Every rule
+variant is a field here, named after the game (see docs/rulepacks.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+from .cards import CardCodec
+
+Ordering = Literal["strict", "non-decreasing", "either-direction"]
+RowStart = Literal["any", "lowest-in-hand"]
+PileEnd = Literal["immediately", "after-last-play"]
+NextStarter = Literal["best-round-score", "best-total", "alternate", "same"]
+TileKind = Literal["artefact", "points", "step"]
+
+
+@dataclass(frozen=True)
+class ColourSpec:
+    key: str
+    name: str
+
+
+@dataclass(frozen=True)
+class TileSpec:
+    kind: TileKind
+    count: int
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """The board game's tracks, pawns and event tiles."""
+
+    pawns: int
+    leaders: int
+    spaces: int
+    bridge_after: int
+    tile_spaces: tuple[int, ...]
+    tiles: tuple[TileSpec, ...]
+
+    @property
+    def tile_count(self) -> int:
+        return sum(t.count for t in self.tiles)
+
+
+@dataclass(frozen=True)
+class ScoringSpec:
+    """The pack's scoring section, as text: formulas are compiled by lostcities.grammar.
+
+    ``formulas`` maps a scope (``expedition``, ``pawn``, ``round``, ``match``) to
+    its DSL text; ``breakdown`` maps a display column to an expedition-scope
+    formula; ``marks`` maps a dotted key (``scoring.round``) to the
+    ``(file, line, col, style)`` where its text starts in the YAML file.
+    """
+
+    formulas: Mapping[str, str]
+    breakdown: Mapping[str, str]
+    constants: Mapping[str, int]
+    tables: Mapping[str, tuple[int, ...]]
+    marks: Mapping[str, tuple[str, int, int, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RulePack:
+    """One rule variant of Lost Cities, resolved and checked."""
+
+    id: str
+    name: str
+    description: str
+    family: Literal["duel", "board"]
+    house_rule: bool
+    sources: tuple[str, ...]
+    min_players: int
+    max_players: int
+    colours: tuple[ColourSpec, ...]
+    min_value: int
+    max_value: int
+    copies: int
+    wagers: int
+    removed_unseen: Mapping[int, int]
+    hand_size: int
+    ordering: Ordering
+    wagers_before_numbers: bool
+    row_start: RowStart
+    no_retake_discard: bool
+    turn_cap: int
+    draw_pile_empty: PileEnd
+    bridge_crossings: int
+    rounds: int
+    first_starter: int
+    next_starter: NextStarter
+    next_starter_tie: NextStarter
+    continuation: bool
+    board: BoardSpec | None
+    scoring_spec: ScoringSpec
+    path: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def cards(self) -> CardCodec:
+        """The card codec of this pack (colour keys and value range)."""
+        codec = self.__dict__.get("_codec")
+        if codec is None:
+            codec = CardCodec([c.key for c in self.colours], self.min_value, self.max_value,
+                              wagers=self.wagers > 0)
+            object.__setattr__(self, "_codec", codec)
+        return codec
+
+    @property
+    def deck_size(self) -> int:
+        per_colour = (self.max_value - self.min_value + 1) * self.copies + self.wagers
+        return per_colour * len(self.colours)
+
+    def deck(self) -> list[int]:
+        """Every card of the pack, as card kinds, in a fixed order."""
+        codec = self.cards
+        out: list[int] = []
+        for c in range(len(self.colours)):
+            out.extend([codec.card(c, None)] * self.wagers)
+            for v in range(self.min_value, self.max_value + 1):
+                out.extend([codec.card(c, v)] * self.copies)
+        return out
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], *, path: str = "",
+                     marks: Mapping[str, tuple[str, int, int, str]] | None = None) -> "RulePack":
+        """Build from a resolved, schema-valid mapping (defaults already filled or taken here)."""
+        deck = data["deck"]
+        rows = data.get("rows", {})
+        turn = data.get("turn", {})
+        end = data.get("round_end", {})
+        match = data.get("match", {})
+        scoring = data.get("scoring", {})
+        board = data.get("board")
+        formulas = {k: scoring[k] for k in ("expedition", "pawn", "round", "match") if k in scoring}
+        return cls(
+            id=data["id"],
+            name=data.get("name", data["id"]),
+            description=data.get("description", ""),
+            family=data.get("family", "duel"),
+            house_rule=bool(data.get("house_rule", False)),
+            sources=tuple(data.get("sources", ())),
+            min_players=data["players"]["min"],
+            max_players=data["players"]["max"],
+            colours=tuple(ColourSpec(c["key"].lower(), c["name"]) for c in deck["colours"]),
+            min_value=deck["values"]["min"],
+            max_value=deck["values"]["max"],
+            copies=deck.get("copies", 1),
+            wagers=deck.get("wagers", 0),
+            removed_unseen={r["players"]: r["cards"] for r in deck.get("removed_unseen", ())},
+            hand_size=data["hand_size"],
+            ordering=rows.get("ordering", "strict"),
+            wagers_before_numbers=rows.get("wagers_before_numbers", True),
+            row_start=rows.get("start", "any"),
+            no_retake_discard=turn.get("no_retake_discard", True),
+            turn_cap=turn.get("turn_cap", 1000),
+            draw_pile_empty=end.get("draw_pile_empty", "immediately"),
+            bridge_crossings=end.get("bridge_crossings", 0),
+            rounds=match.get("rounds", 3),
+            first_starter=match.get("first_starter", 0),
+            next_starter=match.get("next_starter", "best-round-score"),
+            next_starter_tie=match.get("next_starter_tie", "alternate"),
+            continuation=bool(match.get("continuation", False)),
+            board=None if board is None else BoardSpec(
+                pawns=board["pawns"], leaders=board.get("leaders", 1), spaces=board["spaces"],
+                bridge_after=board["bridge_after"], tile_spaces=tuple(board.get("tile_spaces", ())),
+                tiles=tuple(TileSpec(t["kind"], t["count"], t.get("value", 0))
+                            for t in board.get("tiles", ()))),
+            scoring_spec=ScoringSpec(
+                formulas=formulas,
+                breakdown=dict(scoring.get("breakdown", {})),
+                constants=dict(scoring.get("constants", {})),
+                tables={k: tuple(v) for k, v in scoring.get("tables", {}).items()},
+                marks=dict(marks or {})),
+            path=path,
+            data=data,
+        )
