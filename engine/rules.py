@@ -111,6 +111,21 @@ class RulePack:
         return codec
 
     @property
+    def scoring(self):
+        """The pack's scoring formulas compiled once (a ``lostcities.grammar.Scoring``).
+
+        Compiled on first use; :func:`lostcities.engine.load_pack` touches it so that
+        formula errors surface when the pack loads, never during play.
+        """
+        compiled = self.__dict__.get("_scoring")
+        if compiled is None:
+            from lostcities.grammar import compile_scoring
+
+            compiled = compile_scoring(self.scoring_spec, family=self.family)
+            object.__setattr__(self, "_scoring", compiled)
+        return compiled
+
+    @property
     def deck_size(self) -> int:
         per_colour = (self.max_value - self.min_value + 1) * self.copies + self.wagers
         return per_colour * len(self.colours)
