@@ -1,0 +1,214 @@
+"""Moves (whole turns), their text form, and the per-pack action space.
+
+A :class:`Move` bundles one whole turn: the card action (play the card on your
+own row of its colour, or discard it on that colour's pile), the board game's
+sub-decisions (``pawn``, ``steps``; issue 5), then where to draw from.
+
+Text form, round-tripping through :meth:`Move.parse` and ``str(move)``::
+
+    p r5 deck        play r5, draw from the draw pile
+    d r5 g           discard r5, draw the top of the green discard pile
+    p r5             play r5 without drawing (the last play after the pile ran out)
+    p g3 pawn=0 deck board game: start the green row sending pawn 0 (a leader)
+    p g4 step=b deck board game: a step tile then advances the pawn on the blue track
+
+An *action* is one decision of a turn, a stable integer in a fixed per-pack
+space laid out in ranges (see :class:`ActionSpace`): play card k, discard card k,
+draw (deck or pile c) and, for board packs, choose pawn p and advance the pawn
+on track c. A duel turn is two actions (card, then draw) or one (the last play).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Optional, Sequence
+
+from .cards import Card, CardCodec
+from .errors import InvalidMoveError
+from .rules import RulePack
+
+PLAY: Literal["play"] = "play"
+DISCARD: Literal["discard"] = "discard"
+Action = Literal["play", "discard"]
+
+DECK = -1
+"""``Move.draw`` for the hidden draw pile; a colour index means that discard pile."""
+
+DrawSource = Optional[int]
+"""``DECK``, a colour index (that discard pile's top) or None (no draw)."""
+
+_ACTION_WORDS = {"p": PLAY, "play": PLAY, "d": DISCARD, "discard": DISCARD}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One whole turn. ``codec`` only serves ``str()`` and is ignored by ``==``."""
+
+    action: Action
+    card: Card
+    draw: DrawSource = DECK
+    pawn: Optional[int] = None
+    steps: tuple[int, ...] = ()
+    codec: Optional[CardCodec] = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def parse(cls, text: str, pack: RulePack) -> "Move":
+        """Read a move in the text form, e.g. ``"p r5 deck"`` or ``"d r5 g"``.
+
+        Raises :class:`InvalidMoveError` saying what is wrong; legality against a
+        state is checked by the engine (:func:`lostcities.engine.apply`).
+        """
+        codec = pack.cards
+        words = text.split()
+        if len(words) < 2:
+            raise InvalidMoveError(
+                f"{text!r}: write p (play) or d (discard), a card, then where to draw "
+                f"(deck or a colour key), e.g. 'p r5 deck' or 'd r5 g'")
+        action = _ACTION_WORDS.get(words[0].lower())
+        if action is None:
+            raise InvalidMoveError(
+                f"{text!r}: unknown action {words[0]!r}; write p (play) or d (discard)")
+        card = codec.parse(words[1])
+        draw: DrawSource = None
+        pawn: Optional[int] = None
+        steps: list[int] = []
+        rest = words[2:]
+        for i, word in enumerate(rest):
+            low = word.lower()
+            if low.startswith("pawn="):
+                if not low[5:].isdigit():
+                    raise InvalidMoveError(f"{text!r}: {word!r}: a pawn is a number, e.g. pawn=0")
+                pawn = int(low[5:])
+            elif low.startswith("step="):
+                steps.append(_colour(low[5:], codec, text, "step"))
+            elif i == len(rest) - 1:
+                draw = DECK if low == "deck" else _colour(low, codec, text, "draw")
+            else:
+                raise InvalidMoveError(
+                    f"{text!r}: unexpected {word!r}; the draw (deck or a colour key) comes last")
+        return cls(action, card, draw, pawn, tuple(steps), codec)
+
+    def text(self, codec: CardCodec | None = None) -> str:
+        """The text form; ``codec`` is needed when the move was built without one."""
+        codec = codec or self.codec
+        if codec is None:
+            raise ValueError("Move.text needs the pack's card codec (Move built without one)")
+        words = ["p" if self.action == PLAY else "d", codec.format(self.card)]
+        if self.pawn is not None:
+            words.append(f"pawn={self.pawn}")
+        words.extend(f"step={codec.keys[c]}" for c in self.steps)
+        if self.draw is not None:
+            words.append(draw_text(self.draw, codec))
+        return " ".join(words)
+
+    def __str__(self) -> str:
+        if self.codec is None:
+            return repr(self)
+        return self.text()
+
+
+def draw_text(draw: DrawSource, codec: CardCodec) -> str:
+    """``deck``, a colour key, or ``-`` for no draw."""
+    if draw is None:
+        return "-"
+    return "deck" if draw == DECK else codec.keys[draw]
+
+
+def _colour(word: str, codec: CardCodec, text: str, what: str) -> int:
+    try:
+        return codec.keys.index(word)
+    except ValueError:
+        raise InvalidMoveError(
+            f"{text!r}: {what} {word!r} is neither 'deck' nor a colour key "
+            f"({', '.join(codec.keys)})" if what == "draw" else
+            f"{text!r}: {what} {word!r} is not a colour key ({', '.join(codec.keys)})") from None
+
+
+class ActionSpace:
+    """The fixed action space of one pack: one id per decision of a turn.
+
+    Ranges, in order: ``play`` (one id per card kind), ``discard`` (same),
+    ``draw`` (deck, then one per colour's pile), and for board packs ``pawn``
+    (one per pawn of a player) and ``advance`` (one per track/colour).
+    """
+
+    def __init__(self, pack: RulePack):
+        codec = pack.cards
+        self.codec = codec
+        k, c = codec.n_kinds, codec.n_colours
+        pawns = pack.board.pawns if pack.board is not None else 0
+        advance = c if pack.board is not None else 0
+        starts = [0, k, 2 * k, 2 * k + 1 + c, 2 * k + 1 + c + pawns]
+        sizes = [k, k, 1 + c, pawns, advance]
+        names = ["play", "discard", "draw", "pawn", "advance"]
+        self.ranges: dict[str, range] = {
+            n: range(s, s + z) for n, s, z in zip(names, starts, sizes)}
+        self.num_actions: int = starts[-1] + advance
+        self.draw_deck: int = 2 * k
+
+    def card_action(self, action: Action, card: Card) -> int:
+        return card if action == PLAY else self.codec.n_kinds + card
+
+    def draw_action(self, draw: int) -> int:
+        return self.draw_deck if draw == DECK else self.draw_deck + 1 + draw
+
+    def decode(self, action_id: int) -> tuple[str, int]:
+        """``(range name, argument)``: ``("play", card)``, ``("draw", DECK or colour)``..."""
+        for name, r in self.ranges.items():
+            if action_id in r:
+                arg = action_id - r.start
+                return name, (arg - 1 if name == "draw" else arg)
+        raise InvalidMoveError(f"action {action_id} is outside 0-{self.num_actions - 1}")
+
+    def name(self, action_id: int) -> str:
+        """A readable name: ``play r5``, ``discard rx``, ``draw deck``, ``pawn 0``, ``advance b``."""
+        kind, arg = self.decode(action_id)
+        if kind in ("play", "discard"):
+            return f"{kind} {self.codec.format(arg)}"
+        if kind == "draw":
+            return f"draw {draw_text(arg, self.codec)}"
+        if kind == "advance":
+            return f"advance {self.codec.keys[arg]}"
+        return f"pawn {arg}"
+
+    def move_to_actions(self, move: Move) -> tuple[int, ...]:
+        """The decisions of ``move`` in turn order: card, [pawn], [steps...], [draw]."""
+        ids = [self.card_action(move.action, move.card)]
+        if move.pawn is not None:
+            ids.append(self.ranges["pawn"].start + move.pawn)
+        ids.extend(self.ranges["advance"].start + c for c in move.steps)
+        if move.draw is not None:
+            ids.append(self.draw_action(move.draw))
+        return tuple(ids)
+
+    def actions_to_move(self, action_ids: Sequence[int]) -> Move:
+        """The inverse of :meth:`move_to_actions`; raises InvalidMoveError on a bad sequence."""
+        if not action_ids:
+            raise InvalidMoveError("an empty action sequence is not a move")
+        kind, card = self.decode(action_ids[0])
+        if kind not in (PLAY, DISCARD):
+            raise InvalidMoveError(
+                f"a move starts with a play or discard action, not {self.name(action_ids[0])!r}")
+        pawn: Optional[int] = None
+        steps: list[int] = []
+        draw: DrawSource = None
+        for i, aid in enumerate(action_ids[1:], 1):
+            sub, arg = self.decode(aid)
+            if sub == "draw" and i == len(action_ids) - 1:
+                draw = arg
+            elif sub == "pawn" and pawn is None and not steps and draw is None:
+                pawn = arg
+            elif sub == "advance":
+                steps.append(arg)
+            else:
+                raise InvalidMoveError(
+                    f"action {self.name(aid)!r} cannot come at position {i + 1} of a move")
+        return Move(kind, card, draw, pawn, tuple(steps), self.codec)  # type: ignore[arg-type]
+
+
+def action_space(pack: RulePack) -> ActionSpace:
+    """The pack's action space, built once and kept on the pack."""
+    space = pack.__dict__.get("_action_space")
+    if space is None:
+        space = ActionSpace(pack)
+        object.__setattr__(pack, "_action_space", space)
+    return space

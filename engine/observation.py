@@ -1,0 +1,89 @@
+"""What one player may see: :func:`observation`.
+
+Own hand, every row, each discard pile's top and size, the draw pile's size,
+the scores; never another player's hand, the draw pile's order, the removed
+cards nor the cards under a discard pile's top.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .cards import Card
+from .moves import Action
+from .state import PHASE_NAMES, GameState, Seat
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A player's view of the match (public information plus their own hand)."""
+
+    seat: Seat
+    players: tuple[str, ...]
+    round: int                          # 1-based
+    rounds: int
+    turn: int                           # turns played this round
+    to_move: Seat
+    phase: str                          # "card", "draw" or "over"
+    hand: tuple[Card, ...]              # sorted
+    hand_sizes: tuple[int, ...]
+    rows: tuple[tuple[tuple[Card, ...], ...], ...]   # rows[seat][colour], play order
+    pile_tops: tuple[Optional[Card], ...]
+    pile_sizes: tuple[int, ...]
+    draw_pile: int                      # cards left in the draw pile
+    last_play: bool                     # the draw pile ran out: this turn has no draw
+    pending: Optional[tuple[Action, Card]]  # the card decision of the turn under way
+    round_scores: tuple[tuple[int, ...], ...]  # finished rounds
+    totals: tuple[int, ...]
+
+    def cards_seen(self) -> list[Card]:
+        """Every card this observation shows (hand, rows, pile tops, pending card)."""
+        seen = list(self.hand)
+        for rows in self.rows:
+            for row in rows:
+                seen.extend(row)
+        seen.extend(c for c in self.pile_tops if c is not None)
+        return seen
+
+    def to_dict(self, codec: Any) -> dict[str, Any]:
+        """JSON-ready form with cards in notation (``codec`` = ``pack.cards``)."""
+        f = codec.format
+        return {
+            "seat": self.seat, "players": list(self.players), "round": self.round,
+            "rounds": self.rounds, "turn": self.turn, "to_move": self.to_move,
+            "phase": self.phase, "hand": [f(c) for c in self.hand],
+            "hand_sizes": list(self.hand_sizes),
+            "rows": [[[f(c) for c in row] for row in rows] for rows in self.rows],
+            "pile_tops": [None if c is None else f(c) for c in self.pile_tops],
+            "pile_sizes": list(self.pile_sizes), "draw_pile": self.draw_pile,
+            "last_play": self.last_play,
+            "pending": None if self.pending is None else [self.pending[0], f(self.pending[1])],
+            "round_scores": [list(r) for r in self.round_scores], "totals": list(self.totals),
+        }
+
+
+def observation(state: GameState, seat: Seat) -> Observation:
+    """What ``seat`` may see of ``state``."""
+    from .turn import totals
+
+    if not 0 <= seat < state.n:
+        raise IndexError(f"seat {seat} is not one of the {state.n} seats")
+    return Observation(
+        seat=seat,
+        players=state.players,
+        round=state.round,
+        rounds=state.rounds_total,
+        turn=state.turn,
+        to_move=state.to_move,
+        phase=PHASE_NAMES[state.phase],
+        hand=tuple(sorted(state.hands[seat])),
+        hand_sizes=tuple(len(h) for h in state.hands),
+        rows=tuple(tuple(tuple(r) for r in rows) for rows in state.rows),
+        pile_tops=tuple(p[-1] if p else None for p in state.piles),
+        pile_sizes=tuple(len(p) for p in state.piles),
+        draw_pile=len(state.deck),
+        last_play=state.last_play,
+        pending=state.pending,
+        round_scores=tuple(r.scores for r in state.finished),
+        totals=totals(state),
+    )

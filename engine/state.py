@@ -1,0 +1,126 @@
+"""The state of a match: plain data, operated on by :mod:`lostcities.engine.turn`.
+
+Cards are integer kinds (:mod:`lostcities.engine.cards`). Everything that
+changes during a round lives in flat lists so that a turn is a handful of list
+operations; :meth:`GameState.copy` gives the independent copy that the pure
+:func:`~lostcities.engine.turn.apply` works on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .cards import Card
+from .errors import LostCitiesError
+from .moves import Action, Move
+from .rules import RulePack
+from .tables import Tables
+
+Seat = int
+"""A player's index, 0-based, in seating order."""
+
+# phases of a turn: which decision comes next
+CARD, DRAW, OVER = 0, 1, 2
+PHASE_NAMES = ("card", "draw", "over")
+
+DRAW_PILE_EMPTY = "draw-pile-empty"
+TURN_CAP = "turn-cap"
+BRIDGE_CROSSINGS = "bridge-crossings"
+END_REASONS = (DRAW_PILE_EMPTY, TURN_CAP, BRIDGE_CROSSINGS)
+
+
+class SetupError(LostCitiesError, ValueError):
+    """A game cannot be set up: players out of range, a board pack, an impossible deal."""
+
+
+@dataclass(frozen=True)
+class Deal:
+    """How one round was dealt: each hand, the draw pile (top first), the removed cards."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    draw_pile: tuple[Card, ...]
+    removed: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """A finished round: its deal, turns, per-player round scores and why it ended."""
+
+    number: int                       # 1-based
+    starter: Seat
+    deal: Deal
+    moves: tuple[Move, ...]
+    scores: tuple[int, ...]
+    end: str
+    details: tuple[Any, ...] = ()     # the Scoring's RoundScore per player (display)
+
+
+class GameState:
+    """A match in progress. Treat as read-only outside the engine; see docs/api.md.
+
+    Attributes read by callers: ``pack``, ``players`` (labels), ``seed``,
+    ``round`` (1-based), ``to_move``, ``phase``, ``turn`` (turns played this
+    round), ``finished`` (the :class:`RoundResult` of every finished round).
+    """
+
+    __slots__ = ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
+                 "starter", "to_move", "phase", "turn", "hands", "rows", "row_states",
+                 "playable", "piles", "deck", "deal", "last_play", "pending", "moves",
+                 "finished", "undo")
+
+    pack: RulePack
+    tables: Tables
+    players: tuple[str, ...]
+    n: int
+    seed: int
+    deals: Optional[tuple[Deal, ...]]     # given deals (replays, scripted tests) by round
+    round: int
+    rounds_total: int                     # pack.rounds plus rounds added by continuation
+    starter: Seat
+    to_move: Seat
+    phase: int
+    turn: int
+    hands: list[list[Card]]
+    rows: list[list[list[Card]]]          # rows[seat][colour]: cards in play order
+    row_states: list[list[int]]           # row_states[seat][colour] (see tables.py)
+    playable: list[list[bool]]            # playable[seat][card]: the row accepts it
+    piles: list[list[Card]]               # piles[colour]: bottom first
+    deck: list[Card]                      # the draw pile, top LAST (list.pop draws)
+    deal: Deal
+    last_play: bool                       # the pile ran out: this turn has no draw
+    pending: Optional[tuple[Action, Card]]  # the card decision made, before the draw
+    moves: list[Move]                     # this round's turns
+    finished: list[RoundResult]
+    undo: list[tuple]
+
+    def copy(self) -> "GameState":
+        """An independent copy (without the undo stack of :func:`~.turn.push`)."""
+        new = GameState.__new__(GameState)
+        for name in ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
+                     "starter", "to_move", "phase", "turn", "deal", "last_play", "pending"):
+            setattr(new, name, getattr(self, name))
+        new.hands = [h[:] for h in self.hands]
+        new.rows = [[r[:] for r in rows] for rows in self.rows]
+        new.row_states = [r[:] for r in self.row_states]
+        new.playable = [p[:] for p in self.playable]
+        new.piles = [p[:] for p in self.piles]
+        new.deck = self.deck[:]
+        new.moves = self.moves[:]
+        new.finished = self.finished[:]
+        new.undo = []
+        return new
+
+    def snapshot(self) -> tuple:
+        """Every field that defines the position, as comparable values (tests, undo)."""
+        return (self.players, self.seed, self.deals, self.round, self.rounds_total,
+                self.starter, self.to_move, self.phase, self.turn,
+                tuple(tuple(h) for h in self.hands),
+                tuple(tuple(tuple(r) for r in rows) for rows in self.rows),
+                tuple(tuple(r) for r in self.row_states),
+                tuple(tuple(p) for p in self.playable),
+                tuple(tuple(p) for p in self.piles), tuple(self.deck), self.deal,
+                self.last_play, self.pending, tuple(self.moves), tuple(self.finished))
+
+    def __repr__(self) -> str:
+        return (f"<GameState {self.pack.id} round {self.round}/{self.rounds_total} "
+                f"turn {self.turn} to_move {self.to_move} {PHASE_NAMES[self.phase]}>")

@@ -1,0 +1,148 @@
+"""A rule pack compiled into the flat tables the turn engine runs on.
+
+Built once per pack (:func:`tables_of` caches it on the pack): integer cards,
+per-row *row states* and, for every row state, which card slots the row accepts
+and the row state after each accepted card. The engine never reads YAML or
+compares strings in its hot loop.
+
+A row state encodes what a row's ordering needs to know: ``NO_NUMBERS`` (only
+wagers so far, or empty), else ``1 + 3 * (last_slot - 1) + direction`` with the
+direction ``UP``, ``DOWN`` or ``OPEN`` (either-direction rows whose number cards
+are all equal so far).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .rules import RulePack
+
+NO_NUMBERS = 0
+UP, DOWN, OPEN = 0, 1, 2
+
+#: ordering step: (direction or None if the row has no number yet, last slot, slot)
+#: -> (new direction, new last slot), or None if the row refuses that slot
+OrderingStep = Callable[[Optional[int], int, int], Optional[tuple[int, int]]]
+
+
+def _strict(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    return (UP, slot) if direction is None or slot > last else None
+
+
+def _non_decreasing(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    return (UP, slot) if direction is None or slot >= last else None
+
+
+def _either_direction(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    if direction is None:
+        return (OPEN, slot)
+    if direction == OPEN:
+        if slot == last:
+            return (OPEN, slot)
+        return (UP if slot > last else DOWN, slot)
+    if direction == UP:
+        return (UP, slot) if slot >= last else None
+    return (DOWN, slot) if slot <= last else None
+
+
+#: the pack's ``rows.ordering`` names the strategy
+ORDERINGS: dict[str, OrderingStep] = {
+    "strict": _strict,
+    "non-decreasing": _non_decreasing,
+    "either-direction": _either_direction,
+}
+
+
+def row_state(direction: int, last_slot: int) -> int:
+    """The row state of a row whose last number card is in ``last_slot``."""
+    return 1 + 3 * (last_slot - 1) + direction
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Flat, precomputed facts about one pack's cards and rows."""
+
+    n_colours: int
+    slots: int
+    n_kinds: int
+    colour_of: tuple[int, ...]
+    slot_of: tuple[int, ...]
+    value_of: tuple[int, ...]          # a wager's value is 0 here (use is_wager)
+    is_wager: tuple[bool, ...]
+    #: allowed[row_state] -> one bool per slot: the row accepts a card of that slot
+    allowed: tuple[tuple[bool, ...], ...]
+    #: after[row_state][slot] -> row state once that card is added (-1: refused)
+    after: tuple[tuple[int, ...], ...]
+    lowest_in_hand: bool
+    no_retake: bool
+    last_play: bool                    # draw_pile_empty == "after-last-play"
+    turn_cap: int
+    hand_size: int
+    deck: tuple[int, ...]
+    #: playable[card] of a player whose rows are all empty
+    fresh_playable: tuple[bool, ...]
+
+    def accepts(self, row_state_: int, card: int) -> bool:
+        """Whether a row in ``row_state_`` accepts ``card`` by the ordering and wager rules."""
+        return self.allowed[row_state_][self.slot_of[card]]
+
+
+def compile_tables(pack: RulePack) -> Tables:
+    """Compile ``pack`` into :class:`Tables` (prefer :func:`tables_of`, which caches)."""
+    from .state import SetupError
+
+    step = ORDERINGS.get(pack.ordering)
+    if step is None:
+        raise SetupError(f"{pack.id}: unknown row ordering {pack.ordering!r}; "
+                         f"expected one of {', '.join(ORDERINGS)}")
+    codec = pack.cards
+    slots = codec.slots
+    n_states = 1 + 3 * (slots - 1)
+    allowed: list[tuple[bool, ...]] = []
+    after: list[tuple[int, ...]] = []
+    for rs in range(n_states):
+        if rs == NO_NUMBERS:
+            direction, last = None, 0
+        else:
+            direction, last = (rs - 1) % 3, (rs - 1) // 3 + 1
+        ok_row: list[bool] = []
+        next_row: list[int] = []
+        for slot in range(slots):
+            if slot == 0:  # a wager: never changes the ordering
+                ok = direction is None or not pack.wagers_before_numbers
+                ok_row.append(ok)
+                next_row.append(rs if ok else -1)
+                continue
+            moved = step(direction, last, slot)
+            ok_row.append(moved is not None)
+            next_row.append(-1 if moved is None else row_state(*moved))
+        allowed.append(tuple(ok_row))
+        after.append(tuple(next_row))
+    slot_of = tuple(k % slots for k in range(codec.n_kinds))
+    return Tables(
+        n_colours=codec.n_colours,
+        slots=slots,
+        n_kinds=codec.n_kinds,
+        colour_of=codec.colour_of,
+        slot_of=slot_of,
+        value_of=tuple(v or 0 for v in codec.value_of),
+        is_wager=tuple(v is None for v in codec.value_of),
+        allowed=tuple(allowed),
+        after=tuple(after),
+        lowest_in_hand=pack.row_start == "lowest-in-hand",
+        no_retake=pack.no_retake_discard,
+        last_play=pack.draw_pile_empty == "after-last-play",
+        turn_cap=pack.turn_cap,
+        hand_size=pack.hand_size,
+        deck=tuple(pack.deck()),
+        fresh_playable=tuple(allowed[NO_NUMBERS][s] for s in slot_of),
+    )
+
+
+def tables_of(pack: RulePack) -> Tables:
+    """The pack's compiled tables, built on first use and kept on the pack."""
+    tables = pack.__dict__.get("_tables")
+    if tables is None:
+        tables = compile_tables(pack)
+        object.__setattr__(pack, "_tables", tables)
+    return tables

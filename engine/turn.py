@@ -1,0 +1,623 @@
+"""The generic turn engine: one set of rules for every duel-family pack, from its data.
+
+A turn: play one card on your own row of its colour or discard it on that
+colour's pile, then draw from the draw pile or the top of any discard pile
+(never the card just discarded, when the pack says so). Rounds end by the
+pack's condition; the next round is dealt at once from the seed, its starter
+chosen by the pack's rule. Scores come only from the pack's scoring formulas.
+
+Two ways to drive it:
+
+* pure: :func:`apply` (a whole turn) and :func:`step` (one decision) return a
+  new :class:`GameState` and never change their input;
+* mutable fast path: :func:`push` / :func:`pop` change the state in place with
+  exact undo (python-chess style), for playouts and search.
+"""
+from __future__ import annotations
+
+import random
+from typing import Optional, Sequence, Union
+
+from .cards import Card
+from .errors import IllegalMoveError, InvalidMoveError
+from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space, draw_text
+from .rules import RulePack
+from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TURN_CAP, Deal, GameState, RoundResult,
+                    Seat, SetupError)
+from .tables import NO_NUMBERS, tables_of
+
+Players = Union[int, Sequence[str]]
+
+
+# --------------------------------------------------------------------------- setup
+
+def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
+             deals: Optional[Sequence[Deal]] = None) -> GameState:
+    """Start a match of ``pack``: ``players`` is a count or the players' labels.
+
+    The same pack, players and seed give the same match on any machine. ``deals``
+    replaces the shuffle, round by round (replays and scripted positions); each
+    is checked against the pack's deck. Raises :class:`SetupError`.
+    """
+    if pack.board is not None:
+        raise SetupError(
+            f"{pack.id}: board packs (pawns on tracks, event tiles) are not playable yet; "
+            f"the engine plays packs without a board section")
+    if isinstance(players, int):
+        labels = tuple(f"P{i + 1}" for i in range(players))
+    else:
+        labels = tuple(str(p) for p in players)
+    n = len(labels)
+    if not pack.min_players <= n <= pack.max_players:
+        span = (str(pack.min_players) if pack.min_players == pack.max_players
+                else f"{pack.min_players}-{pack.max_players}")
+        raise SetupError(f"{pack.id}: {n} players, the pack is for {span}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise SetupError(f"seed must be an integer, not {seed!r}")
+    if pack.first_starter >= n:
+        raise SetupError(f"{pack.id}: match.first_starter {pack.first_starter} is not a seat "
+                         f"of {n} players")
+    pack.scoring  # compile the formulas now: errors surface here, never mid-match
+    state = GameState.__new__(GameState)
+    state.pack = pack
+    state.tables = tables_of(pack)
+    state.players = labels
+    state.n = n
+    state.seed = seed
+    state.deals = None if deals is None else tuple(deals)
+    state.rounds_total = pack.rounds
+    state.finished = []
+    state.undo = []
+    _start_round(state, 1, pack.first_starter)
+    return state
+
+
+def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
+    """The deal of round ``round_number`` for ``seed``: stable across machines and processes."""
+    t = tables_of(pack)
+    rng = random.Random(f"lostcities:{seed}:{round_number}")
+    cards = list(t.deck)
+    rng.shuffle(cards)
+    removed = pack.removed_unseen.get(players, 0)
+    hands = tuple(tuple(cards[removed + i * t.hand_size: removed + (i + 1) * t.hand_size])
+                  for i in range(players))
+    return Deal(hands, tuple(cards[removed + players * t.hand_size:]),
+                tuple(cards[:removed]))
+
+
+def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
+    """Raise :class:`SetupError` unless ``deal`` is a possible deal of ``pack``."""
+    t = tables_of(pack)
+    codec = pack.cards
+    if len(deal.hands) != players:
+        raise SetupError(f"the deal has {len(deal.hands)} hands for {players} players")
+    for seat, hand in enumerate(deal.hands):
+        if len(hand) != t.hand_size:
+            raise SetupError(f"hand {seat + 1} has {len(hand)} cards, the pack deals {t.hand_size}")
+    want = pack.removed_unseen.get(players, 0)
+    if len(deal.removed) != want:
+        raise SetupError(f"{len(deal.removed)} cards removed unseen, the pack removes {want} "
+                         f"at {players} players")
+    counts = [0] * t.n_kinds
+    for card in t.deck:
+        counts[card] += 1
+    for card in [c for h in deal.hands for c in h] + list(deal.draw_pile) + list(deal.removed):
+        if not 0 <= card < t.n_kinds:
+            raise SetupError(f"card {card!r} is not a card of {pack.id}")
+        counts[card] -= 1
+        if counts[card] < 0:
+            raise SetupError(f"the deal has more {codec.format(card)} than the pack's deck")
+    missing = [codec.format(k) for k, left in enumerate(counts) for _ in range(left)]
+    if missing:
+        raise SetupError(f"the deal lacks {len(missing)} card(s) of the deck: "
+                         f"{' '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}")
+
+
+def _start_round(state: GameState, number: int, starter: Seat) -> None:
+    pack, t, n = state.pack, state.tables, state.n
+    if state.deals is None:
+        deal = shuffle_deal(pack, n, state.seed, number)
+    else:
+        if number > len(state.deals):
+            raise SetupError(f"no deal given for round {number}")
+        deal = state.deals[number - 1]
+        check_deal(pack, n, deal)
+    state.round = number
+    state.starter = starter
+    state.to_move = starter
+    state.phase = CARD
+    state.turn = 0
+    state.deal = deal
+    state.hands = [list(h) for h in deal.hands]
+    state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
+    state.row_states = [[NO_NUMBERS] * t.n_colours for _ in range(n)]
+    state.playable = [list(t.fresh_playable) for _ in range(n)]
+    state.piles = [[] for _ in range(t.n_colours)]
+    state.deck = list(reversed(deal.draw_pile))
+    state.last_play = False
+    state.pending = None
+    state.moves = []
+    if not state.deck:
+        if t.last_play:
+            state.last_play = True
+        else:
+            _end_round(state, DRAW_PILE_EMPTY)
+
+
+# --------------------------------------------------------------------------- legality
+
+def _card_options(state: GameState) -> tuple[list[Card], list[Card]]:
+    """The distinct cards the player to move may play, and may discard."""
+    t = state.tables
+    p = state.to_move
+    hand = state.hands[p]
+    discards = sorted(set(hand))
+    ok = state.playable[p]
+    plays = [k for k in discards if ok[k]]
+    if t.lowest_in_hand and plays:
+        plays = [k for k in plays if _starts_lowest(state, p, k)]
+    return plays, discards
+
+
+def _starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
+    """Row start "lowest-in-hand": the first number card of a row is the lowest held."""
+    t = state.tables
+    c = t.colour_of[card]
+    if t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
+        return True
+    slot = t.slot_of[card]
+    return all(t.slot_of[k] >= slot for k in state.hands[p]
+               if t.colour_of[k] == c and not t.is_wager[k])
+
+
+def _draws(state: GameState, discarded: int) -> list[DrawSource]:
+    """Where the player may draw once the card decision is made.
+
+    ``discarded`` is the colour of the card just discarded, or -1 after a play.
+    """
+    if state.last_play:
+        return [None]
+    no_retake = state.tables.no_retake
+    out: list[DrawSource] = [DECK] if state.deck else []
+    for colour, pile in enumerate(state.piles):
+        if colour == discarded:
+            if not no_retake:
+                out.append(colour)
+        elif pile:
+            out.append(colour)
+    return out
+
+
+def _discarded_colour(state: GameState, action: Action, card: Card) -> int:
+    return state.tables.colour_of[card] if action == DISCARD else -1
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal whole turn, in a fixed order (plays first, by card, then by draw).
+
+    In the draw phase (after :func:`step` made the card decision) these are the
+    moves completing the turn with that card.
+    """
+    codec = state.pack.cards
+    if state.phase == OVER:
+        return []
+    if state.phase == DRAW:
+        action, card = state.pending  # type: ignore[misc]
+        return [Move(action, card, d, codec=codec)
+                for d in _draws(state, _discarded_colour(state, action, card))]
+    plays, discards = _card_options(state)
+    out: list[Move] = []
+    draws = _draws(state, -1)
+    for card in plays:
+        out.extend(Move(PLAY, card, d, codec=codec) for d in draws)
+    colour_of = state.tables.colour_of
+    for card in discards:
+        out.extend(Move(DISCARD, card, d, codec=codec) for d in _draws(state, colour_of[card]))
+    return out
+
+
+def illegal_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move`` is illegal in ``state``, or None if it is legal."""
+    t = state.tables
+    codec = state.pack.cards
+    if state.phase == OVER:
+        return "the match is over"
+    if not isinstance(move, Move):
+        return f"{move!r} is not a Move"
+    if move.action not in (PLAY, DISCARD):
+        return f"unknown action {move.action!r}"
+    if not isinstance(move.card, int) or not 0 <= move.card < t.n_kinds:
+        return f"{move.card!r} is not a card of {state.pack.id}"
+    name = codec.format(move.card)
+    p = state.to_move
+    if move.pawn is not None or move.steps:
+        return f"{state.pack.id} has no pawns: a move has no pawn or steps"
+    if state.phase == DRAW:
+        if (move.action, move.card) != state.pending:
+            action, card = state.pending  # type: ignore[misc]
+            return f"this turn already {action}s {codec.format(card)}; only the draw is left"
+    else:
+        if move.card not in state.hands[p]:
+            return f"{state.players[p]} holds no {name}"
+        if move.action == PLAY:
+            colour = t.colour_of[move.card]
+            if not state.playable[p][move.card]:
+                row = state.rows[p][colour]
+                if t.is_wager[move.card]:
+                    return f"a wager goes only before the numbers of its row ({_row_text(codec, row)})"
+                return (f"{name} cannot follow {_row_text(codec, row)} "
+                        f"({state.pack.ordering} ordering)")
+            if t.lowest_in_hand and not _starts_lowest(state, p, move.card):
+                return f"a row starts with the lowest card of its colour in hand, not {name}"
+    draws = _draws(state, _discarded_colour(state, move.action, move.card))
+    if move.draw in draws:
+        return None
+    if move.draw is None:
+        return "the turn must end with a draw (deck or a discard pile's top)"
+    if state.last_play:
+        return "the draw pile is empty: this last play or discard has no draw"
+    if move.draw == DECK:
+        return "the draw pile is empty"
+    if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
+        return f"{move.draw!r} is not a draw source"
+    if move.action == DISCARD and move.draw == t.colour_of[move.card]:
+        return f"cannot draw back the card just discarded ({name})"
+    return f"the {state.pack.colours[move.draw].name} discard pile is empty"
+
+
+def _row_text(codec, row: list[Card]) -> str:
+    return "the row " + " ".join(codec.format(c) for c in row) if row else "an empty row"
+
+
+def is_legal(state: GameState, move: Move) -> bool:
+    """Whether ``move`` is a legal turn (or turn completion) in ``state``."""
+    return illegal_reason(state, move) is None
+
+
+# --------------------------------------------------------------------------- decisions
+
+def _decide_card(state: GameState, action: Action, card: Card) -> None:
+    t = state.tables
+    p = state.to_move
+    hand = state.hands[p]
+    index = hand.index(card)
+    del hand[index]
+    colour = t.colour_of[card]
+    old = -1
+    if action == PLAY:
+        state.rows[p][colour].append(card)
+        old = state.row_states[p][colour]
+        new = t.after[old][t.slot_of[card]]
+        if new != old:
+            state.row_states[p][colour] = new
+            s = t.slots
+            state.playable[p][colour * s:(colour + 1) * s] = t.allowed[new]
+    else:
+        state.piles[colour].append(card)
+    state.undo.append(("card", p, action, card, index, old))
+    state.pending = (action, card)
+    if state.last_play:
+        _end_turn(state, None)
+    else:
+        state.phase = DRAW
+
+
+def _decide_draw(state: GameState, source: DrawSource) -> None:
+    p = state.to_move
+    card = state.deck.pop() if source == DECK else state.piles[source].pop()  # type: ignore[index]
+    state.hands[p].append(card)
+    state.undo.append(("draw", p, source, card))
+    _end_turn(state, source)
+
+
+def _end_turn(state: GameState, source: DrawSource) -> None:
+    t = state.tables
+    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
+                       state.turn, state.last_play, state.pending, state.deal, state.hands,
+                       state.rows, state.row_states, state.playable, state.piles, state.deck,
+                       state.moves, len(state.finished)))
+    action, card = state.pending  # type: ignore[misc]
+    state.moves.append(Move(action, card, source, codec=state.pack.cards))
+    state.turn += 1
+    state.pending = None
+    reason = None
+    if source is None:
+        reason = DRAW_PILE_EMPTY
+    elif not state.deck and source == DECK:
+        if t.last_play:
+            state.last_play = True
+        else:
+            reason = DRAW_PILE_EMPTY
+    if reason is None and state.turn >= t.turn_cap:
+        reason = TURN_CAP
+    if reason is None:
+        state.to_move = (state.to_move + 1) % state.n
+        state.phase = CARD
+    else:
+        _end_round(state, reason)
+
+
+def _row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
+    """``(colour, number values in play order, wagers)`` for each of the seat's rows."""
+    t = state.tables
+    out = []
+    for colour, row in enumerate(state.rows[seat]):
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        out.append((colour, values, len(row) - len(values)))
+    return out
+
+
+def _end_round(state: GameState, reason: str) -> None:
+    scoring = state.pack.scoring
+    details = tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round)
+                    for p in range(state.n))
+    scores = tuple(d.total for d in details)
+    state.finished.append(RoundResult(state.round, state.starter, state.deal, tuple(state.moves),
+                                      scores, reason, details))
+    state.pending = None
+    if state.round < state.rounds_total:
+        _start_round(state, state.round + 1, next_starter(state))
+    else:
+        state.phase = OVER
+
+
+def _undo_one(state: GameState, entry: tuple) -> None:
+    kind = entry[0]
+    if kind == "card":
+        _, p, action, card, index, old = entry
+        t = state.tables
+        colour = t.colour_of[card]
+        if action == PLAY:
+            state.rows[p][colour].pop()
+            if state.row_states[p][colour] != old:
+                state.row_states[p][colour] = old
+                s = t.slots
+                state.playable[p][colour * s:(colour + 1) * s] = t.allowed[old]
+        else:
+            state.piles[colour].pop()
+        state.hands[p].insert(index, card)
+        state.pending = None
+        state.phase = CARD
+    elif kind == "draw":
+        _, p, source, card = entry
+        state.hands[p].pop()
+        (state.deck if source == DECK else state.piles[source]).append(card)
+        state.phase = DRAW
+    else:
+        (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
+         state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
+         state.playable, state.piles, state.deck, state.moves, finished) = entry
+        state.moves.pop()
+        del state.finished[finished:]
+        state.phase = CARD if state.pending is None else DRAW
+
+
+# --------------------------------------------------------------------------- whole turns
+
+def push(state: GameState, move: Move) -> None:
+    """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with :func:`pop`."""
+    state.undo.append(None)
+    if state.phase == CARD:
+        _decide_card(state, move.action, move.card)
+    if state.phase == DRAW:
+        _decide_draw(state, move.draw)
+
+
+def pop(state: GameState) -> None:
+    """Undo the last :func:`push` or :func:`push_action` exactly."""
+    if not state.undo:
+        raise IndexError("pop from a state with nothing pushed")
+    while True:
+        entry = state.undo.pop()
+        if entry is None:
+            return
+        _undo_one(state, entry)
+
+
+def apply(state: GameState, move: Union[Move, str]) -> GameState:
+    """The state after ``move`` (a Move or its text); ``state`` is left unchanged.
+
+    Raises :class:`InvalidMoveError` for unreadable text and
+    :class:`IllegalMoveError` (saying why) for a move the rules forbid.
+    """
+    if isinstance(move, str):
+        move = Move.parse(move, state.pack)
+    reason = illegal_reason(state, move)
+    if reason is not None:
+        raise IllegalMoveError(f"{_move_text(state, move)}: {reason}")
+    new = state.copy()
+    push(new, move)
+    new.undo.clear()
+    return new
+
+
+def _move_text(state: GameState, move: object) -> str:
+    if isinstance(move, Move):
+        try:
+            return move.text(state.pack.cards)
+        except (IndexError, TypeError, ValueError):
+            return repr(move)
+    return repr(move)
+
+
+def random_move(state: GameState, rng: random.Random) -> Move:
+    """A legal move drawn uniformly from :func:`legal_moves`, without listing them all."""
+    if state.phase != CARD:
+        return rng.choice(legal_moves(state))
+    codec = state.pack.cards
+    plays, discards = _card_options(state)
+    if state.last_play:
+        options = len(plays) + len(discards)
+        i = rng.randrange(options)
+        if i < len(plays):
+            return Move(PLAY, plays[i], None, codec=codec)
+        return Move(DISCARD, discards[i - len(plays)], None, codec=codec)
+    draws = _draws(state, -1)
+    n_draws = len(draws)
+    colour_of = state.tables.colour_of
+    piles = state.piles
+    no_retake = state.tables.no_retake
+    # a discard of colour c loses pile c's top when no_retake, else gains pile c
+    counts = [n_draws - (1 if piles[colour_of[k]] else 0) if no_retake
+              else n_draws + (0 if piles[colour_of[k]] else 1) for k in discards]
+    i = rng.randrange(len(plays) * n_draws + sum(counts))
+    if i < len(plays) * n_draws:
+        return Move(PLAY, plays[i // n_draws], draws[i % n_draws], codec=codec)
+    i -= len(plays) * n_draws
+    for card, count in zip(discards, counts):
+        if i < count:
+            return Move(DISCARD, card, _draws(state, colour_of[card])[i], codec=codec)
+        i -= count
+    raise AssertionError("unreachable: the index lies within the counted moves")
+
+
+# --------------------------------------------------------------------------- actions
+
+def legal_actions(state: GameState) -> list[int]:
+    """The legal action ids of the decision to make now (see :class:`ActionSpace`)."""
+    space = action_space(state.pack)
+    if state.phase == OVER:
+        return []
+    if state.phase == DRAW:
+        action, card = state.pending  # type: ignore[misc]
+        return [space.draw_action(d)  # type: ignore[arg-type]
+                for d in _draws(state, _discarded_colour(state, action, card))]
+    plays, discards = _card_options(state)
+    return [space.card_action(PLAY, k) for k in plays] + \
+           [space.card_action(DISCARD, k) for k in discards]
+
+
+def legal_action_mask(state: GameState) -> list[bool]:
+    """One bool per action id of the pack: legal now."""
+    mask = [False] * action_space(state.pack).num_actions
+    for a in legal_actions(state):
+        mask[a] = True
+    return mask
+
+
+def push_action(state: GameState, action_id: int) -> None:
+    """Make one decision in place (trusted); undo with :func:`pop`."""
+    space = action_space(state.pack)
+    kind, arg = space.decode(action_id)
+    state.undo.append(None)
+    if kind == "draw":
+        _decide_draw(state, arg)
+    else:
+        _decide_card(state, kind, arg)  # type: ignore[arg-type]
+
+
+def step(state: GameState, action_id: int) -> GameState:
+    """The state after one decision (an action id); ``state`` is left unchanged."""
+    space = action_space(state.pack)
+    if not isinstance(action_id, int) or not 0 <= action_id < space.num_actions:
+        raise InvalidMoveError(f"action {action_id!r} is outside 0-{space.num_actions - 1}")
+    if action_id not in legal_actions(state):
+        raise IllegalMoveError(f"action {action_id} ({space.name(action_id)}) is not legal now")
+    new = state.copy()
+    push_action(new, action_id)
+    new.undo.clear()
+    return new
+
+
+# --------------------------------------------------------------------------- results
+
+def is_over(state: GameState) -> bool:
+    """Whether the match is finished (see :func:`continue_match`)."""
+    return state.phase == OVER
+
+
+def round_scores(state: GameState) -> list[tuple[int, ...]]:
+    """Each finished round's scores, one per seat."""
+    return [r.scores for r in state.finished]
+
+
+def live_scores(state: GameState) -> tuple[int, ...]:
+    """What each seat's rows would score if the current round ended now."""
+    scoring = state.pack.scoring
+    return tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round).total
+                 for p in range(state.n))
+
+
+def totals(state: GameState) -> tuple[int, ...]:
+    """Match totals over the finished rounds, by the pack's match formula."""
+    scoring = state.pack.scoring
+    return tuple(scoring.match([r.scores[p] for r in state.finished], 0, 0)
+                 for p in range(state.n))
+
+
+def winners(state: GameState) -> tuple[Seat, ...]:
+    """The seats with the best total (several: a shared win); empty before the end."""
+    if state.phase != OVER:
+        return ()
+    scores = totals(state)
+    best = max(scores)
+    return tuple(p for p, s in enumerate(scores) if s == best)
+
+
+def next_starter(state: GameState) -> Seat:
+    """The starter of the round after the last finished one, by the pack's rules.
+
+    ``best-round-score`` / ``best-total``: the seat with the best score of the
+    round just played / the best total so far; on a tie, ``next_starter_tie``
+    chooses among the tied seats: ``alternate`` the first tied seat after the
+    previous starter in seating order (at two players: the other player),
+    ``same`` the previous starter if tied, else as ``alternate``.
+    ``alternate``: the seat after the previous starter; ``same``: the previous starter.
+    """
+    pack = state.pack
+    last = state.finished[-1]
+    prev = last.starter
+    seats = list(range(state.n))
+    candidates = _pick(state, pack.next_starter, seats, prev)
+    if len(candidates) > 1:
+        candidates = _pick(state, pack.next_starter_tie, candidates, prev)
+    if len(candidates) > 1:
+        candidates = _pick(state, "alternate", candidates, prev)
+    return candidates[0]
+
+
+def _pick(state: GameState, rule: str, seats: list[Seat], prev: Seat) -> list[Seat]:
+    if rule in ("best-round-score", "best-total"):
+        score = (state.finished[-1].scores if rule == "best-round-score" else totals(state))
+        best = max(score[p] for p in seats)
+        return [p for p in seats if score[p] == best]
+    if rule == "same" and prev in seats:
+        return [prev]
+    # alternate: the first of seats after prev, in seating order
+    return [min(seats, key=lambda p: (p - prev - 1) % state.n)]
+
+
+def continue_match(state: GameState) -> GameState:
+    """A finished match played on for one more round, scores adding up (CONT).
+
+    Raises :class:`IllegalMoveError` when the match is not over or the pack does
+    not allow continuation (``match.continuation: false``).
+    """
+    if state.phase != OVER:
+        raise IllegalMoveError("only a finished match can be continued")
+    if not state.pack.continuation:
+        raise IllegalMoveError(f"{state.pack.id} does not allow continuing a finished match "
+                               f"(match.continuation is false)")
+    new = state.copy()
+    new.rounds_total += 1
+    _start_round(new, new.round + 1, next_starter(new))
+    return new
+
+
+def describe_move(state: GameState, move: Move) -> str:
+    """A sentence for a move, e.g. ``plays r5 and draws from the deck``."""
+    codec = state.pack.cards
+    verb = "plays" if move.action == PLAY else "discards"
+    if move.draw is None:
+        tail = "without drawing"
+    elif move.draw == DECK:
+        tail = "draws from the deck"
+    else:
+        tail = f"takes the {state.pack.colours[move.draw].name} pile's top"
+    return f"{verb} {codec.format(move.card)}, {tail}"
+
+
+__all__ = ["new_game", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
+           "push", "pop", "apply", "random_move", "legal_actions", "legal_action_mask",
+           "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
+           "next_starter", "continue_match", "describe_move", "draw_text"]
