@@ -1,0 +1,242 @@
+"""Game records: one match per JSON Lines line, format ``lostcities-record/1``.
+
+Written by the engine (:func:`record_of`, :func:`dumps`), read back line by line
+(:func:`read_records`) and re-played through the engine (:func:`replay`), which
+checks every move, every round end and every score. The format and its JSON
+Schema (``record.schema.json``, shipped beside this module) are in docs/records.md.
+Every problem is a :class:`RecordError` whose one line names the file and line.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
+
+from .errors import LostCitiesError, RecordError
+from .moves import DECK, DISCARD, PLAY, Move, draw_text
+from .rules import RulePack
+from .state import OVER, Deal, GameState
+
+FORMAT = "lostcities-record/1"
+
+#: called by :func:`replay` before each turn: (state before the turn, the move)
+OnTurn = Callable[[GameState, Move], None]
+
+
+def _engine_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"lostcities {version('lostcities')}"
+    except PackageNotFoundError:
+        return "lostcities"
+
+
+def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
+    """The record of ``state``'s finished rounds as a JSON-ready dict (extra fields added)."""
+    from .turn import totals, winners
+
+    codec = state.pack.cards
+    f = codec.format
+    rounds = []
+    for r in state.finished:
+        rounds.append({
+            "starter": r.starter,
+            "hands": [[f(c) for c in hand] for hand in r.deal.hands],
+            "draw_pile": [f(c) for c in r.deal.draw_pile],
+            "removed": [f(c) for c in r.deal.removed],
+            "turns": [_turn_dict(m, seat, codec) for m, seat in _seats(r.moves, r.starter, state.n)],
+            "scores": list(r.scores),
+            "end": r.end,
+        })
+    out: dict[str, Any] = {
+        "format": FORMAT, "pack": state.pack.id, "seed": state.seed,
+        "players": list(state.players), "rounds": rounds, "totals": list(totals(state)),
+        "winners": list(winners(state)), "engine": _engine_version(),
+    }
+    out.update(extra)
+    return out
+
+
+def _seats(moves: Iterable[Move], starter: int, n: int) -> Iterator[tuple[Move, int]]:
+    for i, m in enumerate(moves):
+        yield m, (starter + i) % n
+
+
+def _turn_dict(move: Move, seat: int, codec) -> dict[str, Any]:
+    turn: dict[str, Any] = {"player": seat, "card": codec.format(move.card),
+                            "action": move.action,
+                            "draw": None if move.draw is None else draw_text(move.draw, codec)}
+    if move.pawn is not None:
+        turn["pawn"] = move.pawn
+    if move.steps:
+        turn["steps"] = [codec.keys[c] for c in move.steps]
+    return turn
+
+
+def dumps(state: GameState, **extra: Any) -> str:
+    """The record of ``state`` as one JSON line (no newline)."""
+    return json.dumps(record_of(state, **extra), separators=(",", ":"))
+
+
+def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, record dict)`` for each non-blank line of a JSON Lines stream."""
+    try:
+        for lineno, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise RecordError(f"{name}:{lineno}: not JSON: {err.msg} at column {err.colno}"
+                                  ) from None
+            if not isinstance(data, dict):
+                raise RecordError(f"{name}:{lineno}: a record is a JSON object, "
+                                  f"not {type(data).__name__}")
+            yield lineno, data
+    except UnicodeDecodeError as err:
+        raise RecordError(f"{name}: not UTF-8 text ({err.reason})") from None
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(files("lostcities.engine").joinpath("record.schema.json").read_text())
+    return Draft202012Validator(schema)
+
+
+def check_shape(data: dict[str, Any], where: str) -> None:
+    """Raise :class:`RecordError` unless ``data`` matches the record schema."""
+    if data.get("format") != FORMAT:
+        found = data.get("format")
+        raise RecordError(f"{where}: not a {FORMAT} record (format is "
+                          f"{'missing' if found is None else repr(found)})")
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        raise RecordError(f"{where}: {path.lstrip('.') or 'record'}: {err.message}")
+
+
+def _cards(pack: RulePack, items: list[str], where: str) -> tuple[int, ...]:
+    try:
+        return tuple(pack.cards.parse(c) for c in items)
+    except LostCitiesError as err:
+        raise RecordError(f"{where}: {err}") from None
+
+
+def _deal(pack: RulePack, rnd: dict[str, Any], players: int, where: str) -> Deal:
+    hands = tuple(_cards(pack, h, f"{where} hands") for h in rnd["hands"])
+    pile = _cards(pack, rnd["draw_pile"], f"{where} draw_pile")
+    if "removed" in rnd:
+        removed = _cards(pack, rnd["removed"], f"{where} removed")
+    else:  # a foreign record: the cards nobody saw are the removed ones
+        left = list(pack.deck())
+        for card in [c for h in hands for c in h] + list(pile):
+            if card in left:
+                left.remove(card)
+        removed = tuple(left)
+    return Deal(hands, pile, removed)
+
+
+def _move(pack: RulePack, turn: dict[str, Any], where: str) -> Move:
+    codec = pack.cards
+    card = _cards(pack, [turn["card"]], where)[0]
+    draw = turn["draw"]
+    if draw is None:
+        source = None
+    elif draw == "deck":
+        source = DECK
+    elif draw.lower() in codec.keys:
+        source = codec.keys.index(draw.lower())
+    else:
+        raise RecordError(f"{where}: draw {draw!r} is neither deck nor a colour of {pack.id}")
+    steps = []
+    for key in turn.get("steps", ()):
+        if key.lower() not in codec.keys:
+            raise RecordError(f"{where}: step {key!r} is not a colour of {pack.id}")
+        steps.append(codec.keys.index(key.lower()))
+    return Move(PLAY if turn["action"] == "play" else DISCARD, card, source,
+                turn.get("pawn"), tuple(steps), codec)
+
+
+def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str = "record",
+           on_turn: Optional[OnTurn] = None) -> GameState:
+    """Re-play a record through the engine, checking every turn, round end and score.
+
+    ``pack`` defaults to loading the record's pack id. Returns the final state;
+    raises :class:`RecordError` naming ``where`` (e.g. ``games.jsonl:3``), the
+    round and the turn on the first disagreement.
+    """
+    from .state import SetupError
+    from .turn import check_deal, continue_match, illegal_reason, new_game, push, totals
+
+    check_shape(data, where)
+    if pack is None:
+        from .packs import load_pack
+
+        try:
+            pack = load_pack(data["pack"])
+        except LostCitiesError as err:
+            raise RecordError(f"{where}: pack {data['pack']!r}: {err}") from None
+    elif pack.id != data["pack"]:
+        raise RecordError(f"{where}: the record is of pack {data['pack']!r}, not {pack.id!r}")
+    players = data["players"]
+    rounds = data["rounds"]
+    n = len(players)
+    deals = [_deal(pack, r, n, f"{where}: round {i}") for i, r in enumerate(rounds, 1)]
+    for i, deal in enumerate(deals, 1):
+        try:
+            check_deal(pack, n, deal)
+        except SetupError as err:
+            raise RecordError(f"{where}: round {i}: {err}") from None
+    try:
+        state = new_game(pack, players, data["seed"], deals=deals)
+    except SetupError as err:
+        raise RecordError(f"{where}: {err}") from None
+    for i, rnd in enumerate(rounds, 1):
+        at = f"{where}: round {i}"
+        if state.phase == OVER and i > pack.rounds:  # over: the record continues the match
+            try:
+                state = continue_match(state)
+            except LostCitiesError as err:
+                raise RecordError(f"{at}: {err}") from None
+        if len(state.finished) != i - 1 or state.round != i:
+            raise RecordError(f"{at}: the match has only {len(state.finished)} round(s)")
+        if rnd["starter"] != state.starter:
+            raise RecordError(f"{at}: starter is seat {rnd['starter']}, the rules say seat "
+                              f"{state.starter}")
+        for j, turn in enumerate(rnd["turns"], 1):
+            tw = f"{at} turn {j}"
+            if len(state.finished) >= i:
+                raise RecordError(f"{tw}: the round already ended "
+                                  f"({state.finished[i - 1].end}) after turn {j - 1}")
+            if turn["player"] != state.to_move:
+                raise RecordError(f"{tw}: player is seat {turn['player']}, seat "
+                                  f"{state.to_move} is to move")
+            move = _move(pack, turn, tw)
+            reason = illegal_reason(state, move)
+            if reason is not None:
+                raise RecordError(f"{tw}: {move.text(pack.cards)}: {reason}")
+            if on_turn is not None:
+                on_turn(state, move)
+            push(state, move)
+            state.undo.clear()
+        if len(state.finished) < i:
+            raise RecordError(f"{at}: the record stops after {len(rnd['turns'])} turns, "
+                              f"the round is not over")
+        result = state.finished[i - 1]
+        if rnd["end"] != result.end:
+            raise RecordError(f"{at}: end is {rnd['end']!r}, the round ended by {result.end!r}")
+        if list(rnd["scores"]) != list(result.scores):
+            raise RecordError(f"{at}: scores are {rnd['scores']}, the pack's formulas give "
+                              f"{list(result.scores)}")
+    if state.phase != OVER:
+        raise RecordError(f"{where}: the record has {len(rounds)} round(s), the match has "
+                          f"{state.rounds_total}")
+    if list(data["totals"]) != list(totals(state)):
+        raise RecordError(f"{where}: totals are {data['totals']}, the pack's formulas give "
+                          f"{list(totals(state))}")
+    return state
