@@ -14,6 +14,8 @@ import typer
 
 #: The command modules, in the order ``lc --help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "packs",
+    "validate",
 )
 
 app = typer.Typer(

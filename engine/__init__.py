@@ -15,6 +15,10 @@ from .errors import (IllegalMoveError, InvalidMoveError, LostCitiesError, PackEr
 _LAZY: dict[str, str] = {
     "RulePack": ".rules",
     "CardCodec": ".cards",
+    "load_pack": ".packs",
+    "check_pack": ".packs",
+    "validate_pack": ".packs",
+    "resolve_pack": ".packs",
 }
 
 __all__ = ["IllegalMoveError", "InvalidMoveError", "LostCitiesError", "PackError", "Problem",

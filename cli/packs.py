@@ -1,0 +1,258 @@
+"""``lc packs``, ``lc show``, ``lc schema`` and ``lc new``: list, inspect and start rule packs."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+
+if TYPE_CHECKING:
+    from lostcities.engine.packs import PackReport, ResolvedPack
+
+
+def register(app: typer.Typer) -> None:
+    app.command("packs")(packs)
+    app.command("show")(show)
+    app.command("schema")(schema)
+    app.command("new")(new)
+
+
+def complete_pack_or_file(incomplete: str) -> list[str]:
+    """Shell completion: built-in pack ids, then .yaml/.yml files and folders."""
+    found = [p + os.sep if os.path.isdir(p) else p
+             for p in sorted(glob.glob(glob.escape(incomplete) + "*"))
+             if os.path.isdir(p) or p.endswith((".yaml", ".yml"))]
+    return complete_pack(incomplete) + found
+
+
+def _report_or_fail(source: str) -> PackReport:
+    """The pack's report; on any problem print each on stderr and exit (2 if not found)."""
+    from lostcities.engine.packs import validate_pack
+
+    report = validate_pack(source)
+    if report.valid:
+        return report
+    for problem in report.problems:
+        sys.stderr.write(f"lc: error: {problem}\n")
+    unreadable = report.resolved is None and report.problems[0].code == "LC009" \
+        and report.problems[0].file == report.file
+    raise typer.Exit(EXIT_USAGE if unreadable else EXIT_PROBLEM)
+
+
+# ------------------------------------------------------------------- lc packs
+
+
+def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list instead of a table.")
+          ) -> None:
+    """List the built-in rule packs: id, family, players, house rule, description."""
+    from lostcities.engine.packs import builtin_ids, validate_pack
+
+    rows: list[dict[str, Any]] = []
+    broken = False
+    for pack_id in builtin_ids():
+        report = validate_pack(pack_id)
+        data = report.resolved.data if report.resolved is not None else {}
+        players = data.get("players", {})
+        row = {"id": pack_id, "family": data.get("family", "?"),
+               "players": {"min": players.get("min"), "max": players.get("max")},
+               "house_rule": bool(data.get("house_rule", False)),
+               "name": data.get("name", pack_id),
+               "description": data.get("description", ""), "valid": report.valid}
+        if not report.valid:
+            broken = True
+            row["description"] = f"INVALID: {report.problems[0]}"
+        rows.append(row)
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        table = [("ID", "FAMILY", "PLAYERS", "HOUSE", "DESCRIPTION")]
+        for row in rows:
+            low, high = row["players"]["min"], row["players"]["max"]
+            table.append((row["id"], row["family"], str(low) if low == high else f"{low}-{high}",
+                          "yes" if row["house_rule"] else "", row["description"]))
+        widths = [max(len(r[i]) for r in table) for i in range(4)]
+        for r in table:
+            typer.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    if broken:
+        raise typer.Exit(EXIT_PROBLEM)
+
+
+# ------------------------------------------------------------------- lc show
+
+
+def show(
+    pack: str = typer.Argument(..., metavar="PACK", autocompletion=complete_pack_or_file,
+                               help="A built-in pack id or a pack file."),
+    explain: bool = typer.Option(False, "--explain",
+                                 help="Say which file and line each value came from."),
+    as_json: bool = typer.Option(False, "--json", help="JSON instead of YAML (or text)."),
+) -> None:
+    """Print the resolved pack: extends merged, defaults filled in."""
+    resolved = _report_or_fail(pack).resolved
+    assert resolved is not None
+    if explain:
+        typer.echo(explain_json(resolved) if as_json else explain_text(resolved), nl=False)
+    elif as_json:
+        typer.echo(json.dumps(resolved.data, indent=2, ensure_ascii=False))
+    else:
+        chain = " extends ".join(resolved.files)
+        typer.echo(f"# {resolved.data['id']}, resolved: {chain}; defaults filled in\n"
+                   + dump_yaml(resolved.data), nl=False)
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    """The pack as block YAML: formulas as ``|`` blocks, short mappings and lists inline."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                       style="|" if "\n" in value else None)
+
+    def mapping(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.Node:
+        flat = (0 < len(value) <= 3 and all(isinstance(v, (int, bool)) or
+                                            (isinstance(v, str) and "\n" not in v)
+                                            for v in value.values())
+                and sum(len(str(k)) + len(str(v)) for k, v in value.items()) < 50)
+        return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=flat)
+
+    def sequence(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Node:
+        flat = all(isinstance(v, (int, bool)) or (isinstance(v, str) and len(v) < 30)
+                   for v in value)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
+
+    Dumper.add_representer(str, text)
+    Dumper.add_representer(dict, mapping)
+    Dumper.add_representer(list, sequence)
+    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def explain_text(resolved: ResolvedPack) -> str:
+    """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults)."""
+    from lostcities.engine.packs import format_path, iter_leaves
+
+    rows = [(resolved.origin(p).where() if not resolved.origins[p].is_default else "(default)",
+             f"{format_path(p)} = {json.dumps(v, ensure_ascii=False)}")
+            for p, v in iter_leaves(resolved.data)]
+    width = max(len(w) for w, _ in rows)
+    head = f"# {resolved.data['id']}: {' extends '.join(resolved.files)}\n"
+    return head + "".join(f"{w.ljust(width)}  {v}\n" for w, v in rows)
+
+
+def explain_json(resolved: ResolvedPack) -> str:
+    from lostcities.engine.packs import format_path, iter_leaves
+
+    values = []
+    for path, value in iter_leaves(resolved.data):
+        o = resolved.origins[path]
+        values.append({"path": format_path(path), "value": value,
+                       "file": None if o.is_default else o.file,
+                       "line": o.line or None, "col": o.col or None,
+                       "default": o.is_default})
+    return json.dumps({"id": resolved.data["id"], "files": list(resolved.files),
+                       "values": values}, indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------- lc schema
+
+
+def schema() -> None:
+    """Print the rule-pack JSON Schema (draft 2020-12), e.g. `lc schema > pack.schema.json`."""
+    from lostcities.engine.packs import schema_text
+
+    typer.echo(schema_text(), nl=False)
+
+
+# ------------------------------------------------------------------- lc new
+
+
+def new(
+    file: Path = typer.Argument(..., metavar="FILE", help="The house pack to write (.yaml)."),
+    base: str = typer.Option("duel-classic", "--from", autocompletion=complete_pack_or_file,
+                             help="The pack it extends: a built-in id or a pack file."),
+    force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
+) -> None:
+    """Write a short, commented house pack that extends BASE, ready to edit and validate."""
+    from lostcities.engine.packs import builtin_dir, builtin_path, validate_pack
+
+    if file.suffix not in (".yaml", ".yml"):
+        fail(f"{file}: a pack file name ends in .yaml or .yml", EXIT_USAGE)
+    if file.exists() and not force:
+        fail(f"{file} already exists; use --force to overwrite it", EXIT_USAGE)
+    if not file.parent.is_dir():
+        fail(f"{file}: folder {file.parent} does not exist", EXIT_USAGE)
+    resolved = _report_or_fail(base).resolved
+    assert resolved is not None
+    is_builtin = "/" not in base and builtin_path(base) is not None
+    if is_builtin:
+        extends = base
+    else:
+        extends = os.path.relpath(os.path.abspath(base), os.path.abspath(file.parent))
+        extends = extends.replace(os.sep, "/")
+        extends = extends if "/" in extends else f"./{extends}"
+    schema_file = builtin_dir() / "pack.schema.json"
+    modeline = os.path.relpath(schema_file, file.parent) \
+        if not os.path.relpath(schema_file).startswith("..") else str(schema_file)
+    taken = {resolved.data["id"]} | {Path(f).stem for f in resolved.files}
+    text = house_pack_text(file, resolved.data, extends, modeline.replace(os.sep, "/"), taken)
+    try:
+        file.write_text(text, encoding="utf-8")
+    except OSError as err:
+        fail(f"{file}: cannot write: {err.strerror or err}", EXIT_USAGE)
+    report = validate_pack(str(file))
+    if not report.valid:  # the template is meant to validate; say so loudly if it does not
+        for problem in report.problems:
+            sys.stderr.write(f"lc: error: {problem}\n")
+        raise typer.Exit(EXIT_PROBLEM)
+    typer.echo(f"wrote {file} (id {report.id}, extends {extends}); "
+               f"edit it, then run: lc validate {file}")
+
+
+def house_pack_id(file: Path, taken: set[str]) -> str:
+    """A pack id from the file name: ``My House.yaml`` -> ``my-house``, never a base's id."""
+    pack_id = re.sub(r"[^a-z0-9]+", "-", file.stem.lower()).strip("-")[:58] or "house"
+    return f"{pack_id}-house" if pack_id in taken else pack_id
+
+
+def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: str,
+                    taken: set[str]) -> str:
+    """The commented starting text of a house pack extending ``base``."""
+    pack_id = house_pack_id(file, taken)
+    name = json.dumps(pack_id.replace("-", " ").capitalize() + " (house rule)",
+                      ensure_ascii=False)
+    description = json.dumps(f"House rule: {base['id']} with ... (say what you changed).")
+    players = base["players"]
+    lines = [
+        f"# yaml-language-server: $schema={schema_ref}",
+        f"# House rules on top of {base['id']}. Only what you write here changes:",
+        "# mappings merge key by key, a list (colours, tiles...) replaces the base's list",
+        f"# whole, and everything else comes from {extends}.",
+        f"# Check it: lc validate {file}    See the result: lc show {file} --explain",
+        f"id: {pack_id}",
+        f"extends: {extends}",
+        f"name: {name}",
+        f"description: {description}",
+        "house_rule: true",
+        "",
+        f"# Uncomment and edit what you change; the values shown are {base['id']}'s.",
+        f"# players: {{min: {players['min']}, max: {players['max']}}}",
+        f"# hand_size: {base['hand_size']}",
+        "# rows:",
+        f"#   ordering: {base['rows']['ordering']}   # strict | non-decreasing | either-direction",
+        "# match:",
+        f"#   rounds: {base['match']['rounds']}",
+    ]
+    constants = base.get("scoring", {}).get("constants", {})
+    if constants:
+        lines += ["# scoring:", "#   constants:"]
+        lines += [f"#     {k}: {v}" for k, v in constants.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,882 @@
+"""Rule packs: find them, load them safely, merge ``extends``, check them, compile them.
+
+One pipeline serves every entry point::
+
+    locate -> hardened YAML (yamlsafe) -> extends chain -> merge with origins
+           -> JSON Schema -> defaults -> LC semantic checks -> RulePack -> formulas
+
+:func:`load_pack` returns the :class:`~lostcities.engine.rules.RulePack` (cached) or
+raises :class:`~lostcities.engine.errors.PackError` with every problem found;
+:func:`validate_pack` and :func:`check_pack` report without raising;
+:func:`resolve_pack` gives the merged mapping and where each value came from
+(``lc show --explain``). Every problem carries a stable LC code (:data:`CODES`,
+documented in docs/rulepacks.md).
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import json
+import os
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+from .errors import LostCitiesError, PackError, Problem
+from .rules import RulePack
+from .yamlsafe import CODES as YAML_CODES
+from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml
+
+#: An ``extends`` chain may have at most this many links (9 files in all).
+MAX_EXTENDS = 8
+
+_EXTENDS_CODES = {
+    "LC020": "`extends` names no built-in pack and no file",
+    "LC021": "`extends` cycle: a pack extends itself through its chain",
+    "LC022": f"`extends` chain deeper than {MAX_EXTENDS} links",
+    "LC023": "a pack that extends another does not set its own `id`",
+    "LC024": "a pack's `id` is the id of a pack it extends",
+}
+_SCHEMA_CODES = {
+    "LC030": "unknown key (with the closest known key as a hint)",
+    "LC031": "missing required key",
+    "LC032": "wrong type (text where a number is expected, `yes` where true/false is...)",
+    "LC033": "value not allowed: outside its range, not one of the choices, bad pattern, "
+             "too few or repeated items",
+}
+NOTE_CODES = {
+    "LC090": "note, not a problem: a scoring formula was not checked because the scoring DSL "
+             "(lostcities.grammar.compile_scoring) is not installed",
+}
+
+_IDS = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_FORMULAS = ("expedition", "pawn", "round", "match")
+_REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn", "round", "match")}
+
+
+# --------------------------------------------------------------------- built-ins
+
+
+def builtin_dir() -> Path:
+    """The folder of the built-in packs (package data of ``lostcities.rulepacks``)."""
+    from importlib.resources import files
+
+    return Path(str(files("lostcities.rulepacks")))
+
+
+def builtin_ids() -> list[str]:
+    """The ids of the built-in packs, sorted."""
+    return sorted(p.stem for p in builtin_dir().glob("*.yaml"))
+
+
+def builtin_path(pack_id: str) -> Path | None:
+    """The file of built-in pack ``pack_id``, or None."""
+    if not _IDS.fullmatch(pack_id):
+        return None
+    path = builtin_dir() / f"{pack_id}.yaml"
+    return path if path.is_file() else None
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or os.sep in text or text.endswith((".yaml", ".yml"))
+
+
+def _display(path: Path) -> str:
+    """A file name for messages: relative to the working folder when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def locate(id_or_path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The file of a pack given by built-in id or path, and its name for messages.
+
+    Raises :class:`PackError` (LC009) when it is neither.
+    """
+    text = os.fspath(id_or_path)
+    if not _looks_like_path(text):
+        path = builtin_path(text)
+        if path is not None:
+            return path, _display(path)
+    path = Path(text)
+    if path.is_file():
+        return path, text
+    if path.is_dir():
+        raise PackError(Problem(text, 0, 0, "LC009", "is a directory, not a pack file"))
+    close = difflib.get_close_matches(text, builtin_ids(), n=1)
+    hint = f"did you mean `{close[0]}`?" if close else "`lc packs` lists the built-in packs"
+    raise PackError(Problem(text, 0, 0, "LC009", "no such built-in pack or file", hint))
+
+
+# --------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ResolvedPack:
+    """A pack's merged mapping (``extends`` applied, defaults filled) and its provenance.
+
+    ``origins`` maps every key path of ``data`` to the :class:`Origin` it came from;
+    ``files`` names the chain, this pack first; ``paths`` are those files on disk.
+    """
+
+    source: str
+    file: str
+    files: tuple[str, ...]
+    paths: tuple[Path, ...]
+    data: dict[str, Any]
+    origins: dict[KeyPath, Origin]
+
+    def origin(self, path: KeyPath) -> Origin:
+        """Where the value at ``path`` (or its nearest written ancestor) came from."""
+        return _nearest(self.origins, path)
+
+
+@dataclass(frozen=True)
+class PackReport:
+    """Everything found about one pack: its problems, notes and, when valid, the pack."""
+
+    source: str
+    file: str
+    problems: tuple[Problem, ...]
+    notes: tuple[Problem, ...] = ()
+    resolved: ResolvedPack | None = field(default=None, repr=False)
+    pack: RulePack | None = field(default=None, repr=False)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    @property
+    def id(self) -> str | None:
+        if self.resolved is None:
+            return None
+        value = self.resolved.data.get("id")
+        return value if isinstance(value, str) else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "file": self.file, "id": self.id, "valid": self.valid,
+                "problems": [p.as_dict() for p in self.problems],
+                "notes": [n.as_dict() for n in self.notes]}
+
+
+# --------------------------------------------------------------------- paths
+
+
+def format_path(path: KeyPath) -> str:
+    """``("deck", "colours", 0, "key")`` -> ``deck.colours[0].key``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def iter_leaves(value: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
+    """Every scalar (and empty list or mapping) of ``value`` with its key path."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from iter_leaves(item, path + (key,))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from iter_leaves(item, path + (index,))
+    else:
+        yield path, value
+
+
+def _iter_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _iter_paths(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _iter_paths(item, path + (index,))
+
+
+def _nearest(origins: Mapping[KeyPath, Origin], path: KeyPath) -> Origin:
+    while path:
+        found = origins.get(path)
+        if found is not None and not found.is_default:
+            return found
+        path = path[:-1]
+    return origins[()]
+
+
+# --------------------------------------------------------------------- extends
+
+
+def _load_chain(path: Path, display: str) -> tuple[list[YamlDocument], list[Path], list[Problem]]:
+    """The pack and every pack it extends (this one first); stops at the first broken link."""
+    docs: list[YamlDocument] = []
+    paths: list[Path] = []
+    seen: dict[str, str] = {}
+    while True:
+        try:
+            doc = load_yaml(path, display)
+        except PackError as err:
+            return docs, paths, list(err.problems)
+        docs.append(doc)
+        paths.append(path)
+        seen[os.path.realpath(path)] = display
+        if "extends" not in doc.data:
+            return docs, paths, []
+        value = doc.data["extends"]
+        where = doc.origins[("extends",)]
+        problem = functools.partial(Problem, display, where.line, where.col)
+        if not isinstance(value, str) or not value:
+            return docs, paths, [problem("LC020", "`extends` must name a built-in pack or a "
+                                         "file, as text")]
+        if _looks_like_path(value):
+            target = path.parent / value
+            if not target.is_file():
+                return docs, paths, [problem("LC020", f"`extends: {value}`: no such file "
+                                             f"(looked for {_display(target)})",
+                                             "a path is relative to the file that extends")]
+            target_display = os.path.normpath(os.path.join(os.path.dirname(display), value))
+        else:
+            found = builtin_path(value)
+            if found is None:
+                return docs, paths, [problem("LC020", f"`extends: {value}`: no built-in pack "
+                                             f"has this id", _extends_hint(value, path))]
+            target, target_display = found, _display(found)
+        real = os.path.realpath(target)
+        if real in seen:
+            chain = " -> ".join([*seen.values(), target_display])
+            return docs, paths, [problem("LC021", f"`extends` cycle: {chain}")]
+        if len(docs) > MAX_EXTENDS:
+            return docs, paths, [problem("LC022", f"`extends` chain deeper than {MAX_EXTENDS} "
+                                         "links", "extend a pack nearer the top instead")]
+        path, display = target, target_display
+
+
+def _extends_hint(value: str, path: Path) -> str:
+    if (path.parent / f"{value}.yaml").is_file():
+        return f"for the file next to this one write `extends: {value}.yaml`"
+    close = difflib.get_close_matches(value, builtin_ids(), n=1)
+    return f"did you mean `{close[0]}`?" if close else "`lc packs` lists the built-in packs"
+
+
+def _chain_id_problems(docs: list[YamlDocument]) -> list[Problem]:
+    out: list[Problem] = []
+    for index, doc in enumerate(docs[:-1]):
+        own = doc.data.get("id")
+        if own is None:
+            where = doc.origins[("extends",)]
+            out.append(Problem(doc.file, where.key_line, where.key_col, "LC023",
+                               "a pack that extends another must set its own `id`",
+                               "add e.g. `id: my-house`"))
+            continue
+        for base in docs[index + 1:]:
+            if base.data.get("id") == own:
+                where = doc.origins[("id",)]
+                out.append(Problem(doc.file, where.line, where.col, "LC024",
+                                   f"`id: {own}` is also the id of the pack it extends "
+                                   f"({base.file})", "give this pack an id of its own"))
+                break
+    return out
+
+
+def _merge(base: Any, base_origins: Mapping[KeyPath, Origin], over: Any,
+           over_origins: Mapping[KeyPath, Origin], path: KeyPath,
+           out: dict[KeyPath, Origin]) -> Any:
+    """Maps merge key by key, anything else from ``over`` replaces ``base`` whole."""
+    if not (isinstance(base, dict) and isinstance(over, dict)):
+        for sub in _iter_paths(over, path):
+            out[sub] = over_origins[sub]
+        return over
+    out[path] = over_origins[path]
+    merged: dict[str, Any] = {}
+    for key, value in base.items():
+        if key in over:
+            merged[key] = _merge(value, base_origins, over[key], over_origins, path + (key,), out)
+        else:
+            merged[key] = value
+            for sub in _iter_paths(value, path + (key,)):
+                out[sub] = base_origins[sub]
+    for key, value in over.items():
+        if key not in base:
+            merged[key] = value
+            for sub in _iter_paths(value, path + (key,)):
+                out[sub] = over_origins[sub]
+    return merged
+
+
+def _merge_chain(docs: list[YamlDocument]) -> tuple[dict[str, Any], dict[KeyPath, Origin]]:
+    data, origins = docs[-1].data, docs[-1].origins
+    for doc in reversed(docs[:-1]):
+        merged_origins: dict[KeyPath, Origin] = {}
+        data = _merge(data, origins, doc.data, doc.origins, (), merged_origins)
+        origins = merged_origins
+    data = dict(data)
+    data.pop("extends", None)
+    return data, {p: o for p, o in origins.items() if not p or p[0] != "extends"}
+
+
+# --------------------------------------------------------------------- schema
+
+
+@functools.lru_cache(maxsize=1)
+def schema_text() -> str:
+    """The pack JSON Schema (draft 2020-12) as shipped, as text."""
+    return (builtin_dir() / "pack.schema.json").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def pack_schema() -> dict[str, Any]:
+    """The pack JSON Schema as a mapping (do not modify)."""
+    return json.loads(schema_text())
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    # a pack's integers are ints: 3.0 is not a hand size, and true is not 1
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(base, type_checker=checker)(pack_schema())
+
+
+_TYPE_WORDS = {"integer": "a whole number", "string": "text", "boolean": "true or false",
+               "object": "a mapping of keys", "array": "a list", "number": "a number"}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, str):
+        return f"the text `{value}`" if len(value) <= 40 else "a long text"
+    if isinstance(value, float):
+        return f"the decimal `{value}`"
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"`{value}`"
+
+
+def _suggest(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else ""
+
+
+def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]) -> list[Problem]:
+    out: list[Problem] = []
+    for err in _validator().iter_errors(data):
+        out.extend(_explain(err, origins))
+    return out
+
+
+def _explain(err: Any, origins: Mapping[KeyPath, Origin]) -> Iterator[Problem]:
+    """One or more problems, with file and line, from a jsonschema error."""
+    path: KeyPath = tuple(err.absolute_path)
+    where = format_path(path)
+    inside = f" in `{where}`" if path else ""
+    keyword, expected, value = err.validator, err.validator_value, err.instance
+
+    def at(p: KeyPath, code: str, message: str, hint: str = "", key: bool = False) -> Problem:
+        o = _nearest(origins, p)
+        line, col = (o.key_line, o.key_col) if key else (o.line, o.col)
+        return Problem(o.file, line, col, code, message, hint)
+
+    if "propertyNames" in err.absolute_schema_path:  # the key itself is badly named
+        help_ = err.schema.get("patternErrorMessage", f"must match {err.schema.get('pattern')}")
+        yield at(path + (value,), "LC033", f"name `{value}`{inside} is not allowed: {help_}",
+                 key=True)
+    elif keyword == "additionalProperties" and expected is False:
+        known = list(err.schema.get("properties", {}))
+        for extra in (k for k in value if k not in known):
+            hint = _suggest(extra, known) or ("allowed here: " + ", ".join(known))
+            yield at(path + (extra,), "LC030", f"unknown key `{extra}`{inside}", hint, key=True)
+    elif keyword == "required":
+        for missing in (k for k in expected if k not in value):
+            yield at(path, "LC031", f"missing required key `{missing}`{inside}", key=True)
+    elif keyword == "type":
+        words = " or ".join(_TYPE_WORDS.get(t, t) for t in
+                            ([expected] if isinstance(expected, str) else expected))
+        hint = ""
+        if expected == "boolean" and isinstance(value, str):
+            hint = "only true and false are booleans in a pack; yes/no/on/off are text"
+        elif isinstance(value, str) and expected in ("integer", "number") \
+                and re.fullmatch(r"\s*[-+]?[0-9]+(\.[0-9]*)?\s*", value):
+            hint = "write the number without quotes"
+        yield at(path, "LC032", f"`{where or 'the pack'}` must be {words}, not {_describe(value)}",
+                 hint)
+    elif keyword == "enum":
+        hint = _suggest(str(value), [str(v) for v in expected])
+        yield at(path, "LC033", f"`{where}` must be one of {', '.join(map(str, expected))}; "
+                 f"not {_describe(value)}", hint)
+    elif keyword in ("minimum", "maximum"):
+        bound = "at least" if keyword == "minimum" else "at most"
+        yield at(path, "LC033", f"`{where}` must be {bound} {expected}, not {value}")
+    elif keyword in ("minItems", "maxItems"):
+        bound = "at least" if keyword == "minItems" else "at most"
+        yield at(path, "LC033", f"`{where}` needs {bound} {expected} item"
+                 f"{'s' if expected != 1 else ''}, not {len(value)}")
+    elif keyword == "uniqueItems":
+        yield at(path, "LC033", f"`{where}` lists an item more than once")
+    elif keyword == "minLength":
+        yield at(path, "LC033", f"`{where}` must not be empty")
+    elif keyword == "pattern":
+        help_ = err.schema.get("patternErrorMessage", f"must match {expected}")
+        yield at(path, "LC033", f"`{where}` {_describe(value)} is not allowed: {help_}")
+    else:
+        yield at(path, "LC033", f"`{where or 'the pack'}`: " + " ".join(err.message.split()))
+
+
+def _deref(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return {**pack_schema()["$defs"][ref[len("#/$defs/"):]], **schema}
+    return schema
+
+
+def _fill_defaults(data: Any, schema: Mapping[str, Any], origins: dict[KeyPath, Origin],
+                   path: KeyPath, default: Origin) -> None:
+    """Write the schema's defaults into a schema-valid ``data``, marking their origin."""
+    if isinstance(data, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for index, item in enumerate(data):
+                _fill_defaults(item, _deref(items), origins, path + (index,), default)
+        return
+    if not isinstance(data, dict):
+        return
+    for key, sub in schema.get("properties", {}).items():
+        sub = _deref(sub)
+        if key not in data and "default" in sub:
+            data[key] = copy.deepcopy(sub["default"])
+            for p in _iter_paths(data[key], path + (key,)):
+                origins[p] = default
+        if key in data:
+            _fill_defaults(data[key], sub, origins, path + (key,), default)
+
+
+def _with_defaults(data: dict[str, Any], origins: dict[KeyPath, Origin]
+                   ) -> tuple[dict[str, Any], dict[KeyPath, Origin]]:
+    data, origins = copy.deepcopy(data), dict(origins)
+    default = Origin(DEFAULT_FILE, 0, 0)
+    _fill_defaults(data, pack_schema(), origins, (), default)
+    if "name" not in data:
+        data["name"] = data["id"]
+        origins[("name",)] = default
+    return data, origins
+
+
+# --------------------------------------------------------------------- LC checks
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One semantic problem: the key path it is about, what is wrong, how to fix it."""
+
+    path: KeyPath
+    message: str
+    hint: str = ""
+    key: bool = False  # point at the key rather than the value
+
+
+Check = Callable[[dict[str, Any]], Iterator[Finding]]
+
+#: code -> (one-line title, check); each check reads a schema-valid, defaults-filled pack
+SEMANTIC_CHECKS: dict[str, tuple[str, Check]] = {}
+
+
+def _check(code: str, title: str) -> Callable[[Check], Check]:
+    def register(fn: Check) -> Check:
+        SEMANTIC_CHECKS[code] = (title, fn)
+        return fn
+    return register
+
+
+def _deck_size(d: dict[str, Any]) -> int:
+    deck = d["deck"]
+    numbers = max(0, deck["values"]["max"] - deck["values"]["min"] + 1)
+    return (numbers * deck["copies"] + deck["wagers"]) * len(deck["colours"])
+
+
+def _removed(d: dict[str, Any]) -> dict[int, tuple[int, int]]:
+    """player count -> (cards removed unseen, index in the list)."""
+    return {r["players"]: (r["cards"], i) for i, r in enumerate(d["deck"]["removed_unseen"])}
+
+
+@_check("LC040", "the deck cannot deal every hand and leave a draw pile, at some player count")
+def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
+    size, hand, removed = _deck_size(d), d["hand_size"], _removed(d)
+    for n in range(d["players"]["max"], d["players"]["min"] - 1, -1):
+        cards, index = removed.get(n, (0, -1))
+        if size - cards - n * hand >= 1:
+            continue
+        left = f"{size} cards" + (f", {cards} removed unseen," if cards else "")
+        message = (f"at {n} players the deck has {left} but dealing {n} hands of {hand} "
+                   f"needs {n * hand} plus at least 1 for the draw pile")
+        if cards and size - n * hand >= 1:
+            yield Finding(("deck", "removed_unseen", index, "cards"), message,
+                          "remove fewer cards unseen")
+        else:
+            yield Finding(("hand_size",), message,
+                          "lower hand_size or players.max, or add colours, values or copies")
+        return
+
+
+@_check("LC041", "two colours share a key (keys ignore case)")
+def _colour_keys(d: dict[str, Any]) -> Iterator[Finding]:
+    first: dict[str, int] = {}
+    for i, colour in enumerate(d["deck"]["colours"]):
+        key = colour["key"].lower()
+        if key in first:
+            yield Finding(("deck", "colours", i, "key"),
+                          f"colour key `{colour['key']}` is also the key of colour {first[key] + 1}",
+                          "each colour needs its own letter")
+        first.setdefault(key, i)
+
+
+@_check("LC042", "colour key `x`, which the card notation keeps for wagers (`rx`)")
+def _colour_key_x(d: dict[str, Any]) -> Iterator[Finding]:
+    for i, colour in enumerate(d["deck"]["colours"]):
+        if colour["key"].lower() == "x":
+            yield Finding(("deck", "colours", i, "key"), "colour key `x` is kept for wagers "
+                          "(`rx` is the red wager)", "choose another letter")
+
+
+@_check("LC043", "two colours share a name")
+def _colour_names(d: dict[str, Any]) -> Iterator[Finding]:
+    seen: set[str] = set()
+    for i, colour in enumerate(d["deck"]["colours"]):
+        name = colour["name"].strip().lower()
+        if name in seen:
+            yield Finding(("deck", "colours", i, "name"), f"colour name `{colour['name']}` "
+                          "is used twice")
+        seen.add(name)
+
+
+@_check("LC044", "`deck.values.min` is greater than `deck.values.max`")
+def _value_range(d: dict[str, Any]) -> Iterator[Finding]:
+    values = d["deck"]["values"]
+    if values["min"] > values["max"]:
+        yield Finding(("deck", "values", "max"), f"values.max {values['max']} is below "
+                      f"values.min {values['min']}")
+
+
+@_check("LC045", "`players.min` is greater than `players.max`")
+def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
+    players = d["players"]
+    if players["min"] > players["max"]:
+        yield Finding(("players", "max"), f"players.max {players['max']} is below "
+                      f"players.min {players['min']}")
+
+
+@_check("LC046", "strictly increasing rows with more than one copy of each value")
+def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
+    if d["rows"]["ordering"] == "strict" and d["deck"]["copies"] > 1:
+        yield Finding(("deck", "copies"), f"with `rows.ordering: strict` the other "
+                      f"{d['deck']['copies'] - 1} cop{'ies' if d['deck']['copies'] > 2 else 'y'}"
+                      " of a value could never join the same row",
+                      "use `ordering: non-decreasing`, or `copies: 1`")
+
+
+@_check("LC047", "a board-family pack without the `board` section")
+def _board_missing(d: dict[str, Any]) -> Iterator[Finding]:
+    if d["family"] == "board" and "board" not in d:
+        yield Finding(("family",), "`family: board` needs a `board` section (pawns, spaces, "
+                      "bridge_after, tiles)")
+
+
+@_check("LC048", "a duel-family pack with a `board` section")
+def _board_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
+    if d["family"] == "duel" and "board" in d:
+        yield Finding(("board",), "a `board` section in a duel pack", "set `family: board`, "
+                      "or remove the section", key=True)
+
+
+@_check("LC049", "`round_end.bridge_crossings` set in a duel-family pack")
+def _bridges_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
+    if d["family"] == "duel" and d["round_end"]["bridge_crossings"]:
+        yield Finding(("round_end", "bridge_crossings"), "bridge crossings end a round only in "
+                      "the board game", "use 0 in a duel pack")
+
+
+def _board(d: dict[str, Any]) -> dict[str, Any] | None:
+    return d.get("board") if d["family"] == "board" else None
+
+
+@_check("LC050", "more event tiles than tile spaces on all tracks")
+def _tiles_fit(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    if board is None:
+        return
+    tiles = sum(t["count"] for t in board["tiles"])
+    room = len(board["tile_spaces"]) * len(d["deck"]["colours"])
+    if tiles > room:
+        yield Finding(("board", "tiles"), f"{tiles} event tiles but only {room} tile spaces "
+                      f"({len(board['tile_spaces'])} per track × {len(d['deck']['colours'])} "
+                      "tracks)", "add tile_spaces or use fewer tiles", key=True)
+
+
+@_check("LC051", "a tile space beyond the last space of a track")
+def _tile_spaces(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    if board is None:
+        return
+    for i, space in enumerate(board["tile_spaces"]):
+        if space > board["spaces"]:
+            yield Finding(("board", "tile_spaces", i), f"tile space {space} is beyond the "
+                          f"track's {board['spaces']} spaces")
+
+
+@_check("LC052", "the bridge is not before the last space")
+def _bridge(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    if board is not None and board["bridge_after"] >= board["spaces"]:
+        yield Finding(("board", "bridge_after"), f"bridge_after {board['bridge_after']} must "
+                      f"be below spaces ({board['spaces']}): the bridge lies between two spaces")
+
+
+@_check("LC053", "the `spaces` scoring table does not have one value per space plus the centre")
+def _spaces_table(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    table = d["scoring"]["tables"].get("spaces")
+    if board is not None and table is not None and len(table) != board["spaces"] + 1:
+        yield Finding(("scoring", "tables", "spaces"), f"table `spaces` has {len(table)} "
+                      f"values; a track of {board['spaces']} spaces needs "
+                      f"{board['spaces'] + 1} (index 0 is the centre)")
+
+
+@_check("LC054", "`removed_unseen` names a player count outside `players`, or one twice")
+def _removed_counts(d: dict[str, Any]) -> Iterator[Finding]:
+    low, high = d["players"]["min"], d["players"]["max"]
+    seen: set[int] = set()
+    for i, entry in enumerate(d["deck"]["removed_unseen"]):
+        n = entry["players"]
+        if n in seen:
+            yield Finding(("deck", "removed_unseen", i, "players"), f"{n} players is listed "
+                          "twice in removed_unseen")
+        elif not low <= n <= high:
+            yield Finding(("deck", "removed_unseen", i, "players"), f"{n} players is outside "
+                          f"this pack's {low}-{high}")
+        seen.add(n)
+
+
+@_check("LC055", "`match.first_starter` is not a seat at the smallest player count")
+def _first_starter(d: dict[str, Any]) -> Iterator[Finding]:
+    seat, low = d["match"]["first_starter"], d["players"]["min"]
+    if seat >= low:
+        yield Finding(("match", "first_starter"), f"seat {seat} does not exist with {low} "
+                      f"players (seats are 0-{low - 1})")
+
+
+@_check("LC056", "a scoring formula the family needs is missing")
+def _formulas_present(d: dict[str, Any]) -> Iterator[Finding]:
+    for name in _REQUIRED_FORMULAS[d["family"]]:
+        if name not in d["scoring"]:
+            yield Finding(("scoring",), f"a {d['family']} pack needs the formula "
+                          f"`scoring.{name}`", "see docs/rulepacks.md, Scoring", key=True)
+
+
+@_check("LC057", "a `pawn` formula in a duel-family pack")
+def _pawn_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
+    if d["family"] == "duel" and "pawn" in d["scoring"]:
+        yield Finding(("scoring", "pawn"), "a duel pack has no pawns: `scoring.pawn` would "
+                      "never be used", key=True)
+
+
+@_check("LC058", "more leaders than pawns")
+def _leaders(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    if board is not None and board["leaders"] > board["pawns"]:
+        yield Finding(("board", "leaders"), f"{board['leaders']} leaders but only "
+                      f"{board['pawns']} pawns per player")
+
+
+@_check("LC059", "more pawns per player than tracks (one pawn per colour)")
+def _pawns(d: dict[str, Any]) -> Iterator[Finding]:
+    board, tracks = _board(d), len(d["deck"]["colours"])
+    if board is not None and board["pawns"] > tracks:
+        yield Finding(("board", "pawns"), f"{board['pawns']} pawns per player but only "
+                      f"{tracks} tracks; a player engages at most one pawn per colour")
+
+
+@_check("LC060", "`bridge_crossings` can never be reached at the smallest player count")
+def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
+    board, need = _board(d), d["round_end"]["bridge_crossings"]
+    if board is not None and need > board["pawns"] * d["players"]["min"]:
+        have = board["pawns"] * d["players"]["min"]
+        yield Finding(("round_end", "bridge_crossings"), f"{need} bridge crossings, but "
+                      f"{d['players']['min']} players have only {have} pawns")
+
+
+@_check("LC061", "`next_starter_tie` repeats the rule whose tie it must break")
+def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
+    match = d["match"]
+    if match["next_starter"] in ("best-round-score", "best-total") \
+            and match["next_starter_tie"] == match["next_starter"]:
+        yield Finding(("match", "next_starter_tie"), f"a tie on {match['next_starter']} "
+                      "cannot be broken by the same rule", "use alternate or same")
+
+
+@_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`")
+def _tile_values(d: dict[str, Any]) -> Iterator[Finding]:
+    board = _board(d)
+    for i, tile in enumerate(board["tiles"] if board is not None else ()):
+        if tile["kind"] == "points" and tile["value"] == 0:
+            yield Finding(("board", "tiles", i), "a points tile needs a non-zero `value`")
+        elif tile["kind"] != "points" and tile["value"] != 0:
+            yield Finding(("board", "tiles", i, "value"), f"a {tile['kind']} tile has no "
+                          "value; only points tiles do")
+
+
+def _semantic_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]) -> list[Problem]:
+    out: list[Problem] = []
+    for code, (_title, check) in SEMANTIC_CHECKS.items():
+        for found in check(data):
+            o = _nearest(origins, found.path)
+            line, col = (o.key_line, o.key_col) if found.key else (o.line, o.col)
+            out.append(Problem(o.file, line, col, code, found.message, found.hint))
+    return out
+
+
+#: every code a pack can get, with its one-line title (docs/rulepacks.md lists them all)
+CODES: dict[str, str] = {**YAML_CODES, **_EXTENDS_CODES, **_SCHEMA_CODES,
+                         **{code: title for code, (title, _fn) in SEMANTIC_CHECKS.items()},
+                         **NOTE_CODES}
+
+
+# --------------------------------------------------------------------- formulas
+
+
+def formula_marks(resolved: ResolvedPack) -> dict[str, tuple[str, int, int, str]]:
+    """``scoring.<key>`` -> (file, line, col, style) where each formula's text starts."""
+    marks: dict[str, tuple[str, int, int, str]] = {}
+    scoring = resolved.data.get("scoring", {})
+    keys = [(k,) for k in _FORMULAS if k in scoring]
+    keys += [("breakdown", k) for k in scoring.get("breakdown", {})]
+    for key in keys:
+        o = resolved.origins[("scoring", *key)]
+        marks["scoring." + ".".join(key)] = (o.file, o.text_line, o.text_col, o.style)
+    return marks
+
+
+def _formula_results(pack: RulePack) -> tuple[list[Problem], list[Problem]]:
+    """(problems, notes) from compiling the pack's formulas, if the DSL is there."""
+    try:
+        from lostcities.grammar import compile_scoring  # noqa: F401  (presence check)
+    except ImportError:
+        notes = [Problem(file, line, col, "LC090", f"formula `{key}` not yet checked: the "
+                         "scoring DSL (lostcities.grammar.compile_scoring) is not installed")
+                 for key, (file, line, col, _style) in pack.scoring_spec.marks.items()]
+        return [], notes
+    try:
+        pack.scoring  # compiles once and caches on the pack
+    except LostCitiesError as err:
+        as_problem = getattr(err, "as_problem", None)
+        problem = as_problem() if as_problem else Problem(pack.path, 0, 0, "LC100", str(err))
+        if not problem.file:
+            problem = Problem(pack.path, problem.line, problem.col, problem.code,
+                              problem.message, problem.hint)
+        return [problem], []
+    return [], []
+
+
+# --------------------------------------------------------------------- pipeline
+
+
+def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
+    unique = dict.fromkeys(problems)
+    return tuple(sorted(unique, key=lambda p: (p.file, p.line, p.col, p.code)))
+
+
+def validate_pack(id_or_path: str | os.PathLike[str]) -> PackReport:
+    """Check one pack completely and report, never raising for a bad pack.
+
+    Problems of every stage are collected; the schema must pass before the LC
+    semantic checks and the formulas run (they read a well-typed pack).
+    """
+    source = os.fspath(id_or_path)
+    try:
+        path, display = locate(source)
+    except PackError as err:
+        return PackReport(source, source, tuple(err.problems))
+    docs, paths, problems = _load_chain(path, display)
+    if not docs:
+        return PackReport(source, display, _sorted(problems))
+    problems += _chain_id_problems(docs)
+    data, origins = _merge_chain(docs)
+    raw = ResolvedPack(source, display, tuple(d.file for d in docs), tuple(paths), data, origins)
+    if problems:
+        return PackReport(source, display, _sorted(problems), resolved=raw)
+    problems = _schema_problems(data, origins)
+    if problems:
+        return PackReport(source, display, _sorted(problems), resolved=raw)
+    data, origins = _with_defaults(data, origins)
+    resolved = ResolvedPack(source, display, raw.files, raw.paths, data, origins)
+    problems = _semantic_problems(data, origins)
+    pack = RulePack.from_mapping(data, path=display, marks=formula_marks(resolved))
+    formula_problems, notes = _formula_results(pack)
+    problems += formula_problems
+    return PackReport(source, display, _sorted(problems), _sorted(notes), resolved,
+                      None if problems else pack)
+
+
+def check_pack(id_or_path: str | os.PathLike[str]) -> list[Problem]:
+    """Every problem of one pack (an empty list when it is valid); never raises for bad input."""
+    return list(validate_pack(id_or_path).problems)
+
+
+def resolve_pack(id_or_path: str | os.PathLike[str]) -> ResolvedPack:
+    """The valid pack's merged mapping with defaults and origins; raises :class:`PackError`."""
+    report = validate_pack(id_or_path)
+    if report.problems or report.resolved is None:
+        raise PackError(list(report.problems))
+    return report.resolved
+
+
+@dataclass(frozen=True)
+class _Cached:
+    paths: tuple[Path, ...]
+    stamps: tuple[tuple[int, int], ...]
+    pack: RulePack
+
+
+_CACHE: OrderedDict[str, _Cached] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def _stamps(paths: tuple[Path, ...]) -> tuple[tuple[int, int], ...] | None:
+    try:
+        return tuple((s.st_mtime_ns, s.st_size) for s in (p.stat() for p in paths))
+    except OSError:
+        return None
+
+
+def load_pack(id_or_path: str | os.PathLike[str]) -> RulePack:
+    """The :class:`RulePack` of a built-in id or a pack file; raises :class:`PackError`.
+
+    Loaded once: later calls return the same object while no file of its
+    ``extends`` chain changed on disk (modification time and size).
+
+    >>> load_pack("duel-classic").deck_size
+    60
+    """
+    path, display = locate(id_or_path)
+    key = f"{os.path.realpath(path)}\0{display}"
+    hit = _CACHE.get(key)
+    if hit is not None and _stamps(hit.paths) == hit.stamps:
+        _CACHE.move_to_end(key)
+        return hit.pack
+    report = validate_pack(id_or_path)
+    if report.problems or report.pack is None or report.resolved is None:
+        raise PackError(list(report.problems))
+    stamps = _stamps(report.resolved.paths)
+    if stamps is not None:
+        _CACHE[key] = _Cached(report.resolved.paths, stamps, report.pack)
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return report.pack
