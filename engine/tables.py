@@ -13,7 +13,7 @@ are all equal so far).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from .rules import RulePack
 
@@ -85,6 +85,15 @@ class Tables:
     def accepts(self, row_state_: int, card: int) -> bool:
         """Whether a row in ``row_state_`` accepts ``card`` by the ordering and wager rules."""
         return self.allowed[row_state_][self.slot_of[card]]
+
+    def state_of(self, row: Sequence[int]) -> int:
+        """The row state of a row holding ``row`` (cards in play order); -1 if illegal."""
+        rs = NO_NUMBERS
+        for card in row:
+            rs = self.after[rs][self.slot_of[card]]
+            if rs < 0:
+                return -1
+        return rs
 
 
 def compile_tables(pack: RulePack) -> Tables:

@@ -27,9 +27,11 @@ def builtin_ids() -> list[str]:
 def pack(pack_id: str) -> RulePack:
     try:
         from lostcities.engine.packs import load_pack
+        p = load_pack(pack_id)
     except ImportError:  # TEMPORARY until engine/packs.py lands
-        return _fallback_pack(pack_id)
-    return load_pack(pack_id)
+        p = RulePack.from_mapping(_raw(pack_id), path=f"{pack_id}.yaml")
+    _stub_scoring(p)
+    return p
 
 
 def _raw(pack_id: str) -> dict:
@@ -40,13 +42,11 @@ def _raw(pack_id: str) -> dict:
     return _merge(_raw(base), data) if base else data
 
 
-def _fallback_pack(pack_id: str) -> RulePack:
-    p = RulePack.from_mapping(_raw(pack_id), path=f"{pack_id}.yaml")
+def _stub_scoring(p: RulePack) -> None:
     try:
         from lostcities.grammar import compile_scoring  # noqa: F401
     except ImportError:  # TEMPORARY until the DSL lands: the duel formula by hand
         object.__setattr__(p, "_scoring", _StubScoring(p))
-    return p
 
 
 class _StubScoring:
@@ -91,8 +91,7 @@ def derived(base: str, **sections: Any) -> RulePack:
     data["id"] = f"{base}-test"
     data.pop("extends", None)
     p = RulePack.from_mapping(data, path=f"<{base} derived in a test>")
-    if isinstance(pack(base).__dict__.get("_scoring"), _StubScoring):
-        object.__setattr__(p, "_scoring", _StubScoring(p))
+    _stub_scoring(p)
     return p
 
 

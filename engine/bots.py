@@ -1,0 +1,218 @@
+"""Bots: ``random``, ``greedy``, and any ``module:Class`` given by name.
+
+A bot gets a :class:`SeatView` on its turn (its own observation, the legal
+moves, a seeded random generator) and returns one of the legal moves. Bots see
+only what the player may see; the engine checks every move they return.
+"""
+from __future__ import annotations
+
+import importlib
+import random
+from functools import cached_property
+from typing import Callable, Optional
+
+from .cards import Card
+from .errors import LostCitiesError
+from .moves import DECK, DISCARD, PLAY, Move
+from .observation import Observation, observation
+from .rules import RulePack
+from .state import GameState, Seat
+from .tables import NO_NUMBERS, Tables, tables_of
+
+
+class BotError(LostCitiesError, ValueError):
+    """A bot could not be found or built, or returned an illegal move."""
+
+
+class SeatView:
+    """A bot's turn: ``observation``, ``legal_moves``, ``rng``, ``pack``, ``seat``."""
+
+    def __init__(self, state: GameState, seat: Seat, rng: random.Random):
+        self._state = state
+        self.seat = seat
+        self.rng = rng
+        self.pack: RulePack = state.pack
+
+    @cached_property
+    def observation(self) -> Observation:
+        return observation(self._state, self.seat)
+
+    @cached_property
+    def legal_moves(self) -> list[Move]:
+        from .turn import legal_moves
+
+        return legal_moves(self._state)
+
+    def random_move(self) -> Move:
+        """A legal move drawn uniformly (faster than choosing from ``legal_moves``)."""
+        from .turn import random_move
+
+        return random_move(self._state, self.rng)
+
+
+class Bot:
+    """Base class: override :meth:`choose`. ``name`` is how records and summaries call it."""
+
+    name = "bot"
+
+    def choose(self, view: SeatView) -> Move:
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniform over the legal moves."""
+
+    name = "random"
+
+    def choose(self, view: SeatView) -> Move:
+        return view.random_move()
+
+
+class GreedyBot(Bot):
+    """A one-ply heuristic that plays sensibly from its observation alone.
+
+    * opens a row only if the pack's own expedition formula, evaluated on the row
+      it could build from its hand in the turns likely left, is positive;
+    * continues rows with the lowest card that fits, wagers only while they pay;
+    * discards what it cannot use, preferring cards no opponent's row accepts;
+    * takes a discard pile's top only when it fits one of its worthwhile rows.
+    """
+
+    name = "greedy"
+
+    def choose(self, view: SeatView) -> Move:
+        obs = view.observation
+        legal = view.legal_moves
+        plan = _Plan(view.pack, obs)
+        options: dict[tuple[str, Card], list[Move]] = {}
+        for move in legal:
+            options.setdefault((move.action, move.card), []).append(move)
+        best = max(options, key=lambda o: (plan.value(*o), -o[1], o[0]))
+        return max(options[best], key=lambda m: plan.draw_value(m))
+
+
+class _Plan:
+    """The greedy bot's estimates for one observation."""
+
+    def __init__(self, pack: RulePack, obs: Observation):
+        self.t: Tables = tables_of(pack)
+        self.expedition: Callable[..., int] = pack.scoring.expedition
+        self.obs = obs
+        t = self.t
+        self.me = obs.seat
+        self.hand = obs.hand
+        self.states = [[t.state_of(row) for row in rows] for rows in obs.rows]
+        # turns this player still gets if everyone draws from the deck
+        self.turns_left = max(1, obs.draw_pile // len(obs.players))
+        self.worth = [self._potential(c) for c in range(t.n_colours)]
+
+    def _row_gain(self, colour: int, extra: list[Card]) -> int:
+        t = self.t
+        row = list(self.obs.rows[self.me][colour]) + extra
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        return self.expedition(colour, values, len(row) - len(values))
+
+    def _plan_cards(self, colour: int) -> list[Card]:
+        """The cards of ``colour`` in hand that could follow the row, in play order."""
+        t = self.t
+        rs = self.states[self.me][colour]
+        out: list[Card] = []
+        for card in sorted(k for k in self.hand if t.colour_of[k] == colour):
+            nxt = t.after[rs][t.slot_of[card]]
+            if nxt >= 0:
+                out.append(card)
+                rs = nxt
+        return out
+
+    def _potential(self, colour: int) -> int:
+        """Best score gain of the row from cards in hand, within the turns likely left."""
+        t = self.t
+        cards = self._plan_cards(colour)
+        wagers = [k for k in cards if t.is_wager[k]]
+        numbers = [k for k in cards if not t.is_wager[k]][-self.turns_left:]
+        now = self._row_gain(colour, [])
+        best = self._row_gain(colour, numbers) - now
+        for w in range(1, len(wagers) + 1):
+            if w + len(numbers) <= self.turns_left:
+                best = max(best, self._row_gain(colour, wagers[:w] + numbers) - now)
+        return best
+
+    def _accepted_by_others(self, card: Card) -> bool:
+        t = self.t
+        colour = t.colour_of[card]
+        for seat, states in enumerate(self.states):
+            if seat != self.me and states[colour] >= 0 and t.accepts(states[colour], card) \
+                    and self.obs.rows[seat][colour]:
+                return True
+        return False
+
+    def value(self, action: str, card: Card) -> float:
+        """How much the bot likes playing or discarding ``card`` (higher is better)."""
+        t = self.t
+        colour = t.colour_of[card]
+        started = bool(self.obs.rows[self.me][colour])
+        plan = self._plan_cards(colour)
+        if action == PLAY:
+            first = next((k for k in plan if not t.is_wager[k]), None)
+            if not t.is_wager[card] and card != first:
+                return -100.0  # a higher card would waste the lower ones held
+            if t.is_wager[card]:
+                numbers = [k for k in plan if not t.is_wager[k]]
+                with_wager = self._row_gain(colour, [card] + numbers)
+                return 60.0 if with_wager > self._row_gain(colour, numbers) > 0 \
+                    and len(numbers) + 1 <= self.turns_left else -100.0
+            if not started and self.worth[colour] <= 0:
+                return -100.0  # a row it cannot pay for
+            rs = self.states[self.me][colour]
+            gap = abs(t.slot_of[card] - (0 if rs == NO_NUMBERS else (rs - 1) // 3 + 1))
+            return 100.0 - 5 * gap - (0 if started else 20)
+        # discard: keep cards of worthwhile rows; never feed an opponent's row
+        keep = 30.0 + t.value_of[card] if card in plan and (started or self.worth[colour] > 0) \
+            else 0.0
+        feed = 25.0 + t.value_of[card] if self._accepted_by_others(card) else 0.0
+        return -keep - feed - t.value_of[card] / 10
+
+    def draw_value(self, move: Move) -> float:
+        """Deck by default; a pile's top only when it fits a worthwhile row of ours."""
+        if move.draw is None or move.draw == DECK:
+            return 0.0
+        top = self.obs.pile_tops[move.draw]
+        if top is None:  # the pile the move itself discards onto (no_retake off)
+            return -1.0
+        t = self.t
+        colour = t.colour_of[top]
+        rs = self.states[self.me][colour]
+        played = move.action == PLAY and t.colour_of[move.card] == colour
+        if rs < 0 or played or not t.accepts(rs, top):
+            return -1.0
+        started = bool(self.obs.rows[self.me][colour])
+        return 1.0 + t.value_of[top] if started or self.worth[colour] > 0 else -1.0
+
+
+#: bots by name; ``module:Class`` names load any other Bot subclass
+BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+def make_bot(spec: str) -> Bot:
+    """Build a bot from its name in :data:`BOTS` or a ``module:Class`` path."""
+    spec = spec.strip()
+    factory: Optional[Callable[[], Bot]] = BOTS.get(spec)
+    if factory is None and ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as err:
+            raise BotError(f"bot {spec!r}: cannot import {module_name!r} ({err})") from None
+        factory = getattr(module, attr, None)
+        if factory is None:
+            raise BotError(f"bot {spec!r}: {module_name} has no {attr!r}")
+    if factory is None:
+        raise BotError(f"unknown bot {spec!r}; built-in bots: {', '.join(BOTS)}, "
+                       f"or give module:Class")
+    try:
+        bot = factory()
+    except Exception as err:  # a user class failing in __init__
+        raise BotError(f"bot {spec!r} could not be built: {err}") from None
+    if not callable(getattr(bot, "choose", None)):
+        raise BotError(f"bot {spec!r} has no choose(view) method")
+    return bot

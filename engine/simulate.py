@@ -1,0 +1,309 @@
+"""Bot matches in batches: seeded, streamed, optionally over a process pool.
+
+Game ``i`` of a simulation with seed ``S`` is dealt with :func:`game_seed` (a hash
+of ``S`` and ``i``), so results never depend on the number of workers or the
+machine. Results are aggregated on the fly (:class:`Summary`) and records are
+written as games finish, in game order: memory does not grow with the number
+of games.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
+
+from .bots import Bot, BotError, SeatView, make_bot
+from .rules import RulePack
+
+Z95 = 1.959963984540054
+"""The normal quantile of a two-sided 95% interval."""
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a simulation seeded ``seed`` (stable everywhere)."""
+    digest = hashlib.sha256(f"lostcities-simulate:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% by default)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class RunningStats:
+    """Count, mean, standard deviation, min and max, updated one value at a time."""
+
+    count: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    low: Optional[float] = None
+    high: Optional[float] = None
+
+    def add(self, x: float) -> None:
+        self.count += 1
+        delta = x - self.mean
+        self.mean += delta / self.count
+        self.m2 += delta * (x - self.mean)
+        self.low = x if self.low is None else min(self.low, x)
+        self.high = x if self.high is None else max(self.high, x)
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.m2 / (self.count - 1)) if self.count > 1 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": round(self.mean, 3), "sd": round(self.sd, 3),
+                "min": self.low, "max": self.high}
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """What a finished match contributes to a summary (and its record line)."""
+
+    index: int
+    seed: int
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    round_turns: tuple[int, ...]
+    round_ends: tuple[str, ...]
+    record: Optional[str] = None
+
+
+def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
+               labels: Optional[Sequence[str]] = None):
+    """Play one match of bots (one per seat); returns the final GameState.
+
+    Bots draw their randomness from a generator seeded by ``seed`` too. Raises
+    :class:`BotError` when a bot returns an illegal move.
+    """
+    from .turn import illegal_reason, is_over, new_game, push
+
+    state = new_game(pack, list(labels or [b.name for b in bots]), seed)
+    rng = random.Random(f"lostcities-bots:{seed}")
+    undo = state.undo
+    while not is_over(state):
+        seat = state.to_move
+        move = bots[seat].choose(SeatView(state, seat, rng))
+        reason = illegal_reason(state, move)
+        if reason is not None:
+            raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) played {move}: {reason} "
+                           f"(match seed {seed}, round {state.round}, turn {state.turn + 1})")
+        push(state, move)
+        undo.clear()
+    return state
+
+
+def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
+    from .records import dumps
+    from .turn import totals, winners
+
+    return GameResult(index, seed, totals(state), winners(state),
+                      tuple(len(r.moves) for r in state.finished),
+                      tuple(r.end for r in state.finished),
+                      dumps(state, simulation=extra) if record else None)
+
+
+@dataclass
+class Summary:
+    """Aggregated results of a simulation, built one game at a time."""
+
+    pack: str
+    bots: tuple[str, ...]
+    seed: int
+    games: int = 0
+    wins: list[int] = field(default_factory=list)      # sole wins per seat
+    shared: list[int] = field(default_factory=list)    # shared wins per seat
+    shared_games: int = 0
+    scores: list[RunningStats] = field(default_factory=list)
+    rounds: RunningStats = field(default_factory=RunningStats)
+    turns: RunningStats = field(default_factory=RunningStats)
+    ends: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.bots)
+        self.wins = self.wins or [0] * n
+        self.shared = self.shared or [0] * n
+        self.scores = self.scores or [RunningStats() for _ in range(n)]
+
+    def add(self, result: GameResult) -> None:
+        self.games += 1
+        if len(result.winners) == 1:
+            self.wins[result.winners[0]] += 1
+        else:
+            self.shared_games += 1
+            for seat in result.winners:
+                self.shared[seat] += 1
+        for seat, total in enumerate(result.totals):
+            self.scores[seat].add(total)
+        self.rounds.add(len(result.round_turns))
+        for turns, end in zip(result.round_turns, result.round_ends):
+            self.turns.add(turns)
+            self.ends[end] = self.ends.get(end, 0) + 1
+
+    def by_bot(self) -> dict[str, dict[str, Any]]:
+        """Per bot name: seat-games played, sole wins, shared wins, win rate and interval."""
+        out: dict[str, dict[str, Any]] = {}
+        for seat, name in enumerate(self.bots):
+            entry = out.setdefault(name, {"seats": 0, "wins": 0, "shared": 0})
+            entry["seats"] += 1
+            entry["wins"] += self.wins[seat]
+            entry["shared"] += self.shared[seat]
+        for entry in out.values():
+            trials = entry["seats"] * self.games
+            entry["seat_games"] = trials
+            entry["win_rate"] = round(entry["wins"] / trials, 4) if trials else 0.0
+            entry["win_95"] = [round(x, 4) for x in wilson(entry["wins"], trials)]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as one JSON-ready document."""
+        seats = []
+        for seat, name in enumerate(self.bots):
+            seats.append({
+                "seat": seat + 1, "bot": name, "wins": self.wins[seat],
+                "shared": self.shared[seat],
+                "win_rate": round(self.wins[seat] / self.games, 4) if self.games else 0.0,
+                "win_95": [round(x, 4) for x in wilson(self.wins[seat], self.games)],
+                "score": self.scores[seat].to_dict(),
+            })
+        return {"pack": self.pack, "bots": list(self.bots), "seed": self.seed,
+                "games": self.games, "shared_games": self.shared_games, "seats": seats,
+                "by_bot": self.by_bot(), "rounds_per_match": self.rounds.to_dict(),
+                "turns_per_round": self.turns.to_dict(), "round_ends": dict(sorted(self.ends.items()))}
+
+    def text(self) -> str:
+        """A readable report (what ``lc simulate`` prints)."""
+        lines = [f"{self.games} games of {self.pack}, seed {self.seed}: "
+                 f"{' vs '.join(self.bots)}"]
+        lines.append(f"{'seat':<5}{'bot':<14}{'wins':>6}{'rate':>8}  {'95% interval':<16}"
+                     f"{'shared':>7}{'mean score':>12}{'sd':>8}")
+        for s in self.to_dict()["seats"]:
+            lo, hi = s["win_95"]
+            lines.append(f"{s['seat']:<5}{s['bot']:<14}{s['wins']:>6}{s['win_rate']:>8.1%}  "
+                         f"{f'{lo:.1%} - {hi:.1%}':<16}{s['shared']:>7}"
+                         f"{s['score']['mean']:>12.1f}{s['score']['sd']:>8.1f}")
+        bots = self.by_bot()
+        if len(bots) < len(self.bots) or len(bots) > 1:
+            lines.append("by bot (wins over seat-games):")
+            for name, b in bots.items():
+                lo, hi = b["win_95"]
+                lines.append(f"  {name:<14}{b['wins']:>6} / {b['seat_games']:<8}"
+                             f"{b['win_rate']:>7.1%}  {lo:.1%} - {hi:.1%}  shared {b['shared']}")
+        lines.append(f"shared wins (equal totals): {self.shared_games} game(s)")
+        r, t = self.rounds, self.turns
+        lines.append(f"rounds per match: mean {r.mean:.2f} (min {r.low}, max {r.high})")
+        lines.append(f"turns per round: mean {t.mean:.1f}, sd {t.sd:.1f} "
+                     f"(min {t.low}, max {t.high})")
+        ends = ", ".join(f"{k} {v}" for k, v in sorted(self.ends.items())) or "none"
+        lines.append(f"rounds ended by: {ends}")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------- workers
+
+_WORKER: dict[str, Any] = {}
+
+
+def _load(pack_ref: str) -> RulePack:
+    from .packs import load_pack
+
+    return load_pack(pack_ref)
+
+
+def _init_worker(pack_ref: str, bot_specs: Sequence[str], seed: int, record: bool) -> None:
+    _WORKER.update(pack=_load(pack_ref), bots=[make_bot(s) for s in bot_specs],
+                   specs=list(bot_specs), seed=seed, record=record)
+
+
+def _run_chunk(span: tuple[int, int]) -> list[GameResult]:
+    w = _WORKER
+    return [_run_one(w["pack"], w["bots"], w["specs"], w["seed"], i, w["record"])
+            for i in range(*span)]
+
+
+def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: int, index: int,
+             record: bool) -> GameResult:
+    gseed = game_seed(seed, index)
+    state = play_match(pack, bots, gseed, specs)
+    return _result(index, gseed, state, record,
+                   {"seed": seed, "game": index, "bots": list(specs)})
+
+
+def _reference(pack: RulePack) -> str:
+    """How a worker process loads ``pack`` again: its built-in id or its file's path."""
+    from .packs import builtin_path
+
+    builtin = builtin_path(pack.id)
+    if builtin is not None and pack.path and os.path.isfile(pack.path) \
+            and os.path.samefile(builtin, pack.path):
+        return pack.id
+    return os.path.abspath(pack.path) if pack.path and os.path.isfile(pack.path) else pack.id
+
+
+def _spans(games: int, chunk: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, games, chunk):
+        yield (start, min(games, start + chunk))
+
+
+def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: int = 0, *,
+             workers: int = 1, record: Optional[TextIO] = None,
+             progress: Optional[Callable[[int], None]] = None,
+             chunk: Optional[int] = None) -> Summary:
+    """Play ``games`` matches of ``bots`` (one name or ``module:Class`` per seat).
+
+    ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
+    ``workers > 1`` the workers load it again by its path or id. Record lines go
+    to ``record`` as games finish, in game order; ``progress(done)`` is called
+    after each game. Raises :class:`BotError` or the engine's errors on bad input.
+    """
+    if games < 0:
+        raise ValueError("games must be 0 or more")
+    if workers < 1:
+        raise ValueError("workers must be 1 or more")
+    loaded = pack if isinstance(pack, RulePack) else _load(pack)
+    ref = pack if isinstance(pack, str) else _reference(loaded)
+    specs = [s.strip() for s in bots]
+    built = [make_bot(s) for s in specs]
+    n = len(specs)
+    if not loaded.min_players <= n <= loaded.max_players:
+        from .state import SetupError
+
+        raise SetupError(f"{loaded.id} is for {loaded.min_players}-{loaded.max_players} players: "
+                         f"give that many bots, one per seat (got {n})")
+    summary = Summary(loaded.id, tuple(specs), seed)
+    done = 0
+
+    def take(result: GameResult) -> None:
+        nonlocal done
+        summary.add(result)
+        if record is not None and result.record is not None:
+            record.write(result.record + "\n")
+        done += 1
+        if progress is not None:
+            progress(done)
+
+    if workers == 1 or games <= 1:
+        for index in range(games):
+            take(_run_one(loaded, built, specs, seed, index, record is not None))
+        return summary
+    import multiprocessing as mp
+
+    size = chunk or max(1, min(25, games // (workers * 8) or 1))
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    with ctx.Pool(workers, initializer=_init_worker,
+                  initargs=(ref, specs, seed, record is not None)) as pool:
+        for results in pool.imap(_run_chunk, _spans(games, size)):
+            for result in results:
+                take(result)
+    return summary
