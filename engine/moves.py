@@ -212,3 +212,18 @@ def action_space(pack: RulePack) -> ActionSpace:
         space = ActionSpace(pack)
         object.__setattr__(pack, "_action_space", space)
     return space
+
+
+def num_actions(pack: RulePack) -> int:
+    """The size of the pack's action space."""
+    return action_space(pack).num_actions
+
+
+def move_to_actions(pack: RulePack, move: Move) -> tuple[int, ...]:
+    """The action ids of ``move``'s decisions, in turn order."""
+    return action_space(pack).move_to_actions(move)
+
+
+def actions_to_move(pack: RulePack, action_ids: Sequence[int]) -> Move:
+    """The move made of these decisions (inverse of :func:`move_to_actions`)."""
+    return action_space(pack).actions_to_move(action_ids)
