@@ -19,6 +19,18 @@ _LAZY: dict[str, str] = {
     "check_pack": ".packs",
     "validate_pack": ".packs",
     "resolve_pack": ".packs",
+    **dict.fromkeys(("new_game", "legal_moves", "is_legal", "illegal_reason", "apply", "push",
+                     "pop", "random_move", "legal_actions", "legal_action_mask", "push_action",
+                     "step", "is_over", "round_scores", "live_scores", "totals", "winners",
+                     "continue_match", "describe_move"), ".turn"),
+    **dict.fromkeys(("Move", "ActionSpace", "action_space", "num_actions", "move_to_actions",
+                     "actions_to_move", "DECK"), ".moves"),
+    **dict.fromkeys(("GameState", "Deal", "RoundResult", "SetupError"), ".state"),
+    **dict.fromkeys(("Observation", "observation"), ".observation"),
+    **dict.fromkeys(("record_of", "dumps", "read_records", "replay"), ".records"),
+    **dict.fromkeys(("Bot", "SeatView", "RandomBot", "GreedyBot", "BOTS", "make_bot", "BotError"),
+                    ".bots"),
+    **dict.fromkeys(("simulate", "play_match", "game_seed", "Summary"), ".simulate"),
 }
 
 __all__ = ["IllegalMoveError", "InvalidMoveError", "LostCitiesError", "PackError", "Problem",
