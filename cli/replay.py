@@ -1,0 +1,171 @@
+"""``lc replay``: re-play game records through the engine, showing or only checking them."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, TextIO
+
+import typer
+
+from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+
+if TYPE_CHECKING:
+    from lostcities.engine.state import GameState
+
+#: rich styles for the usual colour names; other colours print plain
+_STYLES = {"yellow": "yellow", "blue": "blue", "white": "bright_white", "green": "green",
+           "red": "red", "purple": "magenta"}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)
+
+
+def replay(
+    file: Path = typer.Argument(..., metavar="FILE", dir_okay=False, show_default=False,
+                                help="A JSON Lines file of records (- reads standard input)."),
+    game: Optional[int] = typer.Option(
+        None, "--game", "-g", min=1, show_default=False,
+        help="The match to replay: its position in the file, from 1. Default: the first "
+             "(with --check: every match)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Only verify: every move, round end and score."),
+    pack: Optional[str] = typer.Option(
+        None, "--pack", "-p", autocompletion=complete_pack, show_default=False,
+        help="Use this pack file or id instead of loading the record's pack id."),
+) -> None:
+    """Re-play game records through the engine, checking every move and every score,
+    and show a match turn by turn (or, with --check, only verify).
+
+    Exit 0 when the records replay cleanly, 1 on the first record that does not
+    (one line naming the file's line), 2 when the file cannot be read.
+    """
+    from lostcities.engine.errors import LostCitiesError, PackError
+
+    rules = None
+    if pack is not None:
+        from lostcities.engine.packs import load_pack
+
+        try:
+            rules = load_pack(pack)
+        except PackError as err:
+            fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
+    name = "<stdin>" if str(file) == "-" else str(file)
+    try:
+        stream: TextIO = sys.stdin if str(file) == "-" else open(file, encoding="utf-8")
+    except OSError as err:
+        fail(f"{name}: cannot read: {err.strerror}", EXIT_USAGE)
+    try:
+        with stream:
+            if check:
+                checked = _check(stream, name, game, rules)
+                typer.echo(f"{name}: {checked} match(es) replayed, every move and score agrees")
+            else:
+                _show(stream, name, game or 1, rules)
+    except LostCitiesError as err:
+        fail(str(err), EXIT_PROBLEM)
+
+
+def _check(stream: TextIO, name: str, game: Optional[int], rules: Any) -> int:
+    from lostcities.engine.records import read_records, replay as run
+
+    count = 0
+    for index, (lineno, data) in enumerate(read_records(stream, name), 1):
+        if game is None or index == game:
+            run(data, pack=rules, where=f"{name}:{lineno}")
+            count += 1
+    if count == 0:
+        _missing(name, game)
+    return count
+
+
+def _missing(name: str, game: Optional[int]) -> None:
+    if game is None:
+        fail(f"{name}: no records in the file", EXIT_PROBLEM)
+    fail(f"--game {game}: {name} has fewer than {game} records", EXIT_USAGE)
+
+
+def _show(stream: TextIO, name: str, game: int, rules: Any) -> None:
+    from rich.console import Console
+
+    from lostcities.engine.records import read_records, replay as run
+
+    for index, (lineno, data) in enumerate(read_records(stream, name), 1):
+        if index == game:
+            console = Console(highlight=False)
+            view = _Viewer(console)
+            console.print(f"[bold]{data.get('pack')}[/], seed {data.get('seed')}: "
+                          f"{', '.join(map(str, data.get('players', [])))} "
+                          f"({name} line {lineno})")
+            final = run(data, pack=rules, where=f"{name}:{lineno}", on_turn=view.turn)
+            view.close_round(final)
+            view.match(final)
+            return
+    _missing(name, game)
+
+
+class _Viewer:
+    """Prints a replay turn by turn, with each round's rows and scores."""
+
+    def __init__(self, console: Any):
+        self.console = console
+        self.shown = 0           # rounds whose summary is printed
+        self.current = 0
+
+    def turn(self, state: "GameState", move: Any) -> None:
+        from lostcities.engine.turn import describe_move
+
+        if len(state.finished) > self.shown:
+            self.close_round(state)
+        if state.round != self.current:
+            self.current = state.round
+            self.console.rule(f"Round {state.round} of {state.rounds_total} - "
+                              f"{state.players[state.starter]} starts")
+        text = describe_move(state, move)
+        card = state.pack.cards.format(move.card)
+        style = _STYLES.get(state.pack.colours[state.tables.colour_of[move.card]].name, "")
+        if style:
+            text = text.replace(card, f"[{style}]{card}[/]", 1)
+        self.console.print(f"{state.turn + 1:>4}  {state.players[state.to_move]:<12} {text}")
+
+    def close_round(self, state: "GameState") -> None:
+        from rich.table import Table
+
+        while self.shown < len(state.finished):
+            result = state.finished[self.shown]
+            self.shown += 1
+            pack = state.pack
+            table = Table(title=f"Round {result.number}: ended by {result.end} after "
+                                f"{len(result.moves)} turns", title_justify="left")
+            table.add_column("player")
+            for colour in pack.colours:
+                table.add_column(colour.key, style=_STYLES.get(colour.name, ""))
+            table.add_column("score", justify="right")
+            for seat, label in enumerate(state.players):
+                rows = _rows(state, result, seat)
+                table.add_row(label, *rows, str(result.scores[seat]))
+            self.console.print(table)
+
+    def match(self, state: "GameState") -> None:
+        from lostcities.engine.turn import totals, winners
+
+        scores = totals(state)
+        self.console.print("totals: " + ", ".join(
+            f"{label} {score}" for label, score in zip(state.players, scores)))
+        best = winners(state)
+        names = " and ".join(state.players[s] for s in best)
+        self.console.print(f"[bold]{names} {'share the win' if len(best) > 1 else 'wins'}[/]"
+                           " - every move and score checks")
+
+
+def _rows(state: "GameState", result: Any, seat: int) -> list[str]:
+    """The seat's rows at the end of a finished round, rebuilt from its moves."""
+    from lostcities.engine.moves import PLAY
+
+    pack = state.pack
+    rows: list[list[str]] = [[] for _ in pack.colours]
+    for i, move in enumerate(result.moves):
+        if (result.starter + i) % state.n == seat and move.action == PLAY:
+            rows[state.tables.colour_of[move.card]].append(
+                pack.cards.format(move.card)[1:])
+    return [" ".join(r) or "-" for r in rows]
