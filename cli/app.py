@@ -16,6 +16,8 @@ import typer
 COMMAND_MODULES: tuple[str, ...] = (
     "packs",
     "validate",
+    "simulate",
+    "replay",
 )
 
 app = typer.Typer(
