@@ -18,6 +18,7 @@ from .observation import Observation, observation
 from .rules import RulePack
 from .state import GameState, Seat
 from .tables import NO_NUMBERS, Tables, tables_of
+from .turn import legal_moves, random_move
 
 
 class BotError(LostCitiesError, ValueError):
@@ -39,14 +40,10 @@ class SeatView:
 
     @cached_property
     def legal_moves(self) -> list[Move]:
-        from .turn import legal_moves
-
         return legal_moves(self._state)
 
     def random_move(self) -> Move:
         """A legal move drawn uniformly (faster than choosing from ``legal_moves``)."""
-        from .turn import random_move
-
         return random_move(self._state, self.rng)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+from .cards import CardCodec
 from .rules import RulePack
 
 NO_NUMBERS = 0
@@ -62,6 +63,7 @@ def row_state(direction: int, last_slot: int) -> int:
 class Tables:
     """Flat, precomputed facts about one pack's cards and rows."""
 
+    codec: CardCodec
     n_colours: int
     slots: int
     n_kinds: int
@@ -81,6 +83,7 @@ class Tables:
     deck: tuple[int, ...]
     #: playable[card] of a player whose rows are all empty
     fresh_playable: tuple[bool, ...]
+    colours: range
 
     def accepts(self, row_state_: int, card: int) -> bool:
         """Whether a row in ``row_state_`` accepts ``card`` by the ordering and wager rules."""
@@ -129,6 +132,7 @@ def compile_tables(pack: RulePack) -> Tables:
         after.append(tuple(next_row))
     slot_of = tuple(k % slots for k in range(codec.n_kinds))
     return Tables(
+        codec=codec,
         n_colours=codec.n_colours,
         slots=slots,
         n_kinds=codec.n_kinds,
@@ -145,6 +149,7 @@ def compile_tables(pack: RulePack) -> Tables:
         hand_size=pack.hand_size,
         deck=tuple(pack.deck()),
         fresh_playable=tuple(allowed[NO_NUMBERS][s] for s in slot_of),
+        colours=range(codec.n_colours),
     )
 
 

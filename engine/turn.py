@@ -170,22 +170,44 @@ def _starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
                if t.colour_of[k] == c and not t.is_wager[k])
 
 
+def _base_draws(state: GameState) -> list[DrawSource]:
+    """Where the player to move may draw when no card was discarded: deck, non-empty piles."""
+    if state.last_play:
+        return [None]
+    piles = state.piles
+    nonempty: list[DrawSource] = [c for c in state.tables.colours if piles[c]]
+    return [DECK, *nonempty] if state.deck else nonempty
+
+
+def _draw_ok(state: GameState, discarded: int, draw: DrawSource) -> bool:
+    """``draw in _draws(state, discarded)`` in constant time (a test keeps them equal)."""
+    if state.last_play:
+        return draw is None
+    if draw == DECK:
+        return bool(state.deck)
+    if type(draw) is not int or not 0 <= draw < state.tables.n_colours:  # noqa: E721
+        return False
+    if draw == discarded:
+        return not state.tables.no_retake
+    return bool(state.piles[draw])
+
+
+def _after_discard(state: GameState, base: list[DrawSource], colour: int) -> list[DrawSource]:
+    """``base`` once a card of ``colour`` is discarded: never that pile when no_retake."""
+    if state.last_play:
+        return base
+    if state.tables.no_retake:
+        return [d for d in base if d != colour]
+    return base if colour in base else sorted(base + [colour])  # type: ignore[type-var]
+
+
 def _draws(state: GameState, discarded: int) -> list[DrawSource]:
     """Where the player may draw once the card decision is made.
 
     ``discarded`` is the colour of the card just discarded, or -1 after a play.
     """
-    if state.last_play:
-        return [None]
-    no_retake = state.tables.no_retake
-    out: list[DrawSource] = [DECK] if state.deck else []
-    for colour, pile in enumerate(state.piles):
-        if colour == discarded:
-            if not no_retake:
-                out.append(colour)
-        elif pile:
-            out.append(colour)
-    return out
+    base = _base_draws(state)
+    return base if discarded < 0 else _after_discard(state, base, discarded)
 
 
 def _discarded_colour(state: GameState, action: Action, card: Card) -> int:
@@ -198,7 +220,7 @@ def legal_moves(state: GameState) -> list[Move]:
     In the draw phase (after :func:`step` made the card decision) these are the
     moves completing the turn with that card.
     """
-    codec = state.pack.cards
+    codec = state.tables.codec
     if state.phase == OVER:
         return []
     if state.phase == DRAW:
@@ -207,19 +229,36 @@ def legal_moves(state: GameState) -> list[Move]:
                 for d in _draws(state, _discarded_colour(state, action, card))]
     plays, discards = _card_options(state)
     out: list[Move] = []
-    draws = _draws(state, -1)
+    draws = _base_draws(state)
     for card in plays:
         out.extend(Move(PLAY, card, d, codec=codec) for d in draws)
     colour_of = state.tables.colour_of
     for card in discards:
-        out.extend(Move(DISCARD, card, d, codec=codec) for d in _draws(state, colour_of[card]))
+        out.extend(Move(DISCARD, card, d, codec=codec)
+                   for d in _after_discard(state, draws, colour_of[card]))
     return out
 
 
 def illegal_reason(state: GameState, move: Move) -> Optional[str]:
     """Why ``move`` is illegal in ``state``, or None if it is legal."""
     t = state.tables
-    codec = state.pack.cards
+    if state.phase == CARD and type(move) is Move and move.pawn is None and not move.steps:
+        # fast path for the common case, a well-formed legal move; anything else is
+        # explained by _why_illegal, which alone decides what is illegal
+        card, p = move.card, state.to_move
+        if type(card) is int and card in state.hands[p]:  # noqa: E721
+            if move.action == PLAY:
+                if state.playable[p][card] and _draw_ok(state, -1, move.draw) and (
+                        not t.lowest_in_hand or _starts_lowest(state, p, card)):
+                    return None
+            elif move.action == DISCARD and _draw_ok(state, t.colour_of[card], move.draw):
+                return None
+    return _why_illegal(state, move)
+
+
+def _why_illegal(state: GameState, move: Move) -> Optional[str]:
+    t = state.tables
+    codec = state.tables.codec
     if state.phase == OVER:
         return "the match is over"
     if not isinstance(move, Move):
@@ -276,7 +315,8 @@ def is_legal(state: GameState, move: Move) -> bool:
 
 # --------------------------------------------------------------------------- decisions
 
-def _decide_card(state: GameState, action: Action, card: Card) -> None:
+def _decide_card(state: GameState, action: Action, card: Card,
+                 move: Optional[Move] = None) -> None:
     t = state.tables
     p = state.to_move
     hand = state.hands[p]
@@ -297,27 +337,29 @@ def _decide_card(state: GameState, action: Action, card: Card) -> None:
     state.undo.append(("card", p, action, card, index, old))
     state.pending = (action, card)
     if state.last_play:
-        _end_turn(state, None)
+        _end_turn(state, None, move)
     else:
         state.phase = DRAW
 
 
-def _decide_draw(state: GameState, source: DrawSource) -> None:
+def _decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = None) -> None:
     p = state.to_move
     card = state.deck.pop() if source == DECK else state.piles[source].pop()  # type: ignore[index]
     state.hands[p].append(card)
     state.undo.append(("draw", p, source, card))
-    _end_turn(state, source)
+    _end_turn(state, source, move)
 
 
-def _end_turn(state: GameState, source: DrawSource) -> None:
+def _end_turn(state: GameState, source: DrawSource, move: Optional[Move]) -> None:
     t = state.tables
     state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
                        state.turn, state.last_play, state.pending, state.deal, state.hands,
                        state.rows, state.row_states, state.playable, state.piles, state.deck,
                        state.moves, len(state.finished)))
-    action, card = state.pending  # type: ignore[misc]
-    state.moves.append(Move(action, card, source, codec=state.pack.cards))
+    if move is None or move.codec is None:
+        action, card = state.pending  # type: ignore[misc]
+        move = Move(action, card, source, codec=t.codec)
+    state.moves.append(move)
     state.turn += 1
     state.pending = None
     reason = None
@@ -398,9 +440,9 @@ def push(state: GameState, move: Move) -> None:
     """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with :func:`pop`."""
     state.undo.append(None)
     if state.phase == CARD:
-        _decide_card(state, move.action, move.card)
+        _decide_card(state, move.action, move.card, move)
     if state.phase == DRAW:
-        _decide_draw(state, move.draw)
+        _decide_draw(state, move.draw, move)
 
 
 def pop(state: GameState) -> None:
@@ -444,31 +486,38 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     """A legal move drawn uniformly from :func:`legal_moves`, without listing them all."""
     if state.phase != CARD:
         return rng.choice(legal_moves(state))
-    codec = state.pack.cards
+    t = state.tables
+    codec = t.codec
     plays, discards = _card_options(state)
+    draws = _base_draws(state)
     if state.last_play:
-        options = len(plays) + len(discards)
-        i = rng.randrange(options)
+        i = rng.randrange(len(plays) + len(discards))
         if i < len(plays):
             return Move(PLAY, plays[i], None, codec=codec)
         return Move(DISCARD, discards[i - len(plays)], None, codec=codec)
-    draws = _draws(state, -1)
+    # uniform over the cells (option, column) that are legal moves: columns are the
+    # draws, plus one for the discarded card's own pile when it may be retaken
     n_draws = len(draws)
-    colour_of = state.tables.colour_of
+    n_plays = len(plays)
+    options = n_plays + len(discards)
+    retake = not t.no_retake
+    columns = n_draws + retake
+    colour_of = t.colour_of
     piles = state.piles
-    no_retake = state.tables.no_retake
-    # a discard of colour c loses pile c's top when no_retake, else gains pile c
-    counts = [n_draws - (1 if piles[colour_of[k]] else 0) if no_retake
-              else n_draws + (0 if piles[colour_of[k]] else 1) for k in discards]
-    i = rng.randrange(len(plays) * n_draws + sum(counts))
-    if i < len(plays) * n_draws:
-        return Move(PLAY, plays[i // n_draws], draws[i % n_draws], codec=codec)
-    i -= len(plays) * n_draws
-    for card, count in zip(discards, counts):
-        if i < count:
-            return Move(DISCARD, card, _draws(state, colour_of[card])[i], codec=codec)
-        i -= count
-    raise AssertionError("unreachable: the index lies within the counted moves")
+    while True:
+        i = rng.randrange(options * columns)
+        option, column = divmod(i, columns)
+        if option < n_plays:
+            if column < n_draws:
+                return Move(PLAY, plays[option], draws[column], codec=codec)
+            continue
+        card = discards[option - n_plays]
+        colour = colour_of[card]
+        if column < n_draws:
+            if draws[column] != colour or retake:
+                return Move(DISCARD, card, draws[column], codec=codec)
+        elif not piles[colour]:  # the extra column: retake from a pile that was empty
+            return Move(DISCARD, card, colour, codec=codec)
 
 
 # --------------------------------------------------------------------------- actions
@@ -606,7 +655,7 @@ def continue_match(state: GameState) -> GameState:
 
 def describe_move(state: GameState, move: Move) -> str:
     """A sentence for a move, e.g. ``plays r5 and draws from the deck``."""
-    codec = state.pack.cards
+    codec = state.tables.codec
     verb = "plays" if move.action == PLAY else "discards"
     if move.draw is None:
         tail = "without drawing"

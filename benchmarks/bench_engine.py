@@ -1,0 +1,159 @@
+"""Engine speed: random duel-classic matches, generic engine vs a hand-specialised loop.
+
+Run: ``python benchmarks/bench_engine.py [--games N] [--sim-games N]``. Prints:
+
+1. the baseline: a random-playout loop written by hand for duel-classic only
+   (tuples for cards, its rules and scoring hard-coded), choosing uniformly
+   among the legal moves it lists each turn;
+2. the generic engine doing the same work: ``play_match`` with two ``random``
+   bots (uniform over the legal moves, from the pack's compiled tables);
+3. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
+4. peak memory of ``lc simulate`` for a small and a 10x larger run (streaming:
+   it should not grow with the number of games).
+
+Figures, not assertions: nothing here fails on a slow machine.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import subprocess
+import sys
+import time
+
+COLOURS = 5
+WAGERS = 3
+VALUES = range(2, 11)
+
+
+def baseline_match(rng: random.Random) -> tuple[list[int], int]:
+    """One random duel-classic match, rules written out by hand; (totals, turns)."""
+    deck0 = [(c, 0) for c in range(COLOURS) for _ in range(WAGERS)] + \
+            [(c, v) for c in range(COLOURS) for v in VALUES]
+    totals = [0, 0]
+    starter = 0
+    turns_played = 0
+    for _ in range(3):
+        deck = deck0[:]
+        rng.shuffle(deck)
+        hands = [deck[:8], deck[8:16]]
+        deck = deck[16:]
+        rows = [[[] for _ in range(COLOURS)] for _ in range(2)]
+        last = [[-1] * COLOURS for _ in range(2)]   # -1 empty, 0 wagers only, else last value
+        piles: list[list[tuple[int, int]]] = [[] for _ in range(COLOURS)]
+        p = starter
+        turns = 0
+        while True:
+            hand, lp = hands[p], last[p]
+            draws = [-1] + [c for c in range(COLOURS) if piles[c]]
+            moves = []
+            for card in set(hand):
+                c, v = card
+                if v > lp[c] if v else lp[c] <= 0:
+                    moves.extend((True, card, d) for d in draws)
+                moves.extend((False, card, d) for d in draws if d != c)
+            play, card, d = rng.choice(moves)
+            hand.remove(card)
+            c, v = card
+            if play:
+                rows[p][c].append(card)
+                lp[c] = v
+            else:
+                piles[c].append(card)
+            hand.append(deck.pop() if d < 0 else piles[d].pop())
+            turns += 1
+            if not deck or turns >= 1000:
+                break
+            p = 1 - p
+        scores = []
+        for seat in range(2):
+            score = 0
+            for row in rows[seat]:
+                if row:
+                    wagers = sum(1 for _, v in row if v == 0)
+                    score += (sum(v for _, v in row) - 20) * (1 + wagers) + \
+                        (20 if len(row) >= 8 else 0)
+            scores.append(score)
+            totals[seat] += score
+        starter = (0 if scores[0] > scores[1] else 1 if scores[1] > scores[0]
+                   else 1 - starter)
+        turns_played += turns
+    return totals, turns_played
+
+
+def engine_match(pack, bots, seed: int) -> int:
+    """One match through the generic engine; returns its number of turns."""
+    from lostcities.engine.simulate import play_match
+
+    state = play_match(pack, bots, seed)
+    return sum(len(r.moves) for r in state.finished)
+
+
+def timed(label: str, games: int, run) -> float:
+    start = time.perf_counter()
+    turns = sum(run(i) for i in range(games))
+    elapsed = time.perf_counter() - start
+    rate = games / elapsed
+    print(f"{label:<44}{rate:>9.1f} matches/s {turns / elapsed:>11.0f} turns/s "
+          f"({games} matches, {elapsed:.2f} s)")
+    return rate
+
+
+def run_cli(args: list[str]) -> tuple[float, int]:
+    """Wall time of ``lc ARGS`` in a subprocess, and the peak RSS of its processes (KiB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from lostcities.cli.app import main; main()", *args],
+                   check=True, stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(peak, before)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300, help="matches per in-process loop")
+    parser.add_argument("--sim-games", type=int, default=1000, help="matches per lc simulate run")
+    args = parser.parse_args()
+
+    from lostcities.engine.bots import RandomBot
+    from lostcities.engine.packs import load_pack
+
+    pack = load_pack("duel-classic")
+    bots = [RandomBot(), RandomBot()]
+    engine_match(pack, bots, 0)  # warm up: compile tables and formulas
+    print(f"python {sys.version.split()[0]}; random duel-classic matches, 2 players, 3 rounds")
+    base = timed("baseline (hand-specialised loop)", args.games,
+                 lambda i: baseline_match(random.Random(i))[1])
+    eng = timed("generic engine (play_match, random bots)", args.games,
+                lambda i: engine_match(pack, bots, i))
+    print(f"engine / baseline: {eng / base:.2f}x")
+
+    games = args.sim_games
+    one, _ = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
+                      "--bots", "random,random", "--workers", "1", "--json"])
+    two, _ = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
+                      "--bots", "random,random", "--workers", "2", "--json"])
+    print(f"lc simulate --workers 1: {games / one:9.1f} matches/s ({games} matches, {one:.2f} s "
+          f"wall, start-up included)")
+    print(f"lc simulate --workers 2: {games / two:9.1f} matches/s ({games} matches, {two:.2f} s "
+          f"wall); speed-up {one / two:.2f}x")
+
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        small, big = max(1, games // 10), games
+        _, peak_small = run_cli(["simulate", "--games", str(small), "--record",
+                                 os.path.join(tmp, "a.jsonl"), "--json"])
+        _, peak_big = run_cli(["simulate", "--games", str(big), "--record",
+                               os.path.join(tmp, "b.jsonl"), "--json"])
+        size = os.path.getsize(os.path.join(tmp, "b.jsonl"))
+    print(f"peak memory of lc simulate --record: {peak_small / 1024:.1f} MiB for {small} matches,"
+          f" {peak_big / 1024:.1f} MiB for {big} matches (records written: "
+          f"{size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
