@@ -576,9 +576,8 @@ def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
 @_check("LC046", "strictly increasing rows with more than one copy of each value")
 def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
     if d["rows"]["ordering"] == "strict" and d["deck"]["copies"] > 1:
-        yield Finding(("deck", "copies"), f"with `rows.ordering: strict` the other "
-                      f"{d['deck']['copies'] - 1} cop{'ies' if d['deck']['copies'] > 2 else 'y'}"
-                      " of a value could never join the same row",
+        yield Finding(("deck", "copies"), f"with `rows.ordering: strict` only one of the "
+                      f"{d['deck']['copies']} copies of a value can ever join a row",
                       "use `ordering: non-decreasing`, or `copies: 1`")
 
 
@@ -660,7 +659,8 @@ def _removed_counts(d: dict[str, Any]) -> Iterator[Finding]:
                           "twice in removed_unseen")
         elif not low <= n <= high:
             yield Finding(("deck", "removed_unseen", i, "players"), f"{n} players is outside "
-                          f"this pack's {low}-{high}")
+                          f"this pack's {low}-{high}", "drop the entry; a pack that narrows "
+                          "`players` lists its own `deck.removed_unseen` (lists replace)")
         seen.add(n)
 
 
@@ -676,8 +676,8 @@ def _first_starter(d: dict[str, Any]) -> Iterator[Finding]:
 def _formulas_present(d: dict[str, Any]) -> Iterator[Finding]:
     for name in _REQUIRED_FORMULAS[d["family"]]:
         if name not in d["scoring"]:
-            yield Finding(("scoring",), f"a {d['family']} pack needs the formula "
-                          f"`scoring.{name}`", "see docs/rulepacks.md, Scoring", key=True)
+            yield Finding(("family",), f"a {d['family']} pack needs the formula "
+                          f"`scoring.{name}`", "see docs/rulepacks.md, Scoring")
 
 
 @_check("LC057", "a `pawn` formula in a duel-family pack")
