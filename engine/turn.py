@@ -36,8 +36,9 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
     """Start a match of ``pack``: ``players`` is a count or the players' labels.
 
     The same pack, players and seed give the same match on any machine. ``deals``
-    replaces the shuffle, round by round (replays and scripted positions); each
-    is checked against the pack's deck. Raises :class:`SetupError`.
+    replaces the shuffle for the first rounds (replays, scripted positions); each
+    is checked against the pack's deck; later rounds are shuffled from the seed.
+    Raises :class:`SetupError`.
     """
     if pack.board is not None:
         raise SetupError(
@@ -115,11 +116,9 @@ def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
 
 def _start_round(state: GameState, number: int, starter: Seat) -> None:
     pack, t, n = state.pack, state.tables, state.n
-    if state.deals is None:
+    if state.deals is None or number > len(state.deals):
         deal = shuffle_deal(pack, n, state.seed, number)
     else:
-        if number > len(state.deals):
-            raise SetupError(f"no deal given for round {number}")
         deal = state.deals[number - 1]
         check_deal(pack, n, deal)
     state.round = number

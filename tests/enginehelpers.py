@@ -107,18 +107,21 @@ def deal(p: RulePack, hands: Sequence[str], draw_pile: str, removed: str = "") -
 
 def complete_deal(p: RulePack, hands: Sequence[str], top: str = "", players: int | None = None,
                   seed: int = 0) -> Deal:
-    """A valid deal whose hands and draw-pile top are given; the rest of the deck is
-    shuffled under ``top`` (and into the removed cards when the pack removes some)."""
+    """A valid deal whose hands hold the given cards (filled up to the hand size from
+    the rest of the deck, shuffled by ``seed``) and whose draw pile starts with ``top``."""
     c = p.cards
-    want = [tuple(c.parse(w) for w in h.split()) for h in hands]
+    n = players or len(hands)
+    want = [[c.parse(w) for w in h.split()] for h in list(hands) + [""] * (n - len(hands))]
     top_cards = [c.parse(w) for w in top.split()]
     rest = list(p.deck())
     for card in [x for h in want for x in h] + top_cards:
         rest.remove(card)
     random.Random(seed).shuffle(rest)
-    n = players or len(hands)
-    removed = p.removed_unseen.get(n, 0)
-    return Deal(tuple(want), tuple(top_cards + rest[removed:]), tuple(rest[:removed]))
+    removed = [rest.pop() for _ in range(p.removed_unseen.get(n, 0))]
+    for hand in want:
+        while len(hand) < p.hand_size:
+            hand.append(rest.pop())
+    return Deal(tuple(tuple(h) for h in want), tuple(top_cards + rest), tuple(removed))
 
 
 def play_out(state, rng: random.Random) -> Iterator:
