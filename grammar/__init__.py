@@ -1,1 +1,15 @@
-"""lostcities.grammar."""
+"""lostcities.grammar: the scoring language of rule packs (docs/scoring-dsl.md).
+
+``compile_scoring(spec, family)`` compiles a pack's formulas once into a
+:class:`Scoring`; ``compile_formula(text, scope)`` compiles one formula. lark is
+imported only when a formula is first parsed.
+"""
+from __future__ import annotations
+
+from .compiler import Formula, compile_formula
+from .scoring import REQUIRED, RoundScore, Scoring, compile_scoring
+from .types import MAX_AGGREGATE_NESTING, MAX_DEPTH, MAX_INT, MAX_LENGTH, SCOPES, scope_fields
+
+__all__ = ["Formula", "MAX_AGGREGATE_NESTING", "MAX_DEPTH", "MAX_INT", "MAX_LENGTH", "REQUIRED",
+           "RoundScore", "SCOPES", "Scoring", "compile_formula", "compile_scoring",
+           "scope_fields"]
