@@ -54,6 +54,8 @@ NOTE_CODES = {
 
 _IDS = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _FORMULAS = ("expedition", "pawn", "round", "match")
+#: semantic codes saying the pack's set of formulas is wrong: compiling would only repeat them
+_FORMULA_SET_CODES = frozenset({"LC056", "LC057"})
 _REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn", "round", "match")}
 
 
@@ -818,8 +820,10 @@ def validate_pack(id_or_path: str | os.PathLike[str]) -> PackReport:
     resolved = ResolvedPack(source, display, raw.files, raw.paths, data, origins)
     problems = _semantic_problems(data, origins)
     pack = RulePack.from_mapping(data, path=display, marks=formula_marks(resolved))
-    formula_problems, notes = _formula_results(pack)
-    problems += formula_problems
+    notes: list[Problem] = []
+    if not any(p.code in _FORMULA_SET_CODES for p in problems):  # else nothing to add
+        formula_problems, notes = _formula_results(pack)
+        problems += formula_problems
     return PackReport(source, display, _sorted(problems), _sorted(notes), resolved,
                       None if problems else pack)
 

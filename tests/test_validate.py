@@ -1,0 +1,164 @@
+"""``lc validate``: formats, exit codes, summaries, and the shipped pre-commit hook."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from lostcities.cli.app import app
+from lostcities.engine.packs import builtin_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+INVALID = ROOT / "tests" / "fixtures" / "packs" / "invalid"
+VALID = ROOT / "tests" / "fixtures" / "packs" / "valid"
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, ["validate", *args], env={"GITHUB_ACTIONS": "", **(env or {})})
+
+
+def test_every_builtin_pack_file_is_valid() -> None:
+    """What CI runs: `lc validate rulepacks/*` (non-YAML files are skipped)."""
+    files = sorted(str(p) for p in builtin_dir().iterdir())
+    result = run(*files)
+    assert result.exit_code == 0, result.output
+    assert " error " not in result.stdout
+    assert result.stderr.startswith("8 packs checked, all valid")
+    assert "skipped (not .yaml/.yml)" in result.stderr
+
+
+def test_builtin_ids_and_folders() -> None:
+    assert run("duel-classic", "board-short").exit_code == 0
+    result = run(str(VALID))
+    assert result.exit_code == 0
+    assert result.stderr.startswith(f"{len(list(VALID.glob('*.yaml')))} packs checked")
+
+
+def test_text_lines_and_summary(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\nextends: duel-classic\nhand_sise: 7\nrows:\n  ordering: up\n")
+    result = run(str(bad), "duel-classic")
+    assert result.exit_code == 1
+    errors = [line for line in result.stdout.splitlines() if " error " in line]
+    assert errors == [
+        f"{bad}:3:1: error LC030 unknown key `hand_sise` (did you mean `hand_size`?)",
+        f"{bad}:5:13: error LC033 `rows.ordering` must be one of strict, non-decreasing, "
+        "either-direction; not the text `up`",
+    ]
+    assert result.stderr == "2 packs checked, 1 with problems (2 problems)\n"
+
+
+def test_all_problems_of_all_files_are_reported() -> None:
+    files = sorted(str(p) for p in INVALID.glob("LC*.yaml"))
+    result = run(*files)
+    assert result.exit_code == 1
+    codes = {line.split(" error ")[1][:5] for line in result.stdout.splitlines()
+             if " error " in line}
+    assert codes == {Path(f).name[:5] for f in files}
+    assert result.stderr.startswith(f"{len(files)} packs checked, {len(files)} with problems")
+
+
+def test_json_is_one_document(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\nextends: duel-classic\nhand_size: 30\n")
+    result = run("--format", "json", str(bad), "duel-six")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert (doc["checked"], doc["invalid"]) == (2, 1)
+    first, second = doc["packs"]
+    assert first["valid"] is False and first["id"] == "bad"
+    assert first["problems"] == [{"file": str(bad), "line": 3, "col": 12, "code": "LC040",
+                                  "message": first["problems"][0]["message"],
+                                  "hint": first["problems"][0]["hint"]}]
+    assert second["valid"] is True and second["problems"] == []
+
+
+def test_github_annotations(tmp_path: Path) -> None:
+    bad = tmp_path / "a,b.yaml"
+    bad.write_text("id: bad\nextends: duel-classic\nmatch:\n  rounds: 0\n")
+    result = run("-f", "github", str(bad))
+    assert result.exit_code == 1
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("::error")]
+    escaped = str(bad).replace(":", "%3A").replace(",", "%2C")
+    assert line == (f"::error file={escaped},line=4,col=11,title=LC033::LC033 "
+                    "`match.rounds` must be at least 1, not 0")
+
+
+def test_github_is_automatic_under_github_actions(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\nextends: duel-classic\nhand_size: 0\n")
+    result = run(str(bad), env={"GITHUB_ACTIONS": "true"})
+    assert result.stdout.startswith("::error file=")
+    assert run("-f", "text", str(bad), env={"GITHUB_ACTIONS": "true"}).stdout.startswith(
+        str(bad))
+
+
+def test_a_file_level_problem_has_no_line_in_annotations(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    result = run("-f", "github", str(empty))
+    assert result.stdout.startswith(f"::error file={empty},title=LC008::")
+    assert run(str(empty)).stdout.startswith(f"{empty}: error LC008 ")
+
+
+def test_yaml_errors_broken_extends_and_limits_are_problems_not_crashes() -> None:
+    for name in ("LC001-syntax-error.yaml", "LC020-unknown-base.yaml",
+                 "LC005-billion-laughs.yaml", "LC009-not-utf8.yaml"):
+        result = run(str(INVALID / name))
+        assert result.exit_code == 1, name
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert "Traceback" not in result.output
+
+
+def test_missing_path_is_a_usage_error_but_the_rest_is_checked(tmp_path: Path) -> None:
+    result = run(str(tmp_path / "nope.yaml"), "duel-classic")
+    assert result.exit_code == 2
+    assert f"lc: error: {tmp_path / 'nope.yaml'}: no such file, folder or built-in pack" \
+        in result.stderr
+    assert "1 pack checked, all valid" in result.stderr
+
+
+def test_no_arguments_or_nothing_to_check_is_a_usage_error(tmp_path: Path) -> None:
+    assert run().exit_code == 2
+    (tmp_path / "notes.txt").write_text("x")
+    result = run(str(tmp_path / "notes.txt"))
+    assert result.exit_code == 2 and "nothing to validate" in result.stderr
+    assert run("--format", "xml", "duel-classic").exit_code == 2
+
+
+def test_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    locked = tmp_path / "locked.yaml"
+    locked.write_text("id: x\n")
+    locked.chmod(0)
+    try:
+        if locked.open("rb").readable():  # running as root: permissions do not apply
+            pytest.skip("file permissions are not enforced for this user")
+    except PermissionError:
+        pass
+    finally:
+        pass
+    try:
+        result = run(str(locked))
+        assert result.exit_code == 2 and "cannot be read" in result.stderr
+    finally:
+        locked.chmod(0o644)
+
+
+def test_notes_from_a_shared_base_are_printed_once() -> None:
+    result = run("duel-classic", "duel-six", "duel-equal")
+    notes = [line for line in result.stdout.splitlines() if " note " in line]
+    assert len(notes) == len(set(notes))
+
+
+def test_pre_commit_hook_runs_lc_validate() -> None:
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "lc-validate"
+    assert hook["entry"] == "lc validate"
+    assert hook["language"] == "python"
+    import re
+    pattern = re.compile(hook["files"])
+    assert pattern.search("rulepacks/duel-classic.yaml") and pattern.search("packs/x.yml")
+    assert not pattern.search(".github/workflows/ci.yaml")
