@@ -84,7 +84,7 @@ def baseline_match(rng: random.Random) -> tuple[list[int], int]:
 
 def engine_match(pack, bots, seed: int) -> int:
     """One match through the generic engine; returns its number of turns."""
-    from lostcities.engine.simulate import play_match
+    from lostcities.engine.simulation import play_match
 
     state = play_match(pack, bots, seed)
     return sum(len(r.moves) for r in state.finished)

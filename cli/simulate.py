@@ -50,7 +50,7 @@ def simulate(
     from lostcities.engine.bots import BotError, make_bot
     from lostcities.engine.errors import LostCitiesError, PackError
     from lostcities.engine.packs import load_pack
-    from lostcities.engine.simulate import simulate as run
+    from lostcities.engine.simulation import simulate as run
 
     try:
         rules = load_pack(pack)

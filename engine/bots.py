@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from .cards import Card
 from .errors import LostCitiesError
 from .moves import DECK, DISCARD, PLAY, Move
-from .observation import Observation, observation
+from .view import Observation, observation
 from .rules import RulePack
 from .state import GameState, Seat
 from .tables import NO_NUMBERS, Tables, tables_of

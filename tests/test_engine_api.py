@@ -297,3 +297,16 @@ def test_api_doc_example_runs():
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, "docs/api.md", "exec"), namespace)
+
+
+def test_public_names_stay_functions_after_every_submodule_is_imported():
+    import importlib
+    import types
+
+    import lostcities.engine as engine
+
+    for path in sorted((ROOT / "engine").glob("*.py")):
+        if path.stem != "__init__":
+            importlib.import_module(f"lostcities.engine.{path.stem}")
+    for name in engine.__all__:
+        assert not isinstance(getattr(engine, name), types.ModuleType), name

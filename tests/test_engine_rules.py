@@ -9,7 +9,7 @@ from lostcities.engine.moves import DECK, Move
 from lostcities.engine.state import DRAW_PILE_EMPTY, TURN_CAP, Deal, RoundResult, SetupError
 from lostcities.engine.turn import (apply, continue_match, is_over, legal_moves, live_scores,
                                     new_game, next_starter, round_scores, totals, winners)
-from lostcities.engine.observation import observation
+from lostcities.engine.view import observation
 
 
 def start(p, hands, top="", players=None, seed=0):
