@@ -25,49 +25,10 @@ def builtin_ids() -> list[str]:
 
 @lru_cache(maxsize=None)
 def pack(pack_id: str) -> RulePack:
-    try:
-        from lostcities.engine.packs import load_pack
-        p = load_pack(pack_id)
-    except ImportError:  # TEMPORARY until engine/packs.py lands
-        p = RulePack.from_mapping(_raw(pack_id), path=f"{pack_id}.yaml")
-    _stub_scoring(p)
-    return p
+    """A built-in pack, loaded once."""
+    from lostcities.engine.packs import load_pack
 
-
-def _raw(pack_id: str) -> dict:
-    import yaml
-
-    data = yaml.safe_load(files("lostcities.rulepacks").joinpath(f"{pack_id}.yaml").read_text())
-    base = data.pop("extends", None)
-    return _merge(_raw(base), data) if base else data
-
-
-def _stub_scoring(p: RulePack) -> None:
-    try:
-        from lostcities.grammar import compile_scoring  # noqa: F401
-    except ImportError:  # TEMPORARY until the DSL lands: the duel formula by hand
-        object.__setattr__(p, "_scoring", _StubScoring(p))
-
-
-class _StubScoring:
-    def __init__(self, p: RulePack):
-        self.k = p.scoring_spec.constants
-
-    def expedition(self, colour, values, wagers):
-        cards = len(values) + wagers
-        if cards == 0:
-            return 0
-        bonus = self.k["bonus"] if cards >= self.k["bonus_cards"] else 0
-        return (sum(values) - self.k["cost"]) * (1 + wagers) + bonus
-
-    def round(self, rows, pawns, tokens, artefacts, round_number):
-        from types import SimpleNamespace
-
-        ex = [self.expedition(*r) for r in rows]
-        return SimpleNamespace(total=sum(ex), expeditions=ex, pawns=[])
-
-    def match(self, round_scores, artefacts, tokens):
-        return sum(round_scores)
+    return load_pack(pack_id)
 
 
 def duel_ids() -> list[str]:
@@ -90,9 +51,7 @@ def derived(base: str, **sections: Any) -> RulePack:
     data = _merge(dict(pack(base).data), sections)
     data["id"] = f"{base}-test"
     data.pop("extends", None)
-    p = RulePack.from_mapping(data, path=f"<{base} derived in a test>")
-    _stub_scoring(p)
-    return p
+    return RulePack.from_mapping(data, path=f"<{base} derived in a test>")
 
 
 def deal(p: RulePack, hands: Sequence[str], draw_pile: str, removed: str = "") -> Deal:
