@@ -16,6 +16,7 @@ import typer
 COMMAND_MODULES: tuple[str, ...] = (
     "packs",
     "validate",
+    "score",
     "simulate",
     "replay",
 )
