@@ -171,7 +171,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     round and the turn on the first disagreement.
     """
     from .state import SetupError
-    from .turn import check_deal, continue_match, illegal_reason, new_game, push, totals
+    from .turn import check_deal, check_players, continue_match, illegal_reason, new_game, push, totals
 
     check_shape(data, where)
     if pack is None:
@@ -186,6 +186,10 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     players = data["players"]
     rounds = data["rounds"]
     n = len(players)
+    try:
+        check_players(pack, n)
+    except SetupError as err:
+        raise RecordError(f"{where}: players: {err}") from None
     deals = [_deal(pack, r, n, f"{where}: round {i}") for i, r in enumerate(rounds, 1)]
     for i, deal in enumerate(deals, 1):
         try:

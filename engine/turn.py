@@ -49,10 +49,7 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
     else:
         labels = tuple(str(p) for p in players)
     n = len(labels)
-    if not pack.min_players <= n <= pack.max_players:
-        span = (str(pack.min_players) if pack.min_players == pack.max_players
-                else f"{pack.min_players}-{pack.max_players}")
-        raise SetupError(f"{pack.id}: {n} players, the pack is for {span}")
+    check_players(pack, n)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise SetupError(f"seed must be an integer, not {seed!r}")
     if pack.first_starter >= n:
@@ -71,6 +68,14 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
     state.undo = []
     _start_round(state, 1, pack.first_starter)
     return state
+
+
+def check_players(pack: RulePack, n: int) -> None:
+    """Raise :class:`SetupError` unless ``pack`` is played by ``n`` players."""
+    if not pack.min_players <= n <= pack.max_players:
+        span = (str(pack.min_players) if pack.min_players == pack.max_players
+                else f"{pack.min_players}-{pack.max_players}")
+        raise SetupError(f"{pack.id}: {n} players, the pack is for {span}")
 
 
 def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
@@ -665,7 +670,7 @@ def describe_move(state: GameState, move: Move) -> str:
     return f"{verb} {codec.format(move.card)}, {tail}"
 
 
-__all__ = ["new_game", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
+__all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
            "push", "pop", "apply", "random_move", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
            "next_starter", "continue_match", "describe_move", "draw_text"]
