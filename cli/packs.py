@@ -111,12 +111,15 @@ def dump_yaml(data: dict[str, Any]) -> str:
     """The pack as block YAML: formulas as ``|`` blocks, short mappings and lists inline."""
     import yaml
 
+    from lostcities.engine.yamlsafe import loads_as_text
+
     class Dumper(yaml.SafeDumper):
         pass
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value,
-                                       style="|" if "\n" in value else None)
+        # PyYAML quotes by YAML 1.1; packs load by 1.2 (0o17 is a number there, yes is text)
+        style = "|" if "\n" in value else (None if loads_as_text(value) else "'")
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     def mapping(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.Node:
         flat = (0 < len(value) <= 3 and all(isinstance(v, (int, bool)) or

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping
 from .errors import LostCitiesError, PackError, Problem
 from .rules import RulePack
 from .yamlsafe import CODES as YAML_CODES
-from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml
+from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml, one_line
 
 #: An ``extends`` chain may have at most this many links (9 files in all).
 MAX_EXTENDS = 8
@@ -790,7 +790,9 @@ def _formula_results(pack: RulePack) -> tuple[list[Problem], list[Problem]]:
 
 
 def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
-    unique = dict.fromkeys(problems)
+    """Unique, in file order, each message on one line whatever text the pack held."""
+    unique = dict.fromkeys(Problem(p.file, p.line, p.col, p.code, one_line(p.message),
+                                   one_line(p.hint)) for p in problems)
     return tuple(sorted(unique, key=lambda p: (p.file, p.line, p.col, p.code)))
 
 

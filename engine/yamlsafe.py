@@ -190,6 +190,20 @@ class _Loader(yaml.SafeLoader):
         return node
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` with control characters escaped, so a message stays on one line (``\n``)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def loads_as_text(text: str) -> bool:
+    """Whether ``text`` written as a plain scalar loads back as this text (not 10, true...)."""
+    return (text not in _NULLS and text not in _BOOLS and text != "<<"
+            and not _INT_RE.fullmatch(text) and not _FLOAT_RE.fullmatch(text))
+
+
 def _pos(mark: yaml.Mark | None) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
 
@@ -215,7 +229,8 @@ class _Builder:
 
     def problem(self, code: str, node: Node, message: str, hint: str = "") -> None:
         line, col = _pos(node.start_mark)
-        self.problems.append(Problem(self.file, line, col, code, message, hint))
+        self.problems.append(Problem(self.file, line, col, code, one_line(message),
+                                     one_line(hint)))
 
     def measure(self, root: Node) -> None:
         """Refuse a tree that expands beyond the caps, without expanding it."""
