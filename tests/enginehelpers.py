@@ -92,3 +92,25 @@ def play_out(state, rng: random.Random) -> Iterator:
     while not is_over(state):
         push(state, random_move(state, rng))
         yield state
+
+
+class FirstMoveBot:
+    """A user bot loaded as ``enginehelpers:FirstMoveBot``: the first legal move."""
+
+    name = "first"
+
+    def choose(self, view):
+        return view.legal_moves[0]
+
+
+class CheatBot(FirstMoveBot):
+    """A user bot that returns an illegal move (a card from outside its hand)."""
+
+    name = "cheat"
+
+    def choose(self, view):
+        from lostcities.engine.moves import DECK, Move
+
+        held = set(view.observation.hand)
+        card = next(k for k in range(view.pack.cards.n_kinds) if k not in held)
+        return Move("play", card, DECK, codec=view.pack.cards)
