@@ -77,27 +77,24 @@ def test_unsafe_tags_are_refused_without_running_anything() -> None:
     assert problems("a: !!int twelve") == [("LC007", 1)]
 
 
-def test_syntax_errors_have_a_line() -> None:
-    assert problems("a: [1, 2\nb: 3\n") == [("LC001", 2)]
-    assert problems("a: b: c\n") == [("LC001", 1)]
-    assert problems("a: *missing\n") == [("LC001", 1)]
-    assert problems("a: \x07\n") == [("LC001", 1)]
-
-
-def test_not_one_mapping() -> None:
-    assert problems("") == [("LC008", 0)]
-    assert problems("# only a comment\n") == [("LC008", 0)]
-    assert problems("a: 1\n---\nb: 2\n") == [("LC008", 2)]
-    assert problems("- 1\n- 2\n") == [("LC008", 1)]
-    assert problems("just text\n") == [("LC008", 1)]
-
-
-def test_complex_and_empty_keys() -> None:
-    assert problems("? [a]\n: 1\n") == [("LC010", 1)]
-    assert problems("? {a: 1}\n: 1\n") == [("LC010", 1)]
-    assert problems("~: 1\n") == [("LC010", 1)]
-    assert problems("? \n: 1\n") == [("LC010", 1)]
-    assert problems("a:\n  <<: 5\n") == [("LC010", 2)]
+@pytest.mark.parametrize("text,code,line", [
+    ("a: [1, 2\nb: 3\n", "LC001", 2),        # syntax errors have a line
+    ("a: b: c\n", "LC001", 1),
+    ("a: *missing\n", "LC001", 1),
+    ("a: \x07\n", "LC001", 1),
+    ("", "LC008", 0),                         # not one mapping
+    ("# only a comment\n", "LC008", 0),
+    ("a: 1\n---\nb: 2\n", "LC008", 2),
+    ("- 1\n- 2\n", "LC008", 1),
+    ("just text\n", "LC008", 1),
+    ("? [a]\n: 1\n", "LC010", 1),             # keys that are not plain text
+    ("? {a: 1}\n: 1\n", "LC010", 1),
+    ("~: 1\n", "LC010", 1),
+    ("? \n: 1\n", "LC010", 1),
+    ("a:\n  <<: 5\n", "LC010", 2),
+])
+def test_refused_documents(text: str, code: str, line: int) -> None:
+    assert problems(text) == [(code, line)]
 
 
 def test_nesting_cap() -> None:
