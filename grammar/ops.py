@@ -14,7 +14,7 @@ from operator import itemgetter
 from typing import Any, Callable, Sequence
 
 from .source import Source
-from .types import BOOL, DIVISION, INDEX, INT, Type
+from .types import BOOL, DIVISION, INDEX, INT, LIMIT, MAX_INT, Type
 
 K, S, F = 0, 1, 2
 
@@ -25,11 +25,11 @@ Fn = Callable[[Frame], Any]
 class Code:
     """One compiled sub-expression with its type and text span (for errors)."""
 
-    __slots__ = ("type", "kind", "value", "off", "start", "end", "test", "field_of")
+    __slots__ = ("type", "kind", "value", "off", "start", "end", "test", "field_of", "pick")
 
     def __init__(self, type: Type, kind: int, value: Any, start: int = 0, end: int = 0,
                  off: int = 0, test: tuple | None = None,
-                 field_of: tuple[int, int] | None = None):
+                 field_of: tuple[int, int] | None = None, pick: tuple | None = None):
         self.type = type
         self.kind = kind
         self.value = value
@@ -40,6 +40,8 @@ class Code:
         self.test = test
         #: (slot, index) when this reads field ``index`` of the record in ``slot``
         self.field_of = field_of
+        #: (op, slot, k, x, y) when this is ``x if e[slot] op k else y`` with constants x, y
+        self.pick = pick
 
     def spanning(self, start: int, end: int) -> "Code":
         """The same code, reported at ``start:end``."""
@@ -92,7 +94,10 @@ def arith(op: str, a: Code, b: Code, source: Source) -> Code:
     if op in ("//", "%"):
         return _divide(op, a, b, source)
     if a.kind == K and b.kind == K:
-        return Code(INT, K, _FOLD[op](a.value, b.value), start, end)
+        value = _FOLD[op](a.value, b.value)
+        if op == "*" and not -MAX_INT <= value <= MAX_INT:
+            raise _too_large(At(source, Code(INT, K, value, start, end)), value)
+        return Code(INT, K, value, start, end)
     if op == "+":
         if a.kind == K or (a.kind == F and b.kind == S):
             a, b = b, a
@@ -108,12 +113,20 @@ def arith(op: str, a: Code, b: Code, source: Source) -> Code:
             a, b = b, a
         if b.kind == K and b.value == 1:
             return a.spanning(start, end)
-        closure = _mul(a, b)
+        closure = _mul(a, b, At(source, Code(INT, F, None, start, end)))
     return Code(INT, F, closure, start, end)
 
 
 def _add(a: Code, b: Code) -> Fn:
     """a + b with a of kind S or F and b not a constant when a is S."""
+    if a.kind == F and b.kind == F and (a.pick or b.pick) and not (a.pick and b.pick):
+        if a.pick:
+            a, b = b, a
+        f = a.value
+        op, i, k, x, y = b.pick
+        if op == "==":
+            return lambda e: f(e) + (x if e[i] == k else y)
+        return lambda e: f(e) + (x if e[i] >= k else y)
     if a.kind == S:
         i, k = a.value, a.off
         if b.kind == S:
@@ -147,24 +160,36 @@ def _sub(a: Code, b: Code) -> Fn:
     return lambda e: f(e) - g(e)
 
 
-def _mul(a: Code, b: Code) -> Fn:
-    """a * b with a of kind S or F (commuted so), b any kind but not both constant."""
+def _mul(a: Code, b: Code, at: "At") -> Fn:
+    """a * b with a of kind S or F (commuted so), b any kind but not both constant.
+
+    Every product is bounded (LC104), so no chain of products can grow without end.
+    """
+    lim = MAX_INT
+
+    def over(r: int) -> int:
+        raise _too_large(at, r)
     if a.kind == S:
         i, p = a.value, a.off
         if b.kind == S:
             j, q = b.value, b.off
-            return lambda e: (e[i] + p) * (e[j] + q)
+            return lambda e: r if -lim <= (r := (e[i] + p) * (e[j] + q)) <= lim else over(r)
         if b.kind == K:
             k = b.value
-            return lambda e: (e[i] + p) * k
+            return lambda e: r if -lim <= (r := (e[i] + p) * k) <= lim else over(r)
         g = b.value
-        return lambda e: (e[i] + p) * g(e)
+        return lambda e: r if -lim <= (r := (e[i] + p) * g(e)) <= lim else over(r)
     f = a.value
     if b.kind == K:
         k = b.value
-        return lambda e: f(e) * k
+        return lambda e: r if -lim <= (r := f(e) * k) <= lim else over(r)
     g = fn(b)
-    return lambda e: f(e) * g(e)
+    return lambda e: r if -lim <= (r := f(e) * g(e)) <= lim else over(r)
+
+
+def _too_large(at: "At", value: int) -> Exception:
+    return at.error(LIMIT, f"product {value} is beyond the limit of ±{MAX_INT}",
+                    hint="integers in formulas stay within ±10^12")
 
 
 def _divide(op: str, a: Code, b: Code, source: Source) -> Code:
@@ -199,6 +224,9 @@ def chain(ops: Sequence[str], codes: Sequence[Code], source: Source) -> Code:
                    "division" if op == "//" else "modulo")
                   for op, c in zip(ops, codes[1:]))
 
+    whole = At(source, Code(INT, F, None, codes[0].start, codes[-1].end))
+    lim = MAX_INT
+
     def run(e: Frame) -> int:
         acc = first(e)
         for func, g, at, word in steps:
@@ -206,6 +234,8 @@ def chain(ops: Sequence[str], codes: Sequence[Code], source: Source) -> Code:
             if at is not None and not x:
                 raise at.error(DIVISION, f"{word} by zero (`{at.text}` is 0)")
             acc = func(acc, x)
+            if not -lim <= acc <= lim and func is operator.mul:
+                raise _too_large(whole, acc)
         return acc
     return Code(INT, F, run, codes[0].start, codes[-1].end)
 
@@ -320,7 +350,8 @@ def cond(test: Code, a: Code, b: Code) -> Code:
         if neg:
             a, b = b, a
         check = _eq_branches if op == "==" else _ge_branches
-        return Code(a.type, F, check(i, k, a, b), start, end)
+        pick = (op, i, k, a.value, b.value) if a.kind == K and b.kind == K else None
+        return Code(a.type, F, check(i, k, a, b), start, end, pick=pick)
     t = test.value
     if a.kind == K and b.kind == K:
         x, y = a.value, b.value

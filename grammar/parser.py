@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 from .source import Source
@@ -113,9 +114,13 @@ def _token_error(source: Source, err) -> Exception:
         at = token.start_pos
         what = f"`{token.value}`"
     hint = ""
+    before = source.text[:at]
     if token.type == "IF":
+        in_aggregate = re.search(r"\bfor\b", before) and before.count("(") > before.count(")")
         hint = ("filter with `where`, e.g. sum(v for v in values where v > 5)"
-                if "WHERE" in expected else "the conditional is written `if COND then A else B`")
+                if in_aggregate else "the conditional is written `if COND then A else B`")
+    elif token.type == "INT" and before.endswith("."):
+        hint = "numbers are whole: there are no fractions"
     elif token.type == "EQUAL":
         hint = "compare with `==`"
     elif token.type == "MUL_OP" and token.value == "*" and source.text[at - 1:at] == "*":
