@@ -16,6 +16,7 @@ Figures, not assertions: nothing here fails on a slow machine.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import subprocess
@@ -123,7 +124,9 @@ def main() -> None:
     pack = load_pack("duel-classic")
     bots = [RandomBot(), RandomBot()]
     engine_match(pack, bots, 0)  # warm up: compile tables and formulas
-    print(f"python {sys.version.split()[0]}; random duel-classic matches, 2 players, 3 rounds")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.2f} (other work on the machine skews the figures); "
+          f"random duel-classic matches, 2 players, 3 rounds")
     base = timed("baseline (hand-specialised loop)", args.games,
                  lambda i: baseline_match(random.Random(i))[1])
     eng = timed("generic engine (play_match, random bots)", args.games,
@@ -140,7 +143,6 @@ def main() -> None:
     print(f"lc simulate --workers 2: {games / two:9.1f} matches/s ({games} matches, {two:.2f} s "
           f"wall); speed-up {one / two:.2f}x")
 
-    import os
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,6 +155,7 @@ def main() -> None:
     print(f"peak memory of lc simulate --record: {peak_small / 1024:.1f} MiB for {small} matches,"
           f" {peak_big / 1024:.1f} MiB for {big} matches (records written: "
           f"{size / 1e6:.1f} MB)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -96,24 +96,34 @@ def simulate(
 
 
 class _progress:
-    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing.
+
+    The bar (and its refresh thread) starts on the first finished game, after the
+    worker processes are forked.
+    """
 
     def __init__(self, total: int):
         self.total = total
         self.bar: Any = None
+        self.task: Any = None
 
     def __enter__(self) -> Optional[Callable[[int], None]]:
         if not sys.stderr.isatty() or self.total < 2:
             return None
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeRemainingColumn)
+        return self.tick
 
-        self.bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
-                            TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("games", total=self.total)
-        return lambda done: self.bar.update(task, completed=done)
+    def tick(self, done: int) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), console=Console(stderr=True),
+                                transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("games", total=self.total)
+        self.bar.update(self.task, completed=done)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

@@ -12,6 +12,7 @@ import hashlib
 import math
 import os
 import random
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
@@ -264,7 +265,8 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
     ``workers > 1`` the workers load it again by its path or id. Record lines go
     to ``record`` as games finish, in game order; ``progress(done)`` is called
-    after each game. Raises :class:`BotError` or the engine's errors on bad input.
+    after each game (start no thread before its first call: on Linux the workers
+    are forked). Raises :class:`BotError` or the engine's errors on bad input.
     """
     if games < 0:
         raise ValueError("games must be 0 or more")
@@ -299,8 +301,9 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     import multiprocessing as mp
 
     size = chunk or max(1, min(25, games // (workers * 8) or 1))
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # fork starts workers in milliseconds with the pack already loaded; it is safe
+    # here because no thread runs yet (a progress bar must start on its first call)
+    ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ctx.Pool(workers, initializer=_init_worker,
                   initargs=(ref, specs, seed, record is not None)) as pool:
         for results in pool.imap(_run_chunk, _spans(games, size)):
