@@ -21,6 +21,7 @@ from typing import Optional, Sequence, Union
 from .cards import Card
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space, draw_text
+from .rows import refusal
 from .rules import RulePack
 from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TURN_CAP, Deal, GameState, RoundResult,
                     Seat, SetupError)
@@ -285,11 +286,8 @@ def _why_illegal(state: GameState, move: Move) -> Optional[str]:
         if move.action == PLAY:
             colour = t.colour_of[move.card]
             if not state.playable[p][move.card]:
-                row = state.rows[p][colour]
-                if t.is_wager[move.card]:
-                    return f"a wager goes only before the numbers of its row ({_row_text(codec, row)})"
-                return (f"{name} cannot follow {_row_text(codec, row)} "
-                        f"({state.pack.ordering} ordering)")
+                return refusal(state.pack, state.rows[p][colour], move.card) \
+                    or f"the row refuses {name}"
             if t.lowest_in_hand and not _starts_lowest(state, p, move.card):
                 return f"a row starts with the lowest card of its colour in hand, not {name}"
     draws = _draws(state, _discarded_colour(state, move.action, move.card))
@@ -306,10 +304,6 @@ def _why_illegal(state: GameState, move: Move) -> Optional[str]:
     if move.action == DISCARD and move.draw == t.colour_of[move.card]:
         return f"cannot draw back the card just discarded ({name})"
     return f"the {state.pack.colours[move.draw].name} discard pile is empty"
-
-
-def _row_text(codec, row: list[Card]) -> str:
-    return "the row " + " ".join(codec.format(c) for c in row) if row else "an empty row"
 
 
 def is_legal(state: GameState, move: Move) -> bool:
