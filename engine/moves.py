@@ -25,6 +25,7 @@ from typing import Literal, Optional, Sequence
 from .cards import Card, CardCodec
 from .errors import InvalidMoveError
 from .rules import RulePack
+from .tables import cached_on
 
 PLAY: Literal["play"] = "play"
 DISCARD: Literal["discard"] = "discard"
@@ -207,11 +208,7 @@ class ActionSpace:
 
 def action_space(pack: RulePack) -> ActionSpace:
     """The pack's action space, built once and kept on the pack."""
-    space = pack.__dict__.get("_action_space")
-    if space is None:
-        space = ActionSpace(pack)
-        object.__setattr__(pack, "_action_space", space)
-    return space
+    return cached_on(pack, "_action_space", ActionSpace)
 
 
 def num_actions(pack: RulePack) -> int:

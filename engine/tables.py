@@ -13,7 +13,7 @@ are all equal so far).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, TypeVar
 
 from .cards import CardCodec
 from .rules import RulePack
@@ -153,10 +153,18 @@ def compile_tables(pack: RulePack) -> Tables:
     )
 
 
+T = TypeVar("T")
+
+
+def cached_on(pack: RulePack, key: str, build: Callable[[RulePack], T]) -> T:
+    """``build(pack)`` computed once and kept on the (frozen) pack under ``key``."""
+    value = pack.__dict__.get(key)
+    if value is None:
+        value = build(pack)
+        object.__setattr__(pack, key, value)
+    return value
+
+
 def tables_of(pack: RulePack) -> Tables:
     """The pack's compiled tables, built on first use and kept on the pack."""
-    tables = pack.__dict__.get("_tables")
-    if tables is None:
-        tables = compile_tables(pack)
-        object.__setattr__(pack, "_tables", tables)
-    return tables
+    return cached_on(pack, "_tables", compile_tables)
