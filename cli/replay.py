@@ -88,10 +88,11 @@ def _missing(name: str, game: Optional[int]) -> None:
 def _show(stream: TextIO, name: str, game: int, rules: Any) -> None:
     from rich.console import Console
 
-    from lostcities.engine.records import read_records, replay as run
+    from lostcities.engine.records import check_shape, read_records, replay as run
 
     for index, (lineno, data) in enumerate(read_records(stream, name), 1):
         if index == game:
+            check_shape(data, f"{name}:{lineno}")
             console = Console(highlight=False)
             view = _Viewer(console)
             console.print(f"[bold]{data.get('pack')}[/], seed {data.get('seed')}: "

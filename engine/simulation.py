@@ -202,9 +202,11 @@ class Summary:
                              f"{b['win_rate']:>7.1%}  {lo:.1%} - {hi:.1%}  shared {b['shared']}")
         lines.append(f"shared wins (equal totals): {self.shared_games} game(s)")
         r, t = self.rounds, self.turns
-        lines.append(f"rounds per match: mean {r.mean:.2f} (min {r.low}, max {r.high})")
-        lines.append(f"turns per round: mean {t.mean:.1f}, sd {t.sd:.1f} "
-                     f"(min {t.low}, max {t.high})")
+        if r.count:
+            lines.append(f"rounds per match: mean {r.mean:.2f} (min {r.low}, max {r.high})")
+        if t.count:
+            lines.append(f"turns per round: mean {t.mean:.1f}, sd {t.sd:.1f} "
+                         f"(min {t.low}, max {t.high})")
         ends = ", ".join(f"{k} {v}" for k, v in sorted(self.ends.items())) or "none"
         lines.append(f"rounds ended by: {ends}")
         return "\n".join(lines)
