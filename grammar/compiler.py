@@ -151,7 +151,8 @@ def check_definitions(constants: Mapping[str, Any], tables: Mapping[str, Any],
     taken = all_field_names()
     reserved = set(AGGREGATES) | set(FUNCTIONS)
     for kind, defs in (("constants", constants), ("tables", tables)):
-        for name, value in defs.items():
+        for raw_name, value in defs.items():
+            name = " ".join(str(raw_name).split())
             key = f"scoring.{kind}.{name}"
             source = Source(str(name), key, _mark_for(marks, key))
             what = "constant" if kind == "constants" else "table"
@@ -210,8 +211,7 @@ class _Compiler:
         return self.source.error(code, message, start, end, hint)
 
     def text(self, at: "Code | Tree | Token") -> str:
-        start, end = _span(at)
-        return self.source.text[start:end]
+        return self.source.snippet(*_span(at))
 
     def expect(self, code: Code, type: Type, what: str) -> Code:
         """``code`` if it has ``type``, else an LC103 error saying what needed it."""
@@ -506,14 +506,8 @@ def _runner(formula: Formula) -> Callable[..., Any]:
     body = fn(formula.code)
     pad = [None] * (formula.size - len(formula.fields))
     limit = MAX_INT
-    if formula.scope == "expedition" and not pad:
-        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-            n = len(values)
-            r = body([colour, values, wagers, n, n + wagers, sum(values)])
-            if -limit <= r <= limit:
-                return r
-            return check_result(formula, r)
-        return expedition
+    if formula.scope == "expedition":
+        return _memoised_expedition(formula, body, pad)
     frame = _FRAMES[formula.scope]
 
     def run(*args: Any) -> int:
@@ -522,3 +516,47 @@ def _runner(formula: Formula) -> Callable[..., Any]:
             return r
         return check_result(formula, r)
     return run
+
+
+#: most rows an expedition formula remembers (further rows are computed, not stored)
+MEMO_SIZE = 1 << 16
+
+
+def _memoised_expedition(formula: Formula, body: Callable[[list], Any],
+                         pad: list) -> Callable[[int, Sequence[int], int], int]:
+    """The expedition formula remembering its results by ``(values, wagers[, colour])``.
+
+    A formula is a pure function of its row, and play asks about the same rows
+    again and again (every evaluation of a position); remembering them makes
+    the compiled formula as fast as hand-written code. Errors are not remembered.
+    """
+    memo: dict[tuple, int] = {}
+    get = memo.get
+    by_colour = "colour" in formula.uses
+    compute = _direct_expedition(formula, body, pad)
+
+    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+        key = (tuple(values), wagers, colour) if by_colour else (tuple(values), wagers)
+        r = get(key)
+        if r is None:
+            r = compute(colour, values, wagers)
+            if len(memo) < MEMO_SIZE:
+                memo[key] = r
+        return r
+    expedition.compute = compute  # type: ignore[attr-defined]
+    return expedition
+
+
+def _direct_expedition(formula: Formula, body: Callable[[list], Any],
+                       pad: list) -> Callable[[int, Sequence[int], int], int]:
+    """The expedition formula computed on every call (the closures alone)."""
+    limit = MAX_INT
+
+    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+        n = len(values)
+        frame = [colour, values, wagers, n, n + wagers, sum(values)]
+        r = body(frame + pad if pad else frame)
+        if -limit <= r <= limit:
+            return r
+        return check_result(formula, r)
+    return expedition

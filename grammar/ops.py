@@ -62,7 +62,7 @@ class At:
 
     @property
     def text(self) -> str:
-        return self.source.text[self.start:self.end]
+        return self.source.snippet(self.start, self.end)
 
 
 def fn(code: Code) -> Fn:
@@ -399,7 +399,7 @@ def bind(slot: int, value: Code, body: Code) -> Code:
 def index(coll: Code, idx: Code, source: Source) -> Code:
     """``coll[idx]`` with the index checked: 0 <= idx < len(coll), else LC106."""
     at = At(source, idx)
-    label = source.text[coll.start:coll.end]
+    label = source.snippet(coll.start, coll.end)
     elem = coll.type.elem
     if coll.kind == K:
         size = len(coll.value)

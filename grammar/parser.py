@@ -67,7 +67,8 @@ def parse(source: Source) -> "Tree":
         tree = scoring_parser().parse(text)
     except UnexpectedCharacters as err:
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
-        raise source.error(SYNTAX, f"unexpected character `{ch}`", err.pos_in_stream,
+        shown = f"`{ch}`" if ch.isprintable() else f"U+{ord(ch):04X}" if ch else "`?`"
+        raise source.error(SYNTAX, f"unexpected character {shown}", err.pos_in_stream,
                            hint=_CHAR_HINTS.get(ch, "")) from None
     except UnexpectedToken as err:
         raise _token_error(source, err) from None

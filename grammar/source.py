@@ -32,6 +32,11 @@ class Source:
         return ScoringError(f"{message} in {self.key}" if self.key else message, file=file,
                             line=line, col=col, code=code, excerpt=excerpt, hint=hint)
 
+    def snippet(self, start: int, end: int, limit: int = 40) -> str:
+        """The text at ``start:end`` on one line (whitespace collapsed), shortened to ``limit``."""
+        text = " ".join(self.text[start:end].split())
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
     def locate(self, start: int, end: int | None = None) -> tuple[str, int, int, str]:
         """``(file, line, col, excerpt)`` of text offset ``start`` (1-based line and col)."""
         text = self.text
