@@ -4,7 +4,8 @@ Run: ``python benchmarks/bench_engine.py [--games N] [--sim-games N]``. Prints:
 
 1. the baseline: a random-playout loop written by hand for duel-classic only
    (tuples for cards, its rules and scoring hard-coded), choosing uniformly
-   among the legal moves it lists each turn;
+   among the legal moves it lists each turn; and the same loop sampling a move
+   without listing them (the engine's own trick, to show what genericity costs);
 2. the generic engine doing the same work: ``play_match`` with two ``random``
    bots (uniform over the legal moves, from the pack's compiled tables);
 3. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
@@ -16,6 +17,7 @@ Figures, not assertions: nothing here fails on a slow machine.
 from __future__ import annotations
 
 import argparse
+import tempfile
 import os
 import random
 import resource
@@ -28,8 +30,13 @@ WAGERS = 3
 VALUES = range(2, 11)
 
 
-def baseline_match(rng: random.Random) -> tuple[list[int], int]:
-    """One random duel-classic match, rules written out by hand; (totals, turns)."""
+def baseline_match(rng: random.Random, sample: bool = False) -> tuple[list[int], int]:
+    """One random duel-classic match, rules written out by hand; (totals, turns).
+
+    It lists the legal moves and picks one; with ``sample`` it instead draws a
+    (card option, draw) cell and retries the only illegal cells (discarding then
+    retaking the same pile), as the engine's ``random_move`` does.
+    """
     deck0 = [(c, 0) for c in range(COLOURS) for _ in range(WAGERS)] + \
             [(c, v) for c in range(COLOURS) for v in VALUES]
     totals = [0, 0]
@@ -48,13 +55,25 @@ def baseline_match(rng: random.Random) -> tuple[list[int], int]:
         while True:
             hand, lp = hands[p], last[p]
             draws = [-1] + [c for c in range(COLOURS) if piles[c]]
-            moves = []
-            for card in set(hand):
-                c, v = card
-                if v > lp[c] if v else lp[c] <= 0:
-                    moves.extend((True, card, d) for d in draws)
-                moves.extend((False, card, d) for d in draws if d != c)
-            play, card, d = rng.choice(moves)
+            if sample:
+                cards = sorted(set(hand))
+                options = [(True, k) for k in cards
+                           if (k[1] > lp[k[0]] if k[1] else lp[k[0]] <= 0)]
+                options += [(False, k) for k in cards]
+                while True:
+                    i = rng.randrange(len(options) * len(draws))
+                    play, card = options[i // len(draws)]
+                    d = draws[i % len(draws)]
+                    if play or d != card[0]:
+                        break
+            else:
+                moves = []
+                for card in set(hand):
+                    c, v = card
+                    if v > lp[c] if v else lp[c] <= 0:
+                        moves.extend((True, card, d) for d in draws)
+                    moves.extend((False, card, d) for d in draws if d != c)
+                play, card, d = rng.choice(moves)
             hand.remove(card)
             c, v = card
             if play:
@@ -101,21 +120,24 @@ def timed(label: str, games: int, run) -> float:
     return rate
 
 
-def run_cli(args: list[str]) -> tuple[float, int]:
-    """Wall time of ``lc ARGS`` in a subprocess, and the peak RSS of its processes (KiB)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run_cli(args: list[str]) -> tuple[float, int, float]:
+    """``lc ARGS`` in a subprocess: wall time, peak RSS of its processes (KiB), CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "from lostcities.cli.app import main; main()", *args],
                    check=True, stdout=subprocess.DEVNULL)
     elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, max(after.ru_maxrss, before.ru_maxrss), cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="matches per in-process loop")
     parser.add_argument("--sim-games", type=int, default=1000, help="matches per lc simulate run")
+    parser.add_argument("--only", choices=("loops", "simulate"),
+                        help="run only the in-process loops or only lc simulate")
     args = parser.parse_args()
 
     from lostcities.engine.bots import RandomBot
@@ -127,29 +149,42 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f} (other work on the machine skews the figures); "
           f"random duel-classic matches, 2 players, 3 rounds")
-    base = timed("baseline (hand-specialised loop)", args.games,
+    if args.only != "simulate":
+        loops(pack, bots, args.games)
+    if args.only != "loops":
+        simulate_runs(args.sim_games)
+
+
+def loops(pack, bots, games: int) -> None:
+    """The hand-specialised loops and the engine, in this process."""
+    base = timed("baseline (hand-specialised, lists moves)", games,
                  lambda i: baseline_match(random.Random(i))[1])
-    eng = timed("generic engine (play_match, random bots)", args.games,
+    fast = timed("baseline (hand-specialised, samples cells)", games,
+                 lambda i: baseline_match(random.Random(i), sample=True)[1])
+    eng = timed("generic engine (play_match, random bots)", games,
                 lambda i: engine_match(pack, bots, i))
-    print(f"engine / baseline: {eng / base:.2f}x")
+    print(f"engine / listing baseline: {eng / base:.2f}x; "
+          f"engine / sampling baseline: {eng / fast:.2f}x")
 
-    games = args.sim_games
-    one, _ = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
-                      "--bots", "random,random", "--workers", "1", "--json"])
-    two, _ = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
-                      "--bots", "random,random", "--workers", "2", "--json"])
+
+def simulate_runs(games: int) -> None:
+    """lc simulate in subprocesses: 1 vs 2 workers, and peak memory."""
+    one, _, cpu1 = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
+                            "--bots", "random,random", "--workers", "1", "--json"])
+    two, _, cpu2 = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
+                            "--bots", "random,random", "--workers", "2", "--json"])
     print(f"lc simulate --workers 1: {games / one:9.1f} matches/s ({games} matches, {one:.2f} s "
-          f"wall, start-up included)")
+          f"wall, start-up included; {cpu1:.2f} CPU-s)")
     print(f"lc simulate --workers 2: {games / two:9.1f} matches/s ({games} matches, {two:.2f} s "
-          f"wall); speed-up {one / two:.2f}x")
-
-    import tempfile
+          f"wall; {cpu2:.2f} CPU-s in all processes); speed-up {one / two:.2f}x")
+    print(f"  work per match with 2 workers: {cpu2 / cpu1:.2f}x that of 1 worker, so on two "
+          f"idle cores the speed-up would be about {2 * cpu1 / cpu2:.2f}x")
 
     with tempfile.TemporaryDirectory() as tmp:
         small, big = max(1, games // 10), games
-        _, peak_small = run_cli(["simulate", "--games", str(small), "--record",
+        _, peak_small, _ = run_cli(["simulate", "--games", str(small), "--record",
                                  os.path.join(tmp, "a.jsonl"), "--json"])
-        _, peak_big = run_cli(["simulate", "--games", str(big), "--record",
+        _, peak_big, _ = run_cli(["simulate", "--games", str(big), "--record",
                                os.path.join(tmp, "b.jsonl"), "--json"])
         size = os.path.getsize(os.path.join(tmp, "b.jsonl"))
     print(f"peak memory of lc simulate --record: {peak_small / 1024:.1f} MiB for {small} matches,"
