@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from .cards import Card
 from .errors import LostCitiesError
-from .moves import DECK, DISCARD, PLAY, Move
+from .moves import DECK, PLAY, Move
 from .view import Observation, observation
 from .rules import RulePack
 from .state import GameState, Seat

@@ -127,7 +127,7 @@ def _cards(pack: RulePack, items: list[str], where: str) -> tuple[int, ...]:
         raise RecordError(f"{where}: {err}") from None
 
 
-def _deal(pack: RulePack, rnd: dict[str, Any], players: int, where: str) -> Deal:
+def _deal(pack: RulePack, rnd: dict[str, Any], where: str) -> Deal:
     hands = tuple(_cards(pack, h, f"{where} hands") for h in rnd["hands"])
     pile = _cards(pack, rnd["draw_pile"], f"{where} draw_pile")
     if "removed" in rnd:
@@ -190,7 +190,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         check_players(pack, n)
     except SetupError as err:
         raise RecordError(f"{where}: players: {err}") from None
-    deals = [_deal(pack, r, n, f"{where}: round {i}") for i, r in enumerate(rounds, 1)]
+    deals = [_deal(pack, r, f"{where}: round {i}") for i, r in enumerate(rounds, 1)]
     for i, deal in enumerate(deals, 1):
         try:
             check_deal(pack, n, deal)

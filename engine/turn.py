@@ -20,7 +20,7 @@ from typing import Optional, Sequence, Union
 
 from .cards import Card
 from .errors import IllegalMoveError, InvalidMoveError
-from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space, draw_text
+from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack
 from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TURN_CAP, Deal, GameState, RoundResult,
@@ -667,4 +667,4 @@ def describe_move(state: GameState, move: Move) -> str:
 __all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
            "push", "pop", "apply", "random_move", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
-           "next_starter", "continue_match", "describe_move", "draw_text"]
+           "next_starter", "continue_match", "describe_move"]

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import json
-import random
 
 from typer.testing import CliRunner
 
-from enginehelpers import derived
+from enginehelpers import derived, pack
 from lostcities.cli.app import app
+from lostcities.engine.bots import GreedyBot, RandomBot
 from lostcities.engine.records import dumps
 from lostcities.engine.simulation import play_match
-from lostcities.engine.bots import RandomBot, GreedyBot
-from enginehelpers import pack
 
 
 def lc(*args: str, input: str | None = None):
