@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "score",
     "simulate",
     "replay",
+    "play",
 )
 
 app = typer.Typer(

@@ -1,0 +1,425 @@
+"""``lc play``: Lost Cities in the terminal, against bots or each other (hotseat).
+
+A thin front end: :mod:`lostcities.cli.session` holds the game (commands, bots,
+undo, saves), :mod:`lostcities.cli.render` draws it, this module reads lines and
+decides when to draw, pause or ask. On a terminal the table is redrawn every
+turn, in colour; with standard input from a pipe or a file, moves are read line
+by line with no prompts and no colours, refused lines go to stderr and the end
+of the input saves the game. See docs/play.md.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+import typer
+
+from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+
+if TYPE_CHECKING:
+    from .i18n import Catalogue
+    from .session import Reply, Session, Turn
+
+#: exit code after Ctrl-C in a script (the game is saved)
+EXIT_INTERRUPTED = 130
+#: seconds between moves when only bots play, on a terminal (--delay overrides)
+WATCH_DELAY = 0.8
+#: the width of the table printed to a pipe (unless $COLUMNS says otherwise)
+PIPE_WIDTH = 100
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)
+
+
+def complete_lang(incomplete: str) -> list[str]:
+    from .i18n import LANGS
+
+    return [lang for lang in LANGS if lang.startswith(incomplete)]
+
+
+def play(
+    save_file: Optional[Path] = typer.Argument(
+        None, metavar="[SAVE]", dir_okay=False, show_default=False,
+        help="A save file to continue (the same as --resume SAVE)."),
+    players: Optional[str] = typer.Option(
+        None, "--players", show_default=False,
+        help="Who plays, seat by seat, comma-separated: human, human:NAME, bot (the "
+             "strongest), bot:NAME (e.g. bot:greedy). Default: you against the strongest bot."),
+    pack: str = typer.Option("duel-classic", "--pack", "-p", autocompletion=complete_pack,
+                             help="Built-in pack id or a house pack file."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", show_default=False,
+                                       help="Deal this match (default: a random seed)."),
+    lang: Optional[str] = typer.Option(
+        None, "--lang", autocompletion=complete_lang, show_default=False,
+        help="Language of the messages: en or fr (default: from the locale, LANG)."),
+    resume: bool = typer.Option(False, "--resume", "-r",
+                                help="Continue the last saved game (or the SAVE file given)."),
+    save: Optional[Path] = typer.Option(
+        None, "--save", dir_okay=False, show_default=False,
+        help="Save to this file after every turn (default: a new file in the data "
+             "directory, $LOSTCITIES_DATA_DIR or ~/.local/share/lostcities)."),
+    delay: Optional[float] = typer.Option(
+        None, "--delay", min=0, show_default=False,
+        help=f"Seconds between bot moves when only bots play (default {WATCH_DELAY} on a "
+             f"terminal, 0 otherwise)."),
+) -> None:
+    """Play Lost Cities in the terminal: p r5 deck plays r5 and draws from the deck,
+    d r5 g discards r5 and takes the green pile's top; help lists every command.
+
+    Saved after every turn; lc play --resume continues. Exit 0 when the game ends or
+    is saved, 1 for a save file that cannot be resumed, 2 for bad options.
+    """
+    from .i18n import LANGS, Catalogue, detect_lang
+    from .session import SessionError, data_dir, latest_save
+
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang}: choose {' or '.join(LANGS)}", EXIT_USAGE)
+    data = data_dir()
+    if resume or save_file is not None:
+        given = [name for name, value in (("--players", players), ("--seed", seed),
+                                          ("--pack", None if pack == "duel-classic" else pack))
+                 if value is not None]
+        if given:
+            fail(f"{', '.join(given)}: a resumed game keeps its own settings; drop "
+                 f"{'them' if len(given) > 1 else 'it'} or start a new game", EXIT_USAGE)
+        path = save_file or latest_save(data)
+        if path is None:
+            fail(f"--resume: no saved game in {data / 'saves'}; start one with lc play",
+                 EXIT_USAGE)
+        session = _resume(path)
+        if save is not None:
+            session.save_path = save
+        cat = Catalogue(lang or session.lang)
+        greeting = cat("greeting.resumed", path=path, round=session.state.round,
+                       turn=session.state.turn + 1)
+    else:
+        unfinished = latest_save(data) is not None and save is None
+        cat = Catalogue(lang or detect_lang())
+        session = _new(pack, players, seed, cat, save, data)
+        greeting = cat("greeting.unfinished") if unfinished else ""
+    try:
+        session.autosave_or_fail()
+    except SessionError as err:
+        fail(f"--save: {err}", EXIT_USAGE)
+    interactive = sys.stdin.isatty()
+    if delay is None:
+        delay = WATCH_DELAY if interactive else 0.0
+    code = Terminal(session, cat, interactive=interactive, delay=delay, data=data).run(greeting)
+    raise typer.Exit(code)
+
+
+def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
+         save: Optional[Path], data: Path) -> "Session":
+    import random
+
+    from lostcities.engine.errors import PackError
+    from lostcities.engine.packs import load_pack
+
+    from .session import Session, SessionError, new_save_path, parse_players
+
+    try:
+        rules = load_pack(pack_arg)
+    except PackError as err:
+        fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
+    source = str(Path(pack_arg).resolve()) if Path(pack_arg).is_file() else pack_arg
+    if seed is None:
+        seed = random.SystemRandom().randrange(2 ** 31)
+    try:
+        seats = parse_players(players, rules, you=cat("you"), player=cat("player"))
+        return Session(rules, seats, seed, lang=cat.lang, pack_source=source,
+                       save_path=save or new_save_path(data, rules.id, seed))
+    except SessionError as err:
+        fail(f"--pack {pack_arg}: {err}" if players is None or "--players" not in str(err)
+             else str(err), EXIT_USAGE)
+
+
+def _resume(path: Path) -> "Session":
+    from lostcities.engine.errors import RecordError
+
+    from .session import Session
+
+    try:
+        return Session.load(path)
+    except RecordError as err:
+        fail(str(err), EXIT_PROBLEM)
+
+
+class Terminal:
+    """Runs a session on the terminal, or line by line from a pipe."""
+
+    def __init__(self, session: "Session", cat: "Catalogue", *, interactive: bool,
+                 delay: float, data: Path):
+        from rich.console import Console
+
+        self.session = session
+        self.cat = cat
+        self.interactive = interactive
+        self.delay = delay
+        self.data = data
+        plain: dict[str, Any] = {}
+        if not interactive:
+            plain = {"no_color": True, "color_system": None}
+            if "COLUMNS" not in os.environ:
+                plain["width"] = PIPE_WIDTH
+        self.out = Console(highlight=False, **plain)  # type: ignore[arg-type]
+        self.err = Console(highlight=False, stderr=True, **plain)  # type: ignore[arg-type]
+        self.recent: deque[Any] = deque(maxlen=max(2, len(session.players)))
+        self.notes: list[Any] = []       # shown under the next table (greeting, undo...)
+        self.line = 0                    # lines read from a pipe
+        self.shown_to: Optional[int] = None  # the hotseat player who last saw the screen
+
+    # ----------------------------------------------------------------- the loop
+
+    def run(self, greeting: str = "") -> int:
+        """Play until the match ends or the player stops; returns the exit code."""
+        self._greet(greeting)
+        while True:
+            try:
+                code = self._step()
+            except KeyboardInterrupt:
+                code = self._interrupted()
+            if code is not None:
+                return code
+
+    def _step(self) -> Optional[int]:
+        """One turn (or the match end); an exit code when the program should stop."""
+        from lostcities.engine.errors import LostCitiesError
+
+        session = self.session
+        player = session.to_move
+        if player is None:
+            return None if self._match_over() else 0
+        if player.kind == "bot":
+            try:
+                turn = session.play_bot()
+            except LostCitiesError as err:
+                self._error(self.cat("error.bot", reason=err))
+                return self._leave("quit.saved", EXIT_PROBLEM)
+            self._after(turn)
+            if not session.humans:
+                self._watch()
+            return None
+        return self._human_turn()
+
+    def _human_turn(self) -> Optional[int]:
+        session = self.session
+        seat = session.state.to_move
+        if self.interactive and len(session.humans) > 1 and self.shown_to != seat:
+            self._pass_screen(session.players[seat].label)
+        self.shown_to = seat
+        self._draw()
+        while True:
+            line = self._read(self._prompt())
+            if line is None:
+                return self._leave("quit.eof", 0)
+            reply = session.command(line)
+            if reply.kind == "quit":
+                return self._leave("quit.saved", 0)
+            if reply.kind == "board":
+                self._draw()
+            elif reply.kind in ("moved", "undone"):
+                self.notes.extend(self._note(n) for n in reply.notes)
+                for turn in reply.turns:
+                    self._after(turn)
+                return None
+            elif reply.kind != "pending" or not self.interactive:  # the prompt says it
+                self._show_reply(reply)
+
+    # ----------------------------------------------------------------- showing
+
+    def _greet(self, extra: str) -> None:
+        """Who plays, how to move, where the game is saved: under the first table."""
+        from rich.panel import Panel
+        from rich.text import Text
+
+        s, cat = self.session, self.cat
+        names = cat("result.and").join(p.label if p.kind == "human" else f"{p.label} (bot)"
+                                       for p in s.players)
+        lines = [cat("greeting", players=names, seed=s.seed),
+                 cat("greeting.how" if s.humans else "greeting.watch", players=names),
+                 cat("greeting.saving", path=s.save_path)]
+        if extra:
+            lines.append(extra)
+        if self.interactive:
+            self.notes.append(Panel(Text("\n".join(lines)), title=cat("greeting.title"),
+                                    title_align="left", border_style="cyan", expand=False))
+        else:
+            self.notes.extend(Text(line) for line in lines)
+            self._flush_notes()
+
+    def _flush_notes(self) -> None:
+        for note in self.notes:
+            self.out.print(note)
+        self.notes.clear()
+
+    def _draw(self) -> None:
+        """The table for the player to move (or the lone human, or a spectator)."""
+        from lostcities.engine.turn import live_scores, legal_moves
+        from lostcities.engine.view import observation
+        from rich.text import Text
+
+        from .render import table
+
+        s = self.session
+        me = s.viewer()
+        state = s.state
+        obs = observation(state, me if me is not None else 0)
+        playable = {m.card for m in legal_moves(state) if m.action == "play"} \
+            if me == state.to_move else set(obs.hand)
+        if self.interactive:
+            self.out.clear()
+        self.out.print(table(obs, s.pack, self.cat, me=me, live=live_scores(state),
+                             discard_only=[c for c in obs.hand if c not in playable]))
+        if self.interactive and self.recent:
+            self.out.print(Text(self.cat("table.last-turns"), style="dim"))
+            for text in self.recent:
+                self.out.print(Text("  ").append_text(text))
+        if self.interactive and me is not None:
+            self.out.print(Text(self.cat("table.keys"), style="dim"))
+        self._flush_notes()
+
+    def _watch(self) -> None:
+        """Bots only: redraw and wait between moves on a terminal."""
+        if self.interactive:
+            self._draw()
+        if self.delay:
+            time.sleep(self.delay)
+
+    def _after(self, turn: "Turn") -> None:
+        """A turn was played: remember it, print it in a pipe, show a round's end."""
+        from .render import describe, round_scores
+
+        s = self.session
+        you = len(s.humans) == 1 and turn.seat in s.humans
+        text = describe(turn, s.pack, s.players[turn.seat].label, self.cat, you=you)
+        self.recent.append(text)
+        if not self.interactive:
+            self.out.print(text)
+        if turn.ended is None:
+            return
+        from lostcities.engine.turn import totals
+
+        state = s.state
+        labels = [p.label for p in s.players]
+        if self.interactive:
+            self.out.clear()
+            for text in self.recent:
+                self.out.print(text)
+        self.out.print(round_scores(turn.ended, labels, s.pack, self.cat, totals(state)))
+        if not turn.over:
+            self.out.print(self.cat("result.next", name=labels[state.starter],
+                                    round=state.round))
+            self.recent.clear()
+            if self.interactive and s.humans:
+                self._read(self.cat("pause.next-round", round=state.round) + " ")
+            elif self.interactive:
+                time.sleep(self.delay * 3)
+
+    def _match_over(self) -> bool:
+        """Show the match's end; True when the players continue it (CONT)."""
+        from lostcities.engine.turn import round_scores, totals, winners
+
+        from .render import match_end
+
+        s = self.session
+        state = s.state
+        labels = [p.label for p in s.players]
+        self.out.print(match_end(labels, round_scores(state), totals(state), winners(state),
+                                 self.cat))
+        if s.pack.continuation and s.humans:
+            answer = self._read(self.cat("match.cont"))
+            if answer is not None and answer.strip().lower() in self.cat("yes").split():
+                s.continue_match()
+                self.out.print(self.cat("result.next", name=labels[s.state.starter],
+                                        round=s.state.round))
+                return True
+        path = s.write_record(self.data / "records")
+        self.out.print(self.cat("match.record", path=path))
+        return False
+
+    def _show_reply(self, reply: "Reply") -> None:
+        from .render import move_list
+
+        for note in reply.notes:
+            if reply.kind == "error":
+                self._error(self._note(note))
+            else:
+                self.out.print(self._note(note))
+        if reply.moves:
+            self.out.print(move_list(reply.moves, self.cat))
+
+    def _note(self, note: Any) -> Any:
+        from rich.text import Text
+
+        from .render import note_text
+
+        return Text(note_text(note, self.cat))
+
+    def _error(self, message: Any) -> None:
+        """A refused line: red on a terminal, one line on stderr in a pipe."""
+        text = str(message)
+        if self.interactive:
+            self.out.print(text, style="bold red", markup=False)
+        else:
+            self.err.print(self.cat("input.line", line=self.line, message=text), markup=False,
+                           soft_wrap=True)
+
+    def _pass_screen(self, name: str) -> None:
+        from .render import pass_screen
+
+        self.out.clear()
+        self.out.print(pass_screen(name, self.cat))
+        self._read("")
+
+    # ----------------------------------------------------------------- input
+
+    def _prompt(self) -> str:
+        s = self.session
+        if s.pending is not None:
+            return self.cat("prompt.draw", card=s.pack.cards.format(s.pending[1]),
+                            draws=s.draw_words(s.pending_moves()))
+        return self.cat("prompt", name=s.players[s.state.to_move].label)
+
+    def _read(self, prompt: str) -> Optional[str]:
+        """A line from the player; None at the end of input (Ctrl-D, end of a pipe)."""
+        if self.interactive:
+            try:
+                return self.out.input(prompt, markup=False)
+            except EOFError:
+                self.out.print()
+                return None
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        self.line += 1
+        return line.rstrip("\n")
+
+    def _leave(self, key: str, code: int) -> int:
+        """Save, say where, and give the exit code."""
+        from .session import SessionError
+
+        try:
+            path = self.session.autosave_or_fail()
+        except SessionError as err:
+            self._error(err)
+            return EXIT_PROBLEM
+        self.out.print(self.cat(key, path=path), markup=False, soft_wrap=True)
+        return code
+
+    def _interrupted(self) -> Optional[int]:
+        """Ctrl-C: on a terminal ask to save and quit; in a script save and stop."""
+        if not self.interactive:
+            return self._leave("quit.interrupted", EXIT_INTERRUPTED)
+        self.out.print()
+        try:
+            answer = self.out.input(self.cat("quit.ask"), markup=False)
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        if answer.strip().lower() in ("", *self.cat("yes").split()):
+            return self._leave("quit.saved", 0)
+        return None

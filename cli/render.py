@@ -1,0 +1,268 @@
+"""How ``lc play`` looks: rich renderables built from what a player may see.
+
+Pure functions, no input and no game logic: the table (:func:`table`), a
+round's scoring (:func:`round_scores`), the match's end (:func:`match_end`),
+the numbered moves (:func:`move_list`), a turn in words (:func:`describe`) and
+the session's notes (:func:`note_text`). Cards are chips like ``[r5]`` drawn in
+their colour; the letter is always there, so the table reads the same with
+``NO_COLOR`` set or in a pipe (rich drops the colours by itself).
+
+The table is built from sections: the expedition rows of every player with the
+discard piles between them. A pack with a ``board`` section (pawns on tracks)
+adds its tracks as one more section (:func:`_sections`) once the engine deals
+board packs.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from rich import box
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from lostcities.engine.moves import Move
+    from lostcities.engine.rules import RulePack
+    from lostcities.engine.state import RoundResult
+    from lostcities.engine.view import Observation
+
+    from .i18n import Catalogue
+    from .session import Note, Turn
+
+#: rich styles for the expedition colours by their name in the pack; other names are
+#: tried as rich colour names, then take a style from PALETTE by position
+COLOUR_STYLES: dict[str, str] = {"yellow": "bold yellow", "blue": "bold blue",
+                                 "white": "bold bright_white", "green": "bold green",
+                                 "red": "bold red", "purple": "bold magenta"}
+PALETTE = ("bold cyan", "bold bright_yellow", "bold bright_blue", "bold bright_green",
+           "bold bright_red", "bold bright_magenta")
+
+
+def colour_style(pack: "RulePack", colour: int) -> str:
+    """The rich style of the pack's ``colour`` (an index)."""
+    from rich.color import Color, ColorParseError
+
+    name = pack.colours[colour].name.lower()
+    if name in COLOUR_STYLES:
+        return COLOUR_STYLES[name]
+    try:
+        Color.parse(name)
+        return f"bold {name}"
+    except ColorParseError:
+        return PALETTE[colour % len(PALETTE)]
+
+
+def chip(pack: "RulePack", card: int, *, dim: bool = False) -> Text:
+    """A card as ``[r5]`` in its colour (dimmed: a card you can only discard)."""
+    style = colour_style(pack, pack.cards.colour_of[card])
+    return Text(f"[{pack.cards.format(card)}]", style=f"{style} dim" if dim else style)
+
+
+def chips(pack: "RulePack", cards: Sequence[int], dim: Sequence[int] = ()) -> Text:
+    """Cards as chips separated by spaces."""
+    return Text(" ").join(chip(pack, c, dim=c in dim) for c in cards)
+
+
+def _row_cells(pack: "RulePack", row: Sequence[int]) -> Text:
+    """One expedition row in its column: values in play order, ``x`` for a wager."""
+    codec = pack.cards
+    if not row:
+        return Text("·", style="dim")
+    style = colour_style(pack, codec.colour_of[row[0]])
+    return Text(" ".join(codec.format(c)[1:] for c in row), style=style)
+
+
+def _player_label(obs: "Observation", seat: int, cat: "Catalogue", live: Sequence[int],
+                  me: Optional[int]) -> Text:
+    name = obs.players[seat]
+    text = Text()
+    if obs.to_move == seat and obs.phase != "over":
+        text.append("▶ ", style="bold")
+    text.append(name, style="bold" if seat == me else "")
+    if seat != me:
+        text.append("\n" + cat("table.cards-in-hand", count=obs.hand_sizes[seat]), style="dim")
+    return text
+
+
+def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Optional[int],
+                live: Sequence[int]) -> Table:
+    """Every player's expedition rows, one column per colour, the discard piles between."""
+    table = Table(box=box.ROUNDED, show_lines=False, padding=(0, 1), expand=False,
+                  header_style="bold")
+    table.add_column("", no_wrap=True, min_width=10)
+    for c, colour in enumerate(pack.colours):
+        table.add_column(Text(f"{colour.key} {cat.colour(colour.name)}",
+                              style=colour_style(pack, c)), justify="center", min_width=8)
+    table.add_column(cat("table.round-score"), justify="right", no_wrap=True)
+    n = len(obs.players)
+    bottom = me if me is not None else n - 1
+    others = [(bottom + k) % n for k in range(1, n)]
+    for i, seat in enumerate(others):
+        table.add_row(_player_label(obs, seat, cat, live, me),
+                      *(_row_cells(pack, row) for row in obs.rows[seat]),
+                      Text(str(live[seat])), end_section=i == len(others) - 1)
+    piles = []
+    for c in range(len(pack.colours)):
+        top = obs.pile_tops[c]
+        if top is None:
+            piles.append(Text("·", style="dim"))
+        else:
+            cell = chip(pack, top)
+            if obs.pile_sizes[c] > 1:
+                cell.append(f" +{obs.pile_sizes[c] - 1}", style="dim")
+            piles.append(cell)
+    table.add_row(Text(cat("table.discards"), style="italic"), *piles,
+                  Text(cat("table.deck", count=obs.draw_pile), style="italic"),
+                  end_section=True)
+    table.add_row(_player_label(obs, bottom, cat, live, me),
+                  *(_row_cells(pack, row) for row in obs.rows[bottom]),
+                  Text(str(live[bottom]), style="bold" if bottom == me else ""))
+    return table
+
+
+def _sections(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Optional[int],
+              live: Sequence[int]) -> list[RenderableType]:
+    """The table's areas; the board game's tracks will join here (pawns, tiles, bridges)."""
+    return [_rows_table(obs, pack, cat, me, live)]
+
+
+def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optional[int],
+          live: Sequence[int], hide_hand: bool = False,
+          discard_only: Sequence[int] = ()) -> Group:
+    """The whole table as ``me`` sees it (``me`` None: a spectator, no hand shown).
+
+    ``live``: each player's score if the round ended now; ``discard_only``: cards of
+    the hand no row accepts (drawn dimmed).
+    """
+    head = Text()
+    head.append(pack.name, style="bold")
+    head.append("  ·  " + cat("table.round", round=obs.round, rounds=obs.rounds))
+    head.append("  ·  " + cat("table.turn", turn=obs.turn + 1))
+    parts: list[RenderableType] = [head, *_sections(obs, pack, cat, me, live)]
+    if me is not None:
+        hand = Text(cat("table.hand", name=obs.players[me]) + "  ", style="bold")
+        if hide_hand:
+            hand.append(cat("table.hand-hidden"), style="dim")
+        else:
+            hand.append_text(chips(pack, obs.hand, discard_only))
+        parts.append(hand)
+    if obs.round_scores:
+        parts.append(Text(cat("table.totals", rounds=len(obs.round_scores)) + "  " + "  ·  ".join(
+            f"{name} {score}" for name, score in zip(obs.players, obs.totals))))
+    return Group(*parts)
+
+
+# --------------------------------------------------------------------------- turns and notes
+
+def note_text(note: "Note", cat: "Catalogue") -> str:
+    """A session note in the catalogue's language (colour names translated)."""
+    params = {k: cat.colour(v) if k == "colour" or k.endswith("_colour") else v
+              for k, v in note.params.items()}
+    return cat(note.key, **params)
+
+
+def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
+             you: bool = False) -> Text:
+    """A turn in words: ``greedy discards [r4] and takes [g7] from the green pile.``
+
+    ``you``: the turn is the (lone) human's, said in the second person.
+    """
+    move = turn.move
+    source = "none" if move.draw is None else "deck" if move.draw < 0 else "pile"
+    colour = cat.colour(pack.colours[move.draw].name) if source == "pile" else ""
+    key = f"turn.{'you.' if you else ''}{move.action}.{source}"
+    cards = {"card": move.card, "taken": turn.taken}
+    sentence = cat(key, who="\0who\0", card="\0card\0", taken="\0taken\0", colour=colour)
+    text = Text()
+    for i, part in enumerate(sentence.split("\0")):
+        if i % 2 == 0:
+            text.append(part)
+        elif part == "who":
+            text.append(label, style="bold")
+        elif cards.get(part) is not None:
+            text.append_text(chip(pack, cards[part]))  # type: ignore[arg-type]
+    return text
+
+
+def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
+    """The legal moves numbered from 1, in columns."""
+    return Columns([Text(f"{i:>3}  {m.text()}") for i, m in enumerate(moves, 1)],
+                   padding=(0, 3), column_first=True)
+
+
+# --------------------------------------------------------------------------- round and match end
+
+def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[list[list[int]]]:
+    """Each seat's rows at the end of a finished round, rebuilt from its moves."""
+    from lostcities.engine.moves import PLAY
+
+    rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(players)]
+    for i, move in enumerate(result.moves):
+        if move.action == PLAY:
+            rows[(result.starter + i) % players][pack.cards.colour_of[move.card]].append(move.card)
+    return rows
+
+
+def round_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
+                 cat: "Catalogue", totals: Sequence[int]) -> Group:
+    """A finished round: each started row with the pack's breakdown columns and its score,
+    each player's round score, and the totals so far."""
+    scoring = pack.scoring
+    codec = pack.cards
+    columns = list(scoring.columns)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold")
+    table.add_column(cat("result.player"))
+    table.add_column(cat("result.row"))
+    table.add_column(cat("result.cards"))
+    for name in columns:
+        table.add_column(cat.get(f"column.{name}", name), justify="right")
+    table.add_column(cat("result.score"), justify="right", style="bold")
+    rows = round_rows(result, len(labels), pack)
+    for seat, label in enumerate(labels):
+        first = True
+        for colour, row in enumerate(rows[seat]):
+            if not row:
+                continue
+            values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+            wagers = len(row) - len(values)
+            parts = scoring.breakdown(colour, values, wagers)
+            table.add_row(label if first else "",
+                          Text(cat.colour(pack.colours[colour].name),
+                               style=colour_style(pack, colour)),
+                          _row_cells(pack, row), *(str(parts[name]) for name in columns),
+                          str(scoring.expedition(colour, values, wagers)))
+            first = False
+        table.add_row(label if first else "", Text(cat("result.round-total"), style="italic"),
+                      "", *("" for _ in columns), str(result.scores[seat]),
+                      end_section=True)
+    title = Text(cat("result.title", round=result.number,
+                     reason=cat.get(f"end.{result.end}", result.end)), style="bold")
+    line = Text(cat("table.totals", rounds=result.number) + "  " + "  ·  ".join(
+        f"{name} {score}" for name, score in zip(labels, totals)))
+    return Group(title, table, line)
+
+
+def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Sequence[int],
+              winners: Sequence[int], cat: "Catalogue") -> Group:
+    """The match's end: every round's score per player, the totals and the winner(s)."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold")
+    table.add_column(cat("result.player"))
+    for i in range(len(rounds)):
+        table.add_column(cat("result.round-n", round=i + 1), justify="right")
+    table.add_column(cat("result.total"), justify="right", style="bold")
+    for seat, label in enumerate(labels):
+        table.add_row(label, *(str(r[seat]) for r in rounds), str(totals[seat]))
+    names = [labels[s] for s in winners]
+    key = "result.winner" if len(names) == 1 else "result.shared"
+    return Group(table, Text(cat(key, names=cat("result.and").join(names),
+                                 score=totals[winners[0]]), style="bold"))
+
+
+def pass_screen(name: str, cat: "Catalogue") -> Any:
+    """The hotseat pause that hides the next hand."""
+    from rich.panel import Panel
+
+    return Panel(Text(cat("hotseat.pass", name=name), justify="center"), box=box.DOUBLE,
+                 padding=(1, 4))

@@ -1,0 +1,693 @@
+"""A game of ``lc play`` without a terminal: players, bot turns, commands, undo, saves.
+
+:class:`Session` holds one match (a :class:`~lostcities.engine.GameState`), who
+sits at each seat (a human or a named bot) and every move played. The front end
+(``cli/play.py``) reads lines and passes them to :meth:`Session.command`, plays
+bots with :meth:`Session.play_bot` and renders what comes back. Nothing here
+prints or knows the language: replies carry :class:`Note` keys of the message
+catalogue (``cli/i18n.py``) with their parameters.
+
+Commands (``help`` in the catalogue lists them with examples)::
+
+    p r5 deck   play r5, draw from the deck     d r5 g   discard r5, take the green pile's top
+    p r5        play r5, then say where to draw (deck, a colour key or name)
+    moves       the legal moves, numbered; a number plays that move
+    hint        the strongest bot's suggestion  undo     take back your last turn (vs bots)
+    save [FILE] where the game is saved         quit     save and stop
+
+Save files (``lostcities-save/1``, docs/play.md) hold the settings and the moves;
+:meth:`Session.load` re-plays them through the engine, which checks every move.
+Every save is written atomically (a temporary file, then a rename).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Optional, Sequence
+
+from lostcities.engine.errors import LostCitiesError, RecordError
+
+if TYPE_CHECKING:
+    from lostcities.engine.bots import Bot
+    from lostcities.engine.moves import Move
+    from lostcities.engine.rules import RulePack
+    from lostcities.engine.state import GameState, RoundResult
+
+SAVE_FORMAT = "lostcities-save/1"
+HUMAN: Literal["human"] = "human"
+BOT: Literal["bot"] = "bot"
+
+#: the bots this front end knows, strongest first; the first one the engine's registry
+#: holds is the default opponent and gives the hints
+STRENGTH_ORDER: tuple[str, ...] = ("ismcts", "expert", "greedy")
+
+#: command words (English and French) -> command
+COMMANDS: dict[str, str] = {
+    **dict.fromkeys(("help", "h", "?", "aide"), "help"),
+    **dict.fromkeys(("moves", "m", "coups"), "moves"),
+    **dict.fromkeys(("hint", "indice"), "hint"),
+    **dict.fromkeys(("undo", "u", "annuler"), "undo"),
+    **dict.fromkeys(("save", "sauver", "sauvegarder"), "save"),
+    **dict.fromkeys(("quit", "q", "exit", "quitter"), "quit"),
+    **dict.fromkeys(("board", "show", "table"), "board"),
+}
+#: words for the card action (the engine's p/d, and French j/jouer, défausser)
+ACTIONS: dict[str, str] = {
+    **dict.fromkeys(("p", "play", "j", "jouer", "joue"), "play"),
+    **dict.fromkeys(("d", "discard", "défausser", "defausser", "défausse", "defausse"),
+                    "discard"),
+}
+#: words for the draw pile besides ``deck``
+DECK_WORDS = ("deck", "pioche", "pile", "draw")
+
+
+class SessionError(LostCitiesError, ValueError):
+    """Bad settings for a game (players, pack, save path): one line saying which."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who sits at a seat: a human, or a bot given by its registry name."""
+
+    kind: Literal["human", "bot"]
+    label: str
+    bot: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"kind": self.kind, "label": self.label}
+        if self.kind == BOT:
+            out["bot"] = self.bot
+        return out
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing to tell the player: a catalogue key and its parameters.
+
+    Parameters named ``colour`` or ``*_colour`` hold a pack colour's name, to be
+    translated by the catalogue.
+    """
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A turn just played: by whom, the move, and the round or match it ended."""
+
+    seat: int
+    move: "Move"
+    round: int
+    taken: Optional[int] = None       # the card drawn from a discard pile (public)
+    ended: Optional["RoundResult"] = None
+    over: bool = False
+
+
+ReplyKind = Literal["moved", "pending", "info", "error", "quit", "undone", "board"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What :meth:`Session.command` did: ``kind``, notes to show, turns played, moves listed."""
+
+    kind: ReplyKind
+    notes: tuple[Note, ...] = ()
+    turns: tuple[Turn, ...] = ()
+    moves: tuple["Move", ...] = ()
+
+
+def _error(key: str, **params: Any) -> Reply:
+    return Reply("error", (Note(key, params),))
+
+
+# --------------------------------------------------------------------------- settings
+
+def strongest_bot() -> str:
+    """The strongest bot in the engine's registry, by :data:`STRENGTH_ORDER`."""
+    from lostcities.engine.bots import BOTS
+
+    return next((name for name in STRENGTH_ORDER if name in BOTS), next(iter(BOTS)))
+
+
+def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
+                  player: str = "Player {n}") -> list[Player]:
+    """Read ``--players``: comma-separated ``human``, ``human:NAME``, ``bot``, ``bot:NAME``.
+
+    ``bot`` alone is the strongest bot; a bare registry name (``greedy``) is a bot too.
+    ``None`` means one human against the strongest bot at the pack's smallest table.
+    Human labels: ``you`` for a lone human, ``player`` (with ``{n}``, the seat from 1)
+    for several. Raises :class:`SessionError` naming the bad item.
+    """
+    from lostcities.engine.bots import BOTS, BotError, make_bot
+
+    items = ["human"] + ["bot"] * (pack.min_players - 1) if text is None else \
+        [item.strip() for item in text.split(",")]
+    kinds: list[tuple[str, str]] = []
+    for item in items:
+        word, _, name = item.partition(":")
+        word = word.strip().lower()
+        if word == HUMAN:
+            kinds.append((HUMAN, name.strip()))
+        elif word == BOT:
+            kinds.append((BOT, name.strip() or strongest_bot()))
+        elif word in BOTS:
+            kinds.append((BOT, word))
+        else:
+            raise SessionError(f"--players: {item!r} is not a player; write human, human:NAME, "
+                               f"bot or bot:NAME (bots: {', '.join(BOTS)}), comma-separated")
+    if not pack.min_players <= len(kinds) <= pack.max_players:
+        span = (str(pack.min_players) if pack.min_players == pack.max_players
+                else f"{pack.min_players} to {pack.max_players}")
+        raise SessionError(f"--players: {len(kinds)} player(s) given, {pack.id} is played by "
+                           f"{span}")
+    humans = sum(kind == HUMAN for kind, _ in kinds)
+    out: list[Player] = []
+    for seat, (kind, name) in enumerate(kinds):
+        if kind == BOT:
+            try:
+                make_bot(name)
+            except BotError as err:
+                raise SessionError(f"--players: {err}") from None
+            out.append(Player(BOT, name, name))
+        else:
+            out.append(Player(HUMAN, name or (you if humans == 1 else player.format(n=seat + 1))))
+    return _distinct(out)
+
+
+def _distinct(players: list[Player]) -> list[Player]:
+    """Labels made unique by the seat number (two greedy bots: ``greedy 1``, ``greedy 2``)."""
+    labels = [p.label for p in players]
+    return [Player(p.kind, f"{p.label} {seat + 1}", p.bot) if labels.count(p.label) > 1 else p
+            for seat, p in enumerate(players)]
+
+
+# --------------------------------------------------------------------------- files
+
+def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """Where saves and records go: $LOSTCITIES_DATA_DIR, else $XDG_DATA_HOME/lostcities,
+    else ~/.local/share/lostcities."""
+    if environ.get("LOSTCITIES_DATA_DIR"):
+        return Path(environ["LOSTCITIES_DATA_DIR"])
+    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "lostcities"
+
+
+def new_save_path(data: Path, pack_id: str, seed: int) -> Path:
+    """A fresh save file name in ``data/saves``: start time, pack and seed."""
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{pack_id}-{seed}"
+    path = data / "saves" / f"{stem}.json"
+    n = 2
+    while path.exists():
+        path = data / "saves" / f"{stem}-{n}.json"
+        n += 1
+    return path
+
+
+def latest_save(data: Path) -> Optional[Path]:
+    """The save file in ``data/saves`` played last, or None."""
+    folder = data / "saves"
+    try:
+        saves = [p for p in folder.iterdir() if p.suffix == ".json" and p.is_file()]
+    except OSError:
+        return None
+    return max(saves, key=lambda p: (p.stat().st_mtime, p.name), default=None)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# --------------------------------------------------------------------------- the session
+
+class Session:
+    """One match of ``lc play``: the state, the seats, the moves, the save file."""
+
+    def __init__(self, pack: "RulePack", players: Sequence[Player], seed: int, *,
+                 lang: str = "en", save_path: Optional[Path] = None, pack_source: str = ""):
+        from lostcities.engine.state import SetupError
+        from lostcities.engine.turn import new_game
+
+        self.pack = pack
+        self.players: tuple[Player, ...] = tuple(players)
+        self.seed = seed
+        self.lang = lang
+        self.save_path = save_path
+        self.pack_source = pack_source or pack.id
+        try:
+            self.state: GameState = new_game(pack, [p.label for p in players], seed)
+        except SetupError as err:
+            raise SessionError(str(err)) from None
+        #: every move played, with the state before it (undo, saves)
+        self.history: list[tuple[GameState, Move]] = []
+        #: the card decision of a turn waiting for its draw: (action, card)
+        self.pending: Optional[tuple[str, int]] = None
+        self._bots: dict[str, Bot] = {}
+        for p in self.players:
+            if p.kind == BOT:
+                try:
+                    self.bot(p.bot)
+                except LostCitiesError as err:
+                    raise SessionError(str(err)) from None
+
+    # ----------------------------------------------------------------- who plays
+
+    @property
+    def to_move(self) -> Optional[Player]:
+        """The player to move, or None when the match is over."""
+        from lostcities.engine.turn import is_over
+
+        return None if is_over(self.state) else self.players[self.state.to_move]
+
+    @property
+    def humans(self) -> list[int]:
+        """The seats of the human players."""
+        return [seat for seat, p in enumerate(self.players) if p.kind == HUMAN]
+
+    def viewer(self) -> Optional[int]:
+        """The seat whose hand the table shows: the human to move, else the only human."""
+        player = self.to_move
+        if player is not None and player.kind == HUMAN:
+            return self.state.to_move
+        humans = self.humans
+        return humans[0] if len(humans) == 1 else None
+
+    def bot(self, name: str) -> "Bot":
+        from lostcities.engine.bots import make_bot
+
+        if name not in self._bots:
+            self._bots[name] = make_bot(name)
+        return self._bots[name]
+
+    def _suggest(self, bot_name: str) -> "Move":
+        """The move ``bot_name`` would play for the player to move, from its observation."""
+        from lostcities.engine.bots import BotError, SeatView
+        from lostcities.engine.turn import illegal_reason
+
+        state = self.state
+        rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
+        move = self.bot(bot_name).choose(SeatView(state, state.to_move, rng))
+        reason = illegal_reason(state, move)
+        if reason is not None:
+            raise BotError(f"bot {bot_name!r} chose an illegal move: {reason}")
+        return move
+
+    def play_bot(self) -> Turn:
+        """Play the turn of the bot to move (deterministic for a seed and position)."""
+        player = self.to_move
+        if player is None or player.kind != BOT:
+            raise SessionError("it is not a bot's turn")
+        return self._play(self._suggest(player.bot))
+
+    def _play(self, move: "Move") -> Turn:
+        from lostcities.engine.moves import DISCARD
+        from lostcities.engine.turn import apply, is_over
+
+        before = self.state
+        self.state = apply(before, move)
+        self.history.append((before, move))
+        self.pending = None
+        taken = None
+        if move.draw is not None and move.draw >= 0:
+            retaken = move.action == DISCARD and self.pack.cards.colour_of[move.card] == move.draw
+            taken = move.card if retaken else before.piles[move.draw][-1]
+        ended = self.state.finished[-1] if len(self.state.finished) > len(before.finished) \
+            else None
+        self.autosave()
+        return Turn(before.to_move, move, before.round, taken, ended, is_over(self.state))
+
+    # ----------------------------------------------------------------- commands
+
+    def command(self, line: str) -> Reply:
+        """Carry out one line typed by the human to move (see the module doc)."""
+        from lostcities.engine.moves import DECK
+
+        words = line.split()
+        player = self.to_move
+        if player is None or player.kind != HUMAN:
+            return _error("error.not-your-turn")
+        if not words:
+            if self.pending is not None and any(m.draw == DECK for m in self.pending_moves()):
+                return self._complete("deck")  # Enter at the draw prompt: the deck
+            return Reply("board")
+        head = words[0].lower()
+        draw = self._draw_word(head) if len(words) == 1 else None
+        if draw is not None and self.pending is not None:
+            return self._complete(draw)
+        name = COMMANDS.get(head)
+        if name is not None:
+            return getattr(self, f"_cmd_{name}")(words[1:])
+        if head.isdigit():
+            return self._pick(int(head), len(words))
+        if head in ACTIONS:
+            return self._move_words(ACTIONS[head], words[1:])
+        if draw is not None:
+            return _error("error.card-first", draw=words[0])
+        if self._card(head) is not None:
+            return _error("error.action-first", card=head)
+        return _error("error.unknown", text=line.strip())
+
+    def _draw_word(self, word: str) -> Optional[str]:
+        """``deck`` or a colour key for a draw word (deck, pioche, a key, a colour name)."""
+        from .i18n import LANGS, load_messages
+
+        word = word.lower()
+        if word in DECK_WORDS:
+            return "deck"
+        for colour in self.pack.colours:
+            names = {colour.key, colour.name.lower()}
+            names.update(load_messages(lang).get(f"colour.{colour.name.lower()}", "")
+                         for lang in LANGS)
+            if word in names:
+                return colour.key
+        return None
+
+    def _card(self, word: str) -> Optional[int]:
+        try:
+            return self.pack.cards.parse(word)
+        except LostCitiesError:
+            return None
+
+    def _move_words(self, action: str, rest: list[str]) -> Reply:
+        from lostcities.engine.moves import DECK, Move
+
+        codec = self.pack.cards
+        if not rest:
+            return _error("error.no-card", action=action)
+        card = self._card(rest[0])
+        if card is None:
+            return _error("error.bad-card" if self.pack.wagers else "error.bad-card-plain",
+                          card=rest[0], keys=" ".join(codec.keys), low=codec.min_value,
+                          high=codec.max_value)
+        draws = [self._draw_word(w) for w in rest[1:]]
+        if len(rest) > 2 or None in draws:
+            return _error("error.bad-draw", text=" ".join(rest[1:]), keys=" ".join(codec.keys))
+        choices = [m for m in self._legal() if m.action == action and m.card == card]
+        if not choices:
+            note = self.explain(Move(action, card, DECK, codec=codec))  # type: ignore[arg-type]
+            return Reply("error", (note or Note("illegal.other", {"reason": "?"}),))
+        self.pending = (action, card)
+        if draws:
+            return self._complete(draws[0])  # type: ignore[arg-type]
+        if choices[0].draw is None:  # the last play: nothing to draw
+            return self._finish(choices[0])
+        return Reply("pending", (Note("pending", {"card": codec.format(card), "action": action,
+                                                  "draws": self.draw_words(choices)}),))
+
+    def pending_moves(self) -> list["Move"]:
+        """The moves completing the pending card decision (one per draw source)."""
+        if self.pending is None:
+            return []
+        action, card = self.pending
+        return [m for m in self._legal() if m.action == action and m.card == card]
+
+    def draw_words(self, moves: Sequence["Move"]) -> str:
+        """Where the player may draw for these moves: ``deck, y, g``."""
+        from lostcities.engine.moves import draw_text
+
+        return ", ".join(draw_text(m.draw, self.pack.cards) for m in moves)
+
+    def _complete(self, draw: str) -> Reply:
+        from lostcities.engine.moves import Move
+
+        action, card = self.pending  # type: ignore[misc]
+        move = Move.parse(f"{action} {self.pack.cards.format(card)} {draw}", self.pack)
+        note = self.explain(move)
+        if note is not None:
+            return Reply("error", (note,))
+        return self._finish(move)
+
+    def _finish(self, move: "Move") -> Reply:
+        return Reply("moved", turns=(self._play(move),))
+
+    def _legal(self) -> list["Move"]:
+        from lostcities.engine.turn import legal_moves
+
+        return legal_moves(self.state)
+
+    def _pick(self, number: int, words: int) -> Reply:
+        legal = self._legal()
+        if words > 1 or not 1 <= number <= len(legal):
+            return _error("error.bad-number", number=number, count=len(legal))
+        return self._finish(legal[number - 1])
+
+    def _cmd_help(self, args: list[str]) -> Reply:
+        pack = self.pack
+        notes = [Note("help", {"keys": " ".join(pack.cards.keys)}),
+                 Note(f"rules.{pack.ordering}")]
+        if pack.wagers:
+            notes.append(Note("rules.wagers"))
+        if pack.row_start != "any":
+            notes.append(Note(f"rules.{pack.row_start}"))
+        return Reply("info", tuple(notes))
+
+    def _cmd_board(self, args: list[str]) -> Reply:
+        return Reply("board")
+
+    def _cmd_moves(self, args: list[str]) -> Reply:
+        return Reply("info", (Note("moves.title", {"count": len(self._legal())}),),
+                     moves=tuple(self._legal()))
+
+    def _cmd_hint(self, args: list[str]) -> Reply:
+        move = self._suggest(strongest_bot())
+        return Reply("info", (Note("hint", {"move": move.text(), "bot": strongest_bot()}),))
+
+    def _cmd_undo(self, args: list[str]) -> Reply:
+        humans = self.humans
+        if len(humans) != 1 or len(self.players) == 1:
+            return _error("error.undo-hotseat")
+        seat = humans[0]
+        index = next((i for i in range(len(self.history) - 1, -1, -1)
+                      if self.history[i][0].to_move == seat), None)
+        if index is None:
+            return _error("error.undo-nothing")
+        taken = [move.text() for _, move in self.history[index:]]
+        self.state = self.history[index][0]
+        del self.history[index:]
+        self.pending = None
+        self.autosave()
+        return Reply("undone", (Note("undone", {"move": taken[0], "after": len(taken) - 1}),))
+
+    def _cmd_save(self, args: list[str]) -> Reply:
+        if len(args) > 1:
+            return _error("error.save-args")
+        try:
+            if args:
+                path = Path(args[0]).expanduser()
+                write_atomic(path, self.dumps())
+            else:
+                path = self.autosave_or_fail()
+        except (OSError, SessionError) as err:
+            return _error("error.save-failed", reason=str(err))
+        return Reply("info", (Note("saved", {"path": str(path)}),))
+
+    def _cmd_quit(self, args: list[str]) -> Reply:
+        return Reply("quit")
+
+    # ----------------------------------------------------------------- explanations
+
+    def explain(self, move: "Move") -> Optional[Note]:
+        """Why ``move`` is refused, as a note (None when it is legal).
+
+        The engine decides legality (:func:`~lostcities.engine.turn.illegal_reason`);
+        this only says it in the player's words: the card not held, the row it cannot
+        join (its last card and the pack's ordering), the draw it cannot take.
+        """
+        from lostcities.engine.moves import DECK, PLAY
+        from lostcities.engine.turn import illegal_reason
+
+        state, pack = self.state, self.pack
+        reason = illegal_reason(state, move)
+        if reason is None:
+            return None
+        codec = pack.cards
+        card = codec.format(move.card)
+        hand = state.hands[state.to_move]
+        colour = pack.colours[codec.colour_of[move.card]].name
+        if move.card not in hand:
+            return Note("illegal.not-held", {"card": card})
+        if not any(m.action == move.action and m.card == move.card for m in self._legal()):
+            row = state.rows[state.to_move][codec.colour_of[move.card]]
+            numbers = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+            if move.action == PLAY and codec.value_of[move.card] is None:
+                return Note("illegal.wager", {"card": card, "colour": colour,
+                                              "row": " ".join(codec.format(k) for k in row)})
+            if move.action == PLAY and not numbers and pack.row_start == "lowest-in-hand":
+                lowest = min((k for k in hand if codec.colour_of[k] == codec.colour_of[move.card]
+                              and codec.value_of[k] is not None), key=codec.sort_key)
+                return Note("illegal.lowest", {"card": card, "colour": colour,
+                                               "lowest": codec.format(lowest)})
+            if move.action == PLAY and numbers:
+                return Note(f"illegal.order.{pack.ordering}",
+                            {"card": card, "colour": colour, "last": numbers[-1],
+                             "row": " ".join(codec.format(k) for k in row)})
+            return Note("illegal.other", {"reason": reason})
+        if move.draw == DECK and not state.deck:
+            return Note("illegal.deck-empty", {})
+        if move.draw is not None and move.draw >= 0:
+            pile = pack.colours[move.draw].name
+            if move.action != PLAY and move.draw == codec.colour_of[move.card]:
+                return Note("illegal.retake", {"card": card})
+            if not state.piles[move.draw]:
+                return Note("illegal.pile-empty", {"colour": pile})
+        return Note("illegal.other", {"reason": reason})
+
+    # ----------------------------------------------------------------- match end
+
+    def continue_match(self) -> None:
+        """Play on for one more round (CONT), when the pack allows it."""
+        from lostcities.engine.turn import continue_match
+
+        self.state = continue_match(self.state)
+        self.autosave()
+
+    def write_record(self, folder: Path) -> Path:
+        """Write the finished match as a ``lostcities-record/1`` file in ``folder``
+        (named like the save file) and delete the save file. Returns the record's path."""
+        from lostcities.engine.records import dumps
+
+        stem = self.save_path.stem if self.save_path else f"{self.pack.id}-{self.seed}"
+        path = folder / f"{stem}.jsonl"
+        write_atomic(path, dumps(self.state) + "\n")
+        if self.save_path is not None and self.save_path.exists():
+            self.save_path.unlink()
+        return path
+
+    # ----------------------------------------------------------------- saves
+
+    def to_dict(self) -> dict[str, Any]:
+        """The save file's content (``lostcities-save/1``, docs/play.md)."""
+        from lostcities.engine.records import _engine_version
+
+        return {"format": SAVE_FORMAT, "pack": self.pack.id, "pack_source": self.pack_source,
+                "seed": self.seed, "players": [p.to_dict() for p in self.players],
+                "lang": self.lang, "rounds": self.state.rounds_total,
+                "moves": [move.text() for _, move in self.history],
+                "engine": _engine_version()}
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
+
+    def autosave(self) -> None:
+        """Save to :attr:`save_path` (if any); a failure here never stops the game."""
+        try:
+            self.autosave_or_fail()
+        except (OSError, SessionError):
+            pass
+
+    def autosave_or_fail(self) -> Path:
+        """Save to :attr:`save_path`; raise :class:`SessionError` saying why it failed."""
+        if self.save_path is None:
+            raise SessionError("this game has no save file")
+        try:
+            write_atomic(self.save_path, self.dumps())
+        except OSError as err:
+            raise SessionError(f"cannot save to {self.save_path}: {err.strerror or err}") from None
+        return self.save_path
+
+    @classmethod
+    def load(cls, path: Path) -> "Session":
+        """Resume the game saved in ``path``, re-playing every move through the engine.
+
+        Raises :class:`RecordError` with one line naming the file and what is wrong
+        (not JSON, not a save, a field of the wrong type, a move the rules refuse).
+        """
+        from lostcities.engine.packs import load_pack
+        from lostcities.engine.records import FORMAT as RECORD_FORMAT
+
+        where = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise RecordError(f"{where}: cannot read: {err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise RecordError(f"{where}: not a lostcities save (not UTF-8 text)") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{where}: not a lostcities save (not JSON: {err.msg} at line "
+                              f"{err.lineno})") from None
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if fmt == RECORD_FORMAT:
+            raise RecordError(f"{where}: a finished game's record, not a save; "
+                              f"lc replay {where} shows it")
+        if fmt != SAVE_FORMAT:
+            raise RecordError(f"{where}: not a {SAVE_FORMAT} file (format is "
+                              f"{'missing' if fmt is None else repr(fmt)})")
+        _check_fields(data, where)
+        source = data.get("pack_source") or data["pack"]
+        try:
+            pack = load_pack(source)
+        except LostCitiesError as err:
+            raise RecordError(f"{where}: pack {source!r}: {err}") from None
+        if pack.id != data["pack"]:
+            raise RecordError(f"{where}: the game is of pack {data['pack']!r}, {source} is now "
+                              f"pack {pack.id!r}")
+        players = [Player(p["kind"], p["label"], p.get("bot", "")) for p in data["players"]]
+        try:
+            session = cls(pack, players, data["seed"], lang=data.get("lang", "en"),
+                          save_path=Path(path), pack_source=source)
+        except SessionError as err:
+            raise RecordError(f"{where}: {err}") from None
+        session._replay(data["moves"], data["rounds"], where)
+        return session
+
+    def _replay(self, moves: list[str], rounds: int, where: str) -> None:
+        from lostcities.engine.turn import apply, continue_match, is_over
+
+        from lostcities.engine.moves import Move
+
+        for i, text in enumerate(moves, 1):
+            state = self.state
+            try:
+                if is_over(state):
+                    state = continue_match(state)
+                move = Move.parse(text, self.pack)
+                self.state = apply(state, move)
+            except LostCitiesError as err:
+                raise RecordError(f"{where}: move {i} (round {state.round}): {err}") from None
+            self.history.append((state, move))
+        while is_over(self.state) and self.state.rounds_total < rounds:
+            try:
+                self.state = continue_match(self.state)
+            except LostCitiesError as err:
+                raise RecordError(f"{where}: rounds: {err}") from None
+
+
+def _check_fields(data: dict[str, Any], where: str) -> None:
+    """Raise :class:`RecordError` unless the save's fields have their types."""
+    def bad(name: str, what: str) -> RecordError:
+        return RecordError(f"{where}: {name}: expected {what}")
+
+    for name, kind, what in (("pack", str, "a pack id"), ("seed", int, "an integer"),
+                             ("rounds", int, "an integer"), ("players", list, "a list"),
+                             ("moves", list, "a list of moves")):
+        if not isinstance(data.get(name), kind) or isinstance(data.get(name), bool):
+            raise bad(name, what)
+    if not isinstance(data.get("pack_source", ""), str) or not isinstance(data.get("lang", ""),
+                                                                          str):
+        raise bad("pack_source/lang", "text")
+    for i, p in enumerate(data["players"]):
+        if not (isinstance(p, dict) and p.get("kind") in (HUMAN, BOT)
+                and isinstance(p.get("label"), str)
+                and (p["kind"] == HUMAN or isinstance(p.get("bot"), str) and p["bot"])):
+            raise bad(f"players[{i}]", '{"kind": "human" or "bot", "label": text, '
+                                       '"bot": a bot name for bots}')
+    for i, m in enumerate(data["moves"]):
+        if not isinstance(m, str):
+            raise bad(f"moves[{i}]", "a move in the text form, e.g. 'p r5 deck'")
