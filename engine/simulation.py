@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
 from .bots import Bot, BotError, SeatView, make_bot
+from .errors import LostCitiesError
 from .rules import RulePack
 
 Z95 = 1.959963984540054
@@ -85,7 +86,7 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     """Play one match of bots (one per seat); returns the final GameState.
 
     Bots draw their randomness from a generator seeded by ``seed`` too. Raises
-    :class:`BotError` when a bot returns an illegal move.
+    :class:`BotError` when a bot fails or returns an illegal move.
     """
     from .turn import illegal_reason, is_over, new_game, push
 
@@ -94,7 +95,14 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     undo = state.undo
     while not is_over(state):
         seat = state.to_move
-        move = bots[seat].choose(SeatView(state, seat, rng))
+        try:
+            move = bots[seat].choose(SeatView(state, seat, rng))
+        except LostCitiesError:
+            raise
+        except Exception as err:  # a user's bot failing: say which, in one line
+            raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) failed: "
+                           f"{type(err).__name__}: {err} (match seed {seed}, round "
+                           f"{state.round}, turn {state.turn + 1})") from None
         reason = illegal_reason(state, move)
         if reason is not None:
             raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) played {move}: {reason} "

@@ -114,3 +114,12 @@ class CheatBot(FirstMoveBot):
         held = set(view.observation.hand)
         card = next(k for k in range(view.pack.cards.n_kinds) if k not in held)
         return Move("play", card, DECK, codec=view.pack.cards)
+
+
+class CrashBot(FirstMoveBot):
+    """A user bot with a bug."""
+
+    name = "crash"
+
+    def choose(self, view):
+        return view.no_such_attribute

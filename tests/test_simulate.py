@@ -171,3 +171,10 @@ def test_an_illegal_move_from_a_bot_is_reported_with_the_bot_and_seat():
 def test_bot_count_must_fit_the_pack():
     with pytest.raises(SetupError, match="give that many bots"):
         simulate("duel-grenoble", ["random", "random"], 1)
+
+
+def test_a_failing_bot_is_reported_in_one_line():
+    with pytest.raises(BotError, match=r"^bot 'crash' \(seat 1\) failed: AttributeError: "):
+        play_match(pack("duel-classic"), [make_bot("enginehelpers:CrashBot"), RandomBot()], 3)
+    with pytest.raises(BotError, match="bot 'crash'"):
+        simulate("duel-classic", ["random", "enginehelpers:CrashBot"], 4, workers=2)
