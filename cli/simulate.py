@@ -1,6 +1,7 @@
 """``lc simulate``: bot matches with a summary of wins, scores and round lengths."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -29,9 +30,9 @@ def simulate(
     seed: int = typer.Option(0, "--seed", "-s", help="Seed; game i uses a seed derived from it."),
     bots: Optional[str] = typer.Option(
         None, "--bots", "-b", autocompletion=complete_bot, show_default=False,
-        help="One bot per seat, comma-separated (random, greedy or module:Class); the number "
-             "of bots is the number of players. Default: random at every seat of the "
-             "pack's smallest table."),
+        help="One bot per seat, comma-separated: random, greedy or module:Class (a Bot "
+             "class importable from the current folder); the number of bots is the number "
+             "of players. Default: random at every seat of the pack's smallest table."),
     record: Optional[Path] = typer.Option(
         None, "--record", "-r", dir_okay=False, show_default=False,
         help="Write every match as a JSON Lines record (lostcities-record/1) to this file."),
@@ -68,6 +69,8 @@ def simulate(
                 else f"{rules.min_players} to {rules.max_players}")
         fail(f"--bots: {len(specs)} bot(s) given, {rules.id} is played by {span} players "
              f"(one bot per seat)", EXIT_USAGE)
+    if any(":" in spec for spec in specs) and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # module:Class bots from the current folder
     for spec in specs:
         try:
             make_bot(spec)

@@ -194,11 +194,12 @@ class Summary:
         """A readable report (what ``lc simulate`` prints)."""
         lines = [f"{self.games} games of {self.pack}, seed {self.seed}: "
                  f"{' vs '.join(self.bots)}"]
-        lines.append(f"{'seat':<5}{'bot':<14}{'wins':>6}{'rate':>8}  {'95% interval':<16}"
+        w = max([12, *map(len, self.bots)]) + 2
+        lines.append(f"{'seat':<5}{'bot':<{w}}{'wins':>6}{'rate':>8}  {'95% interval':<16}"
                      f"{'shared':>7}{'mean score':>12}{'sd':>8}")
         for s in self.to_dict()["seats"]:
             lo, hi = s["win_95"]
-            lines.append(f"{s['seat']:<5}{s['bot']:<14}{s['wins']:>6}{s['win_rate']:>8.1%}  "
+            lines.append(f"{s['seat']:<5}{s['bot']:<{w}}{s['wins']:>6}{s['win_rate']:>8.1%}  "
                          f"{f'{lo:.1%} - {hi:.1%}':<16}{s['shared']:>7}"
                          f"{s['score']['mean']:>12.1f}{s['score']['sd']:>8.1f}")
         bots = self.by_bot()
@@ -206,7 +207,7 @@ class Summary:
             lines.append("by bot (wins over seat-games):")
             for name, b in bots.items():
                 lo, hi = b["win_95"]
-                lines.append(f"  {name:<14}{b['wins']:>6} / {b['seat_games']:<8}"
+                lines.append(f"  {name:<{w}}{b['wins']:>6} / {b['seat_games']:<8}"
                              f"{b['win_rate']:>7.1%}  {lo:.1%} - {hi:.1%}  shared {b['shared']}")
         lines.append(f"shared wins (equal totals): {self.shared_games} game(s)")
         r, t = self.rounds, self.turns
