@@ -31,6 +31,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("Bot", "SeatView", "RandomBot", "GreedyBot", "BOTS", "make_bot", "BotError"),
                     ".bots"),
     **dict.fromkeys(("simulate", "play_match", "game_seed", "Summary"), ".simulation"),
+    **dict.fromkeys(("check_row", "refusal", "check_copies", "group_rows", "tally", "Tally",
+                     "ExpeditionTally"), ".rows"),
 }
 
 __all__ = ["IllegalMoveError", "InvalidMoveError", "LostCitiesError", "PackError", "Problem",
