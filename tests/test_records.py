@@ -8,6 +8,8 @@ import random
 from importlib.resources import files
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from enginehelpers import derived, pack
 from lostcities.engine.errors import RecordError
@@ -175,3 +177,53 @@ def test_the_schema_ships_with_the_package():
     schema = json.loads(files("lostcities.engine").joinpath("record.schema.json").read_text())
     assert schema["properties"]["format"]["const"] == FORMAT
     assert set(schema["required"]) == {"format", "pack", "seed", "players", "rounds", "totals"}
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, path + (i,))
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-1, 1)
+                    | st.sampled_from(["", "deck", "r5", "rx", "R10", "r", "q", "play",
+                                       "discard", "turn-cap", "r5\n", "x5"]),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.sampled_from(["player", "card", "pawn", "x"]), inner,
+                                      max_size=3), max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_fast_shape_check_never_accepts_what_the_schema_refuses(data):
+    from lostcities.engine.records import _surely_valid, _validator
+
+    record = copy.deepcopy(SMALL)
+    paths = [p for p in _paths(record) if p]
+    path = data.draw(st.sampled_from(paths), label="path")
+    target = record
+    for key in path[:-1]:
+        target = target[key]
+    how = data.draw(st.sampled_from(["replace", "delete", "add"]), label="how")
+    if how == "delete":
+        del target[path[-1]]
+    elif how == "add" and isinstance(target, dict):
+        target[data.draw(st.sampled_from(["pawn", "steps", "extra"]))] = data.draw(JSON)
+    else:
+        target[path[-1]] = data.draw(JSON, label="value")
+    if _surely_valid(record):
+        assert not list(_validator().iter_errors(record)), path
+
+
+SMALL = json.loads(dumps(finished(p=derived("duel-classic", hand_size=28, turn={"turn_cap": 6}))))
+
+
+def test_records_the_engine_writes_take_the_fast_shape_check(classic):
+    from lostcities.engine.records import _surely_valid, _validator
+
+    assert _surely_valid(classic) and _surely_valid(SMALL)
+    assert not list(_validator().iter_errors(SMALL))
