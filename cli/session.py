@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Optional, Sequence
 
 from lostcities.engine.errors import LostCitiesError, RecordError
+from lostcities.engine.records import _engine_version
 
 if TYPE_CHECKING:
     from lostcities.engine.bots import Bot
@@ -258,6 +259,7 @@ class Session:
         #: the card decision of a turn waiting for its draw: (action, card)
         self.pending: Optional[tuple[str, int]] = None
         self._bots: dict[str, Bot] = {}
+        self._engine = _engine_version()
         for p in self.players:
             if p.kind == BOT:
                 try:
@@ -539,7 +541,7 @@ class Session:
             return Note("illegal.other", {"reason": reason})
         if move.draw == DECK and not state.deck:
             return Note("illegal.deck-empty", {})
-        if move.draw is not None and move.draw >= 0:
+        if move.draw is not None and 0 <= move.draw < len(pack.colours):
             pile = pack.colours[move.draw].name
             if move.action != PLAY and move.draw == codec.colour_of[move.card]:
                 return Note("illegal.retake", {"card": card})
@@ -572,13 +574,11 @@ class Session:
 
     def to_dict(self) -> dict[str, Any]:
         """The save file's content (``lostcities-save/1``, docs/play.md)."""
-        from lostcities.engine.records import _engine_version
-
         return {"format": SAVE_FORMAT, "pack": self.pack.id, "pack_source": self.pack_source,
                 "seed": self.seed, "players": [p.to_dict() for p in self.players],
                 "lang": self.lang, "rounds": self.state.rounds_total,
                 "moves": [move.text() for _, move in self.history],
-                "engine": _engine_version()}
+                "engine": self._engine}
 
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"

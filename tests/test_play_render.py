@@ -1,0 +1,213 @@
+"""What ``lc play`` shows: the table, turns in words, round and match results, and the
+English and French catalogues."""
+from __future__ import annotations
+
+import io
+import json
+import re
+from importlib.resources import files
+
+import pytest
+from rich.console import Console
+
+from enginehelpers import complete_deal, pack
+from lostcities.cli import render
+from lostcities.cli.i18n import LANGS, Catalogue, detect_lang, load_messages
+from lostcities.cli.session import BOT, HUMAN, Player, Session
+from lostcities.engine.turn import live_scores, totals
+from lostcities.engine.view import observation
+
+CLASSIC = pack("duel-classic")
+EN, FR = Catalogue("en"), Catalogue("fr")
+
+
+def text_of(renderable, *, color: bool = False, width: int = 120) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, no_color=not color,
+                      color_system="standard" if color else None, force_terminal=color)
+    console.print(renderable)
+    return out.getvalue()
+
+
+def position() -> Session:
+    """Seat 0 ("You") has played r3 r5 and a wager on blue; seat 1 discarded g9 then g8."""
+    from lostcities.engine.turn import new_game
+
+    s = Session(CLASSIC, [Player(HUMAN, "You"), Player(HUMAN, "greedy")], 1)
+    s.state = new_game(CLASSIC, ["You", "greedy"], 1, deals=[complete_deal(
+        CLASSIC, ["r3 r5 bx b4 y2 w6 w7 g2", "g9 g8 y9 y10 w2 w3 w4 w5"], top="r9 b2 y3 y4")])
+    for line in ("p r3 deck", "d g9 deck", "p bx deck", "d g8 deck", "p r5 deck"):
+        assert s.command(line).kind == "moved", line
+    return s
+
+
+def board(s: Session, cat=EN, **kw) -> str:
+    obs = observation(s.state, 0)
+    return text_of(render.table(obs, s.pack, cat, me=0, live=live_scores(s.state), **kw))
+
+
+def test_the_table_shows_rows_piles_hand_and_scores_without_colour():
+    s = position()
+    out = board(s)
+    lines = out.splitlines()
+    assert "Lost Cities – the duel  ·  round 1 of 3  ·  turn 6" in lines[0]
+    header = next(l for l in lines if "yellow" in l)
+    for name in ("y yellow", "b blue", "w white", "g green", "r red"):
+        assert name in header
+    greedy = next(i for i, l in enumerate(lines) if "greedy" in l)
+    piles = next(i for i, l in enumerate(lines) if "discards" in l)
+    you = next(i for i, l in enumerate(lines) if "You" in l and "hand" not in l)
+    assert greedy < piles < you                 # the opponent above, you below
+    assert "8 cards" in lines[greedy + 1]
+    assert "[g8] +1" in lines[piles] and "deck: 39" in lines[piles]
+    assert re.search(r"│\s+x\s+│.*│\s+3 5\s+│", lines[you])  # blue wager, red 3 5
+    assert "▶ greedy" in lines[greedy] and "▶" not in lines[you]
+    assert lines[you].rstrip("│ ").endswith(str(live_scores(s.state)[0]))
+    hand = next(l for l in lines if l.startswith("Your hand"))
+    obs = observation(s.state, 0)
+    assert hand.split("  ", 1)[1].split() == [f"[{CLASSIC.cards.format(c)}]" for c in obs.hand]
+    assert obs.hand == tuple(sorted(obs.hand, key=CLASSIC.cards.sort_key))
+
+
+def test_the_table_in_colour_and_hidden_hands():
+    s = position()
+    coloured = text_of(render.table(observation(s.state, 0), CLASSIC, EN, me=0, live=(0, 0)),
+                       color=True)
+    assert "\x1b[" in coloured and "[r" not in board(s, hide_hand=True).split("Your hand")[1]
+    assert "(hidden)" in board(s, hide_hand=True)
+    spectator = text_of(render.table(observation(s.state, 0), CLASSIC, EN, me=None, live=(0, 0)))
+    assert "Your hand" not in spectator and "You" in spectator and "greedy" in spectator
+
+
+def test_the_table_in_french():
+    out = board(position(), FR)
+    assert "manche 1 sur 3" in out and "y jaune" in out and "défausses" in out
+    assert "Votre main" in out and "pioche : 39" in out
+
+
+def test_unknown_colour_names_still_get_a_style():
+    assert render.colour_style(CLASSIC, 0) == "bold yellow"
+    six = pack("duel-six")
+    assert render.colour_style(six, 5) == "bold magenta"
+
+
+def test_turns_in_words():
+    s = Session(CLASSIC, [Player(HUMAN, "You"), Player(HUMAN, "Bob")], 1)
+    from lostcities.engine.turn import new_game
+
+    s.state = new_game(CLASSIC, ["You", "Bob"], 1, deals=[complete_deal(
+        CLASSIC, ["r3 r5 bx b4 y2 w6 w7 g2", "g9 g8 y9 y10 w2 w3 w4 w5"], top="r9")])
+    first = s.command("d w6 deck").turns[0]
+    second = s.command("p g9 w").turns[0]
+    assert text_of(render.describe(first, CLASSIC, "You", EN, you=True)).strip() == \
+        "You discard [w6] and draw from the deck."
+    assert text_of(render.describe(second, CLASSIC, "Bob", EN)).strip() == \
+        "Bob plays [g9] and takes [w6] from the white pile."
+    assert text_of(render.describe(second, CLASSIC, "Bob", FR)).strip() == \
+        "Bob pose [g9] et prend [w6] sur la défausse blanc."
+
+
+def test_round_scores_show_the_packs_breakdown():
+    s = Session(CLASSIC, [Player(BOT, "greedy", "greedy"), Player(BOT, "random", "random")], 3)
+    turn = s.play_bot()
+    while turn.ended is None:
+        turn = s.play_bot()
+    result = turn.ended
+    out = text_of(render.round_scores(result, ["greedy", "random"], CLASSIC, EN,
+                                      totals(s.state)))
+    assert out.startswith("Round 1 is over: the draw pile is empty.")
+    assert re.search(r"player\s+row\s+cards\s+sum\s+cost\s+×\s+bonus\s+score", out)
+    rows = render.round_rows(result, 2, CLASSIC)
+    codec = CLASSIC.cards
+    for seat, label in enumerate(["greedy", "random"]):
+        for colour, row in enumerate(rows[seat]):
+            if not row:
+                continue
+            values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+            parts = CLASSIC.scoring.breakdown(colour, values, len(row) - len(values))
+            score = CLASSIC.scoring.expedition(colour, values, len(row) - len(values))
+            cells = " ".join(codec.format(k)[1:] for k in row)
+            pattern = (rf"{CLASSIC.colours[colour].name}\s+{re.escape(cells)}\s+{parts['sum']}\s+"
+                       rf"{parts['cost']}\s+{parts['multiplier']}\s+{parts['bonus']}\s+{score}\b")
+            assert re.search(pattern, out), (pattern, out)
+        assert re.search(rf"round score\s+{result.scores[seat]}\b", out)
+    assert f"Totals after round 1:  greedy {totals(s.state)[0]}  ·  random" in out
+    # every played card is in the rows once
+    assert sum(len(r) for rows_ in rows for r in rows_) == sum(
+        m.action == "play" for m in result.moves)
+
+
+def test_match_end_names_the_winner_or_the_shared_win():
+    out = text_of(render.match_end(["You", "greedy"], [(10, 5), (3, 20)], (13, 25), (1,), EN))
+    assert re.search(r"You\s+10\s+3\s+13", out) and "greedy wins with 25 points!" in out
+    shared = text_of(render.match_end(["A", "B"], [(4, 4)], (4, 4), (0, 1), FR))
+    assert "A et B partagent la victoire avec 4 points !" in shared
+
+
+def test_move_list_is_numbered_from_one():
+    s = position()
+    from lostcities.engine.turn import legal_moves
+
+    moves = legal_moves(s.state)
+    out = text_of(render.move_list(moves, EN))
+    for i, move in enumerate(moves, 1):
+        assert re.search(rf"(^|\s){i}\s+{re.escape(str(move))}(\s|$)", out, re.M)
+
+
+def test_notes_translate_colour_parameters():
+    from lostcities.cli.session import Note
+
+    note = Note("illegal.pile-empty", {"colour": "green"})
+    assert render.note_text(note, EN) == "the green discard pile is empty"
+    assert render.note_text(note, FR) == "la défausse vert est vide"
+
+
+# --------------------------------------------------------------------------- catalogues
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"{(\w+)}", text))
+
+
+def test_french_has_every_english_key_with_the_same_placeholders():
+    en, fr = load_messages("en"), load_messages("fr")
+    assert set(en) == set(fr)
+    for key in en:
+        assert placeholders(en[key]) == placeholders(fr[key]), key
+        assert fr[key].strip(), key
+
+
+def test_catalogue_files_are_shipped_as_package_data():
+    for lang in LANGS:
+        assert json.loads(files("lostcities.cli").joinpath(f"messages_{lang}.json").read_text())
+
+
+def test_every_key_the_code_uses_is_in_the_catalogue():
+    from pathlib import Path
+
+    root = Path(render.__file__).parent
+    used: set[str] = set()
+    for name in ("session.py", "render.py", "play.py"):
+        source = (root / name).read_text()
+        used |= set(re.findall(r'(?:cat|self\.cat|_error|Note)\(\s*f?"([a-z][\w.-]*)"', source))
+    en = load_messages("en")
+    missing = {k for k in used if "{" not in k and k not in en}
+    assert not missing
+    assert len(used) > 30
+
+
+@pytest.mark.parametrize("env, lang", [
+    ({}, "en"), ({"LANG": "fr_FR.UTF-8"}, "fr"), ({"LANG": "fr"}, "fr"),
+    ({"LANG": "de_DE.UTF-8"}, "en"), ({"LC_ALL": "C", "LANG": "fr_FR.UTF-8"}, "en"),
+    ({"LC_MESSAGES": "fr_CA", "LANG": "en_US"}, "fr"), ({"LC_ALL": "fr_BE@euro"}, "fr"),
+    ({"LC_ALL": "", "LANG": "fr_FR"}, "fr"),
+])
+def test_language_from_the_locale(env, lang):
+    assert detect_lang(env) == lang
+
+
+def test_catalogue_fallbacks():
+    assert EN("no.such.key") == "no.such.key"
+    assert EN("illegal.not-held") == "you hold no {card}"   # a missing parameter: the template
+    assert FR.colour("purple") == "pourpre" and FR.colour("orange") == "orange"
+    with pytest.raises(ValueError):
+        Catalogue("de")

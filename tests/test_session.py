@@ -1,0 +1,464 @@
+"""The game session of ``lc play`` without a terminal: players, commands, explanations,
+undo, hints, bots, saves and records."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from enginehelpers import complete_deal, derived, pack
+from lostcities.cli import session as session_module
+from lostcities.cli.session import (BOT, HUMAN, Player, Session, SessionError, data_dir,
+                                    latest_save, new_save_path, parse_players, strongest_bot,
+                                    write_atomic)
+from lostcities.engine import RecordError
+from lostcities.engine.moves import Move
+from lostcities.engine.records import replay
+from lostcities.engine.turn import apply, is_over, legal_moves, new_game
+
+CLASSIC = pack("duel-classic")
+
+#: a house pack for quick matches: 30 cards, hands of 4, 2 rounds (continuation allowed)
+SMALL_PACK = """\
+id: play-small
+extends: duel-classic
+name: A small duel for tests
+house_rule: true
+hand_size: 4
+deck:
+  values: {min: 2, max: 6}
+  wagers: 1
+match:
+  rounds: 2
+"""
+
+
+def small_pack(folder: Path) -> Path:
+    """Write the small test pack in ``folder``; returns its path."""
+    path = folder / "play-small.yaml"
+    path.write_text(SMALL_PACK)
+    return path
+VS_GREEDY = [Player(HUMAN, "You"), Player(BOT, "greedy", "greedy")]
+
+
+def make(seed: int = 1, players=VS_GREEDY, rules=CLASSIC, tmp: Path | None = None) -> Session:
+    return Session(rules, players, seed, save_path=tmp / "game.json" if tmp else None)
+
+
+def keys(reply) -> list[str]:
+    return [n.key for n in reply.notes]
+
+
+def at(session: Session, hands, pile: str, rules=CLASSIC) -> Session:
+    """Put ``session`` on a scripted deal (seat 0 to move)."""
+    session.state = new_game(rules, [p.label for p in session.players], session.seed,
+                             deals=[complete_deal(rules, hands, top=pile)])
+    return session
+
+
+def small_deal(rules=CLASSIC):
+    return complete_deal(rules, ["r5 r7 r3 rx g4 b2 y9 w6", "g7 g8 g9 y2 y3 b5 b6 b7"],
+                         top="w2 w3 w4")
+
+
+def scripted(session: Session, rules=CLASSIC) -> Session:
+    session.state = new_game(rules, [p.label for p in session.players], session.seed,
+                             deals=[small_deal(rules)])
+    return session
+
+
+# --------------------------------------------------------------------------- players
+
+def test_default_players_are_you_against_the_strongest_bot():
+    players = parse_players(None, CLASSIC)
+    assert players == [Player(HUMAN, "You"), Player(BOT, strongest_bot(), strongest_bot())]
+    grenoble = parse_players(None, pack("duel-grenoble"), you="Vous")
+    assert [p.kind for p in grenoble] == [HUMAN, BOT, BOT]
+    assert grenoble[0].label == "Vous" and grenoble[1].label != grenoble[2].label
+
+
+def test_strongest_bot_follows_the_strength_order(monkeypatch):
+    from lostcities.engine import bots
+
+    assert strongest_bot() in bots.BOTS
+    monkeypatch.setitem(bots.BOTS, "expert", bots.GreedyBot)
+    assert strongest_bot() == "expert"
+    monkeypatch.setitem(bots.BOTS, "ismcts", bots.RandomBot)
+    assert strongest_bot() == "ismcts"
+
+
+def test_players_spec_humans_bots_and_names():
+    players = parse_players("human:Ada, human ,bot:random", pack("duel-grenoble"),
+                            player="Player {n}")
+    assert players == [Player(HUMAN, "Ada"), Player(HUMAN, "Player 2"),
+                       Player(BOT, "random", "random")]
+    assert parse_players("greedy,greedy", CLASSIC) == [
+        Player(BOT, "greedy 1", "greedy"), Player(BOT, "greedy 2", "greedy")]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("human", "--players: 1 player(s) given, duel-classic is played by 2"),
+    ("human,bot,bot", "--players: 3 player(s) given, duel-classic is played by 2"),
+    ("human,robot", "--players: 'robot' is not a player; write human, human:NAME, bot or "
+                    "bot:NAME (bots: random, greedy"),
+    ("human,bot:nosuch", "--players: unknown bot 'nosuch'"),
+    ("human,bot:nosuchmodule:Bot", "--players: bot 'nosuchmodule:Bot': cannot import"),
+])
+def test_bad_players_spec_is_one_line(spec, message):
+    with pytest.raises(SessionError) as err:
+        parse_players(spec, CLASSIC)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_board_packs_are_refused_in_one_line():
+    board = pack("board-classic")
+    try:
+        Session(board, parse_players(None, board), 1)
+    except SessionError as err:
+        assert "\n" not in str(err) and "board" in str(err)
+    else:  # the board engine has landed: the session plays it
+        assert not is_over(Session(board, parse_players(None, board), 1).state)
+
+
+# --------------------------------------------------------------------------- files
+
+def test_data_dir_precedence(tmp_path):
+    assert data_dir({"LOSTCITIES_DATA_DIR": "/a", "XDG_DATA_HOME": "/b"}) == Path("/a")
+    assert data_dir({"XDG_DATA_HOME": "/b"}) == Path("/b/lostcities")
+    assert data_dir({"HOME": str(tmp_path)}) == Path.home() / ".local/share/lostcities"
+
+
+def test_save_names_are_fresh_and_the_latest_is_found(tmp_path):
+    assert latest_save(tmp_path) is None
+    first = new_save_path(tmp_path, "duel-classic", 7)
+    write_atomic(first, "{}")
+    second = new_save_path(tmp_path, "duel-classic", 7)
+    assert second != first and second.parent == tmp_path / "saves"
+    write_atomic(second, "{}")
+    os.utime(first, (1, 1))
+    assert latest_save(tmp_path) == second
+
+
+def test_atomic_write_never_leaves_half_a_file(tmp_path, monkeypatch):
+    path = tmp_path / "deep" / "save.json"
+    write_atomic(path, "old")
+    assert path.read_text() == "old" and os.listdir(path.parent) == ["save.json"]
+
+    def broken(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(session_module.os, "fsync", broken)
+    with pytest.raises(OSError):
+        write_atomic(path, "new")
+    assert path.read_text() == "old" and os.listdir(path.parent) == ["save.json"]
+
+
+# --------------------------------------------------------------------------- commands
+
+def test_one_line_move_equals_the_engine_move(tmp_path):
+    s = scripted(make(tmp=tmp_path))
+    before = s.state
+    reply = s.command("p r3 deck")
+    assert reply.kind == "moved" and len(reply.turns) == 1
+    turn = reply.turns[0]
+    assert turn.seat == 0 and str(turn.move) == "p r3 deck"
+    assert s.history[0][0] is before
+    assert s.state.snapshot() == apply(before, "p r3 deck").snapshot()
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert saved["moves"] == ["p r3 deck"]
+
+
+def test_card_then_draw_in_two_lines_and_enter_means_deck():
+    s = scripted(make())
+    reply = s.command("d w6")
+    assert reply.kind == "pending" and s.pending == ("discard", CLASSIC.cards.parse("w6"))
+    assert reply.notes[0].params["draws"] == "deck"
+    assert s.command("").kind == "moved" and s.pending is None
+    assert str(s.history[-1][1]) == "d w6 deck"
+
+
+def test_colour_names_in_either_language_and_pioche_are_draws():
+    s = scripted(make(players=[Player(HUMAN, "A"), Player(HUMAN, "B")]))
+    s.command("d w6 deck")                       # A discards w6
+    assert s.command("d g7").kind == "pending"   # B discards g7 ...
+    assert s.command("blanc").kind == "moved"    # ... and takes w6 from the white pile
+    assert str(s.history[-1][1]) == "d g7 w"
+    s.command("j r3")
+    s.command("VERT")
+    assert str(s.history[-1][1]) == "p r3 g"
+    s.command("p g8 pioche")
+    assert str(s.history[-1][1]) == "p g8 deck"
+
+
+def test_a_new_card_replaces_the_pending_one():
+    s = scripted(make())
+    s.command("p r3")
+    s.command("p r5")
+    assert s.pending == ("play", CLASSIC.cards.parse("r5"))
+
+
+def test_numbers_pick_from_the_legal_moves_in_engine_order():
+    s = scripted(make())
+    legal = legal_moves(s.state)
+    listed = s.command("moves")
+    assert listed.kind == "info" and list(listed.moves) == legal
+    assert listed.notes[0].params == {"count": len(legal)}
+    assert s.command("3").kind == "moved" and s.history[-1][1] == legal[2]
+
+
+@pytest.mark.parametrize("line, key, params", [
+    ("0", "error.bad-number", {"number": 0, "count": None}),
+    ("999", "error.bad-number", {"number": 999, "count": None}),
+    ("2 3", "error.bad-number", {"number": 2, "count": None}),
+    ("hello", "error.unknown", {"text": "hello"}),
+    ("deck", "error.card-first", {"draw": "deck"}),
+    ("r5", "error.action-first", {"card": "r5"}),
+    ("p", "error.no-card", {"action": "play"}),
+    ("p z5", "error.bad-card", {"card": "z5", "keys": "y b w g r", "low": 2, "high": 10}),
+    ("p r11", "error.bad-card", {"card": "r11"}),
+    ("p r5 sky", "error.bad-draw", {"text": "sky", "keys": "y b w g r"}),
+    ("p r5 deck g", "error.bad-draw", {"text": "deck g"}),
+    ("p r9 deck", "illegal.not-held", {"card": "r9"}),
+    ("undo", "error.undo-nothing", {}),
+    ("save a b", "error.save-args", {}),
+])
+def test_refused_lines_say_why_and_change_nothing(line, key, params):
+    s = scripted(make())
+    before = s.state.snapshot()
+    reply = s.command(line)
+    assert reply.kind == "error" and keys(reply) == [key]
+    for name, value in params.items():
+        if value is not None:
+            assert reply.notes[0].params[name] == value
+    assert s.state.snapshot() == before and s.history == []
+
+
+def test_a_pack_without_wagers_does_not_offer_x():
+    basic = pack("duel-basic")
+    s = Session(basic, VS_GREEDY, 1)
+    assert keys(s.command("p rx deck")) == ["error.bad-card-plain"]
+
+
+def test_help_lists_the_packs_rules():
+    assert keys(make().command("help")) == ["help", "rules.strict", "rules.wagers"]
+    basic = Session(pack("duel-basic"), VS_GREEDY, 1)
+    assert keys(basic.command("aide")) == ["help", "rules.non-decreasing"]
+    assert keys(make().command("")) == [] and make().command("").kind == "board"
+
+
+# --------------------------------------------------------------------------- explanations
+
+def test_row_order_explained_with_the_last_card():
+    s = at(make(), ["r7 r3 rx r5 g4 b2 y9 w6", "g7 g8 g9 y2 y3 b5 b6 b7"], "w2 w3 w4 w5 w7")
+    s.command("p r7 deck")
+    s.command("d b7 deck") if s.to_move.kind == HUMAN else s.play_bot()
+    reply = s.command("p r3 deck")
+    note = reply.notes[0]
+    assert note.key == "illegal.order.strict"
+    assert note.params == {"card": "r3", "colour": "red", "last": 7, "row": "r7"}
+    reply = s.command("p rx")
+    assert reply.notes[0].key == "illegal.wager" and reply.notes[0].params["row"] == "r7"
+
+
+def test_equal_values_explained_for_non_decreasing_rows():
+    rules = pack("duel-equal")
+    s = at(make(rules=rules, players=[Player(HUMAN, "A"), Player(HUMAN, "B")]),
+           ["r7 r3 rx r5 g4 b2 y9 w6", "g7 g8 g9 y2 y3 b5 b6 b7"], "w2 w3 w4 w5 w7", rules)
+    s.command("p r7 deck")
+    s.command("p g7 deck")
+    assert s.command("p r5").notes[0].key == "illegal.order.non-decreasing"
+
+
+def test_lowest_in_hand_explained():
+    rules = derived("duel-classic", rows={"start": "lowest-in-hand"})
+    s = at(Session(rules, [Player(HUMAN, "A"), Player(HUMAN, "B")], 1),
+           ["r7 r3 rx r5 g4 b2 y9 w6", "g7 g8 g9 y2 y3 b5 b6 b7"], "w2 w3 w4 w5 w7", rules)
+    note = s.command("p r5").notes[0]
+    assert note.key == "illegal.lowest"
+    assert note.params == {"card": "r5", "colour": "red", "lowest": "r3"}
+    assert s.command("p rx").kind == "pending"  # a wager is no number: it may open the row
+
+
+def test_draws_explained():
+    s = at(make(players=[Player(HUMAN, "A"), Player(HUMAN, "B")]),
+           ["r7 r3 rx r5 g4 b2 y9 w6", "g7 g8 g9 y2 y3 b5 b6 b7"], "w2 w3 w4 w5 w7")
+    assert s.command("p r7 g").notes[0] == session_module.Note("illegal.pile-empty",
+                                                                {"colour": "green"})
+    assert s.command("d w6 w").notes[0] == session_module.Note("illegal.retake", {"card": "w6"})
+    s.command("d w6 deck")
+    assert s.command("d g7 w").kind == "moved"
+
+
+def test_an_unexplained_refusal_falls_back_to_the_engine():
+    s = scripted(make())
+    note = s.explain(Move("play", CLASSIC.cards.parse("r3"), 99, codec=CLASSIC.cards))
+    assert note.key == "illegal.other" and note.params["reason"] == "99 is not a draw source"
+
+
+# --------------------------------------------------------------------------- bots, hints, undo
+
+def test_bot_turns_are_deterministic_and_legal():
+    a, b = make(seed=5), make(seed=5)
+    a.command("1")
+    b.command("1")
+    ta, tb = a.play_bot(), b.play_bot()
+    assert ta.move == tb.move and ta.seat == 1
+    with pytest.raises(SessionError):
+        a.play_bot()  # not a bot's turn
+    assert a.command("1").kind == "moved" and a.to_move.kind == BOT
+
+
+def test_hint_is_a_legal_move_the_strongest_bot_suggests():
+    s = make(seed=3)
+    reply = s.command("hint")
+    assert reply.kind == "info" and reply.notes[0].params["bot"] == strongest_bot()
+    assert Move.parse(reply.notes[0].params["move"], CLASSIC) in legal_moves(s.state)
+
+
+def test_undo_takes_back_your_turn_and_the_bot_turns_after_it(tmp_path):
+    s = make(seed=9, tmp=tmp_path)
+    start = s.state.snapshot()
+    s.command("2")
+    s.play_bot()
+    after_one = s.state.snapshot()
+    s.command("1")
+    s.play_bot()
+    reply = s.command("undo")
+    assert reply.kind == "undone" and reply.notes[0].params["after"] == 1
+    assert s.state.snapshot() == after_one and len(s.history) == 2
+    assert len(json.loads((tmp_path / "game.json").read_text())["moves"]) == 2
+    s.command("undo")
+    assert s.state.snapshot() == start and s.history == []
+    assert keys(s.command("undo")) == ["error.undo-nothing"]
+
+
+def test_undo_is_refused_in_hotseat():
+    s = make(players=[Player(HUMAN, "A"), Player(HUMAN, "B")])
+    s.command("1")
+    assert keys(s.command("undo")) == ["error.undo-hotseat"]
+    assert len(s.history) == 1
+
+
+def test_commands_refused_on_a_bot_turn():
+    s = make(players=[Player(BOT, "greedy", "greedy"), Player(HUMAN, "You")])
+    assert keys(s.command("1")) == ["error.not-your-turn"]
+    assert s.viewer() == 1
+
+
+# --------------------------------------------------------------------------- saves
+
+def play_some(s: Session, turns: int) -> None:
+    for _ in range(turns):
+        if s.to_move.kind == BOT:
+            s.play_bot()
+        else:
+            s.command("1")
+
+
+def test_save_and_load_give_the_same_game(tmp_path):
+    s = make(seed=4, tmp=tmp_path)
+    play_some(s, 31)
+    s.command("p")  # a refused line changes nothing
+    loaded = Session.load(tmp_path / "game.json")
+    assert loaded.state.snapshot() == s.state.snapshot()
+    assert [m for _, m in loaded.history] == [m for _, m in s.history]
+    assert [b.snapshot() for b, _ in loaded.history] == [b.snapshot() for b, _ in s.history]
+    assert loaded.players == s.players and loaded.seed == 4 and loaded.save_path == tmp_path / "game.json"
+    play_some(loaded, 3)
+    play_some(s, 3)
+    assert loaded.state.snapshot() == s.state.snapshot()
+
+
+def test_save_command_writes_a_copy(tmp_path):
+    s = make(tmp=tmp_path)
+    s.command("1")
+    s.play_bot()
+    reply = s.command(f"save {tmp_path / 'copy.json'}")
+    assert reply.notes[0].key == "saved"
+    assert Session.load(tmp_path / "copy.json").state.snapshot() == s.state.snapshot()
+    assert s.command("save").notes[0].params == {"path": str(tmp_path / "game.json")}
+    assert keys(make().command("save")) == ["error.save-failed"]
+
+
+def test_a_finished_match_continues_and_writes_a_record(tmp_path):
+    from lostcities.engine.packs import load_pack
+
+    source = str(small_pack(tmp_path))
+    s = Session(load_pack(source), [Player(BOT, "greedy", "greedy"),
+                                    Player(BOT, "random", "random")], 2,
+                save_path=tmp_path / "game.json", pack_source=source)
+    turns = []
+    while s.to_move is not None:
+        turns.append(s.play_bot())
+    assert turns[-1].over and sum(t.ended is not None for t in turns) == 2
+    assert all(t.ended.number == t.round for t in turns if t.ended)
+    s.continue_match()
+    assert s.state.round == 3 and Session.load(tmp_path / "game.json").state.round == 3
+    while s.to_move is not None:
+        s.play_bot()
+    loaded = Session.load(tmp_path / "game.json")
+    assert is_over(loaded.state) and loaded.state.rounds_total == 3
+    record = s.write_record(tmp_path / "records")
+    assert not (tmp_path / "game.json").exists()
+    final = replay(json.loads(record.read_text()), pack=s.pack)
+    assert final.snapshot()[-1] == s.state.snapshot()[-1] and final.rounds_total == 3
+
+
+def save_text(tmp_path, **changes) -> Path:
+    s = make(seed=4, tmp=tmp_path)
+    play_some(s, 4)
+    data = s.to_dict()
+    data.update(changes)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "not a lostcities save (not JSON: Expecting value at line 1)"),
+    ("{\"format\": \"lostcities-save/1\"", "not a lostcities save (not JSON"),
+    ("[1, 2]", "not a lostcities-save/1 file (format is missing)"),
+    ("{\"format\": \"chess-save/3\"}", "not a lostcities-save/1 file (format is 'chess-save/3')"),
+    ("{\"format\": \"lostcities-record/1\"}", "a finished game's record, not a save"),
+])
+def test_foreign_and_corrupt_files_are_refused_in_one_line(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(RecordError) as err:
+        Session.load(path)
+    assert str(err.value).startswith(f"{path}: {message}") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"seed": "four"}, "seed: expected an integer"),
+    ({"moves": "p r5"}, "moves: expected a list of moves"),
+    ({"moves": [5]}, "moves[0]: expected a move"),
+    ({"players": [{"kind": "alien", "label": "x"}, {"kind": "human", "label": "y"}]},
+     "players[0]: expected"),
+    ({"players": [{"kind": "bot", "label": "x"}, {"kind": "human", "label": "y"}]},
+     "players[0]: expected"),
+    ({"pack": "no-such-pack", "pack_source": ""}, "pack 'no-such-pack':"),
+    ({"pack_source": "duel-six"}, "the game is of pack 'duel-classic', duel-six is now pack "
+                                  "'duel-six'"),
+    ({"players": [{"kind": "human", "label": "x"}]}, "duel-classic: 1 players, the pack is for 2"),
+    ({"players": [{"kind": "human", "label": "x"}, {"kind": "bot", "label": "b", "bot": "zz"}]},
+     "unknown bot 'zz'"),
+    ({"moves": ["p r5 deck", "fly away"]}, "move 1 (round 1): "),
+    ({"moves": ["d zz deck"]}, "move 1 (round 1): "),
+])
+def test_edited_saves_are_refused_in_one_line(tmp_path, changes, message):
+    path = save_text(tmp_path, **changes)
+    with pytest.raises(RecordError) as err:
+        Session.load(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_unreadable_save(tmp_path):
+    with pytest.raises(RecordError, match="cannot read"):
+        Session.load(tmp_path / "missing.json")
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RecordError, match="not UTF-8"):
+        Session.load(tmp_path / "bin.json")
