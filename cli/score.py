@@ -42,10 +42,10 @@ def score(
     Several players: separate their cards with /, e.g. `lc score r5 r8 / b4 b9`.
     Exit 0 when scored, 1 for a card or row the pack refuses, 2 for bad usage.
     """
-    from lostcities.engine.errors import LostCitiesError, PackError
+    from lostcities.engine.errors import LostCitiesError
 
     groups = split_players(cards)
-    pack = _load(pack_name, PackError)
+    pack = _load(pack_name)
     if "expedition" not in pack.scoring.formulas:
         fail(f"{pack.id} scores pawns on tracks, not expeditions: lc score needs a pack "
              "with a `scoring.expedition` formula")
@@ -103,12 +103,13 @@ def _for_player(n: int, players: int, message: str) -> str:
     return f"player {n}: {message}" if players > 1 else message
 
 
-def _load(name: str, pack_error: type) -> "RulePack":
-    from lostcities.engine import load_pack
+def _load(name: str) -> "RulePack":
+    """The pack, or a one-line error: exit 2 when it does not exist, 1 when it is invalid."""
+    from lostcities.engine import PackError, load_pack
 
     try:
         return load_pack(name)
-    except pack_error as err:
+    except PackError as err:
         problems = err.problems
         missing = len(problems) == 1 and problems[0].code == "LC009"
         more = f" (and {len(problems) - 1} more problems: run lc validate {name})" \
