@@ -276,3 +276,24 @@ def test_memo_keeps_colour_apart_when_the_formula_reads_it() -> None:
     scoring = compile_scoring(coloured, "duel")
     assert scoring.expedition(0, (5,), 0) == 5
     assert scoring.expedition(3, (5,), 0) == 305
+
+
+@pytest.mark.parametrize("pack_id", BOARD)
+def test_compiled_board_formulas_match_independent_formulas(pack_id: str) -> None:
+    p = pack(pack_id)
+    spaces = p.scoring_spec.tables["spaces"]
+    scale = p.scoring_spec.tables["artefact_scale"]
+    pawn_places = st.tuples(st.integers(0, len(p.colours) - 1),
+                            st.integers(0, p.board.spaces), st.booleans())
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(pawn_places, max_size=p.board.pawns), st.integers(0, 40),
+           st.integers(0, 12), st.lists(st.integers(0, 300), min_size=1, max_size=3))
+    def check(pawns, tokens, artefacts, rounds) -> None:
+        values = [spaces[s] * (2 if leader else 1) for _, s, leader in pawns]
+        result = p.scoring.round([], pawns, tokens, artefacts, 1)
+        assert result.pawns == tuple(values)
+        assert result.total == max(0, sum(values)) + tokens
+        assert p.scoring.match(rounds, artefacts, tokens) == \
+            sum(rounds) + scale[min(artefacts, len(scale) - 1)]
+    check()
