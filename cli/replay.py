@@ -18,6 +18,7 @@ _STYLES = {"yellow": "yellow", "blue": "blue", "white": "bright_white", "green":
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``lc replay`` to the app."""
     app.command("replay")(replay)
 
 
@@ -114,6 +115,7 @@ class _Viewer:
         self.current = 0
 
     def turn(self, state: "GameState", move: Any) -> None:
+        """Print one turn (called by replay before the move is played)."""
         from lostcities.engine.turn import describe_move
 
         if len(state.finished) > self.shown:
@@ -130,6 +132,7 @@ class _Viewer:
         self.console.print(f"{state.turn + 1:>4}  {state.players[state.to_move]:<12} {text}")
 
     def close_round(self, state: "GameState") -> None:
+        """Print the rows and scores of every finished round not shown yet."""
         from rich.table import Table
 
         while self.shown < len(state.finished):
@@ -148,6 +151,7 @@ class _Viewer:
             self.console.print(table)
 
     def match(self, state: "GameState") -> None:
+        """Print the totals and the winner(s)."""
         from lostcities.engine.turn import totals, winners
 
         scores = totals(state)

@@ -12,6 +12,7 @@ from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``lc simulate`` to the app."""
     app.command("simulate")(simulate)
 
 
@@ -116,6 +117,7 @@ class _progress:
         return self.tick
 
     def tick(self, done: int) -> None:
+        """Show ``done`` finished games, starting the bar on the first call."""
         if self.bar is None:
             from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,

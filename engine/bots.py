@@ -36,10 +36,12 @@ class SeatView:
 
     @cached_property
     def observation(self) -> Observation:
+        """What this seat may see now (built on first use)."""
         return observation(self._state, self.seat)
 
     @cached_property
     def legal_moves(self) -> list[Move]:
+        """Every legal move now (built on first use)."""
         return legal_moves(self._state)
 
     def random_move(self) -> Move:
@@ -53,6 +55,7 @@ class Bot:
     name = "bot"
 
     def choose(self, view: SeatView) -> Move:
+        """One of ``view.legal_moves``."""
         raise NotImplementedError
 
 

@@ -147,9 +147,11 @@ class ActionSpace:
         self.draw_deck: int = 2 * k
 
     def card_action(self, action: Action, card: Card) -> int:
+        """The id of playing or discarding ``card``."""
         return card if action == PLAY else self.codec.n_kinds + card
 
     def draw_action(self, draw: int) -> int:
+        """The id of drawing from ``draw`` (``DECK`` or a colour's pile)."""
         return self.draw_deck if draw == DECK else self.draw_deck + 1 + draw
 
     def decode(self, action_id: int) -> tuple[str, int]:

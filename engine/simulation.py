@@ -52,6 +52,7 @@ class RunningStats:
     high: Optional[float] = None
 
     def add(self, x: float) -> None:
+        """Count one more value (Welford's update)."""
         self.count += 1
         delta = x - self.mean
         self.mean += delta / self.count
@@ -61,9 +62,11 @@ class RunningStats:
 
     @property
     def sd(self) -> float:
+        """The sample standard deviation (0 below two values)."""
         return math.sqrt(self.m2 / (self.count - 1)) if self.count > 1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """Mean, sd, min and max, rounded for display."""
         return {"mean": round(self.mean, 3), "sd": round(self.sd, 3),
                 "min": self.low, "max": self.high}
 
@@ -145,6 +148,7 @@ class Summary:
         self.scores = self.scores or [RunningStats() for _ in range(n)]
 
     def add(self, result: GameResult) -> None:
+        """Count one finished match."""
         self.games += 1
         if len(result.winners) == 1:
             self.wins[result.winners[0]] += 1
