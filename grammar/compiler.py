@@ -505,14 +505,14 @@ def _runner(formula: Formula) -> Callable[..., Any]:
         return lambda *args: value
     body = fn(formula.code)
     pad = [None] * (formula.size - len(formula.fields))
-    limit = MAX_INT
+    limit, low = MAX_INT, -MAX_INT
     if formula.scope == "expedition":
         return _memoised_expedition(formula, body, pad)
     frame = _FRAMES[formula.scope]
 
     def run(*args: Any) -> int:
         r = body(frame(*args) + pad)
-        if -limit <= r <= limit:
+        if low <= r <= limit:
             return r
         return check_result(formula, r)
     return run
@@ -549,14 +549,18 @@ def _memoised_expedition(formula: Formula, body: Callable[[list], Any],
 
 def _direct_expedition(formula: Formula, body: Callable[[list], Any],
                        pad: list) -> Callable[[int, Sequence[int], int], int]:
-    """The expedition formula computed on every call (the closures alone)."""
-    limit = MAX_INT
+    """The expedition formula computed on every call (the closures alone).
+
+    The frame is built inline (the layout of :func:`expedition_frame`): this is
+    the hottest call of the engine.
+    """
+    limit, low = MAX_INT, -MAX_INT
 
     def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
         n = len(values)
         frame = [colour, values, wagers, n, n + wagers, sum(values)]
         r = body(frame + pad if pad else frame)
-        if -limit <= r <= limit:
+        if low <= r <= limit:
             return r
         return check_result(formula, r)
     return expedition

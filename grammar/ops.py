@@ -165,7 +165,7 @@ def _mul(a: Code, b: Code, at: "At") -> Fn:
 
     Every product is bounded (LC104), so no chain of products can grow without end.
     """
-    lim = MAX_INT
+    lim, low = MAX_INT, -MAX_INT
 
     def over(r: int) -> int:
         raise _too_large(at, r)
@@ -173,18 +173,18 @@ def _mul(a: Code, b: Code, at: "At") -> Fn:
         i, p = a.value, a.off
         if b.kind == S:
             j, q = b.value, b.off
-            return lambda e: r if -lim <= (r := (e[i] + p) * (e[j] + q)) <= lim else over(r)
+            return lambda e: r if low <= (r := (e[i] + p) * (e[j] + q)) <= lim else over(r)
         if b.kind == K:
             k = b.value
-            return lambda e: r if -lim <= (r := (e[i] + p) * k) <= lim else over(r)
+            return lambda e: r if low <= (r := (e[i] + p) * k) <= lim else over(r)
         g = b.value
-        return lambda e: r if -lim <= (r := (e[i] + p) * g(e)) <= lim else over(r)
+        return lambda e: r if low <= (r := (e[i] + p) * g(e)) <= lim else over(r)
     f = a.value
     if b.kind == K:
         k = b.value
-        return lambda e: r if -lim <= (r := f(e) * k) <= lim else over(r)
+        return lambda e: r if low <= (r := f(e) * k) <= lim else over(r)
     g = fn(b)
-    return lambda e: r if -lim <= (r := f(e) * g(e)) <= lim else over(r)
+    return lambda e: r if low <= (r := f(e) * g(e)) <= lim else over(r)
 
 
 def _too_large(at: "At", value: int) -> Exception:
@@ -225,7 +225,7 @@ def chain(ops: Sequence[str], codes: Sequence[Code], source: Source) -> Code:
                   for op, c in zip(ops, codes[1:]))
 
     whole = At(source, Code(INT, F, None, codes[0].start, codes[-1].end))
-    lim = MAX_INT
+    lim, low = MAX_INT, -MAX_INT
 
     def run(e: Frame) -> int:
         acc = first(e)
@@ -234,7 +234,7 @@ def chain(ops: Sequence[str], codes: Sequence[Code], source: Source) -> Code:
             if at is not None and not x:
                 raise at.error(DIVISION, f"{word} by zero (`{at.text}` is 0)")
             acc = func(acc, x)
-            if not -lim <= acc <= lim and func is operator.mul:
+            if not low <= acc <= lim and func is operator.mul:
                 raise _too_large(whole, acc)
         return acc
     return Code(INT, F, run, codes[0].start, codes[-1].end)
