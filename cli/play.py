@@ -163,7 +163,7 @@ class Terminal:
         self.data = data
         plain: dict[str, Any] = {}
         if not interactive:
-            plain = {"no_color": True, "color_system": None}
+            plain = {"no_color": True, "color_system": None, "soft_wrap": True}
             if "COLUMNS" not in os.environ:
                 plain["width"] = PIPE_WIDTH
         self.out = Console(highlight=False, **plain)  # type: ignore[arg-type]
