@@ -333,7 +333,7 @@ class Terminal:
                                  self.cat))
         if s.pack.continuation and s.humans:
             answer = self._read(self.cat("match.cont"))
-            if answer is not None and answer.strip().lower() in self.cat("yes").split():
+            if answer is not None and answer.strip().lower() in _yes_words():
                 s.continue_match()
                 self.out.print(self.cat("result.next", name=labels[s.state.starter],
                                         round=s.state.round))
@@ -420,6 +420,13 @@ class Terminal:
             answer = self.out.input(self.cat("quit.ask"), markup=False)
         except (EOFError, KeyboardInterrupt):
             answer = ""
-        if answer.strip().lower() in ("", *self.cat("yes").split()):
+        if answer.strip().lower() in {"", *_yes_words()}:
             return self._leave("quit.saved", 0)
         return None
+
+
+def _yes_words() -> set[str]:
+    """The words for yes in every catalogue (a French player may type o or y)."""
+    from .i18n import LANGS, load_messages
+
+    return {word for lang in LANGS for word in load_messages(lang)["yes"].split()}

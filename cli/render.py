@@ -256,8 +256,9 @@ def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Se
         table.add_row(label, *(str(r[seat]) for r in rounds), str(totals[seat]))
     names = [labels[s] for s in winners]
     key = "result.winner" if len(names) == 1 else "result.shared"
-    return Group(table, Text(cat(key, names=cat("result.and").join(names),
-                                 score=totals[winners[0]]), style="bold"))
+    return Group(Text(cat("result.match-over"), style="bold"), table,
+                 Text(cat(key, names=cat("result.and").join(names), score=totals[winners[0]]),
+                      style="bold green"))
 
 
 def pass_screen(name: str, cat: "Catalogue") -> Any:

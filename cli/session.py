@@ -403,11 +403,11 @@ class Session:
         if not choices:
             note = self.explain(Move(action, card, DECK, codec=codec))  # type: ignore[arg-type]
             return Reply("error", (note or Note("illegal.other", {"reason": "?"}),))
-        self.pending = (action, card)
         if draws:
-            return self._complete(draws[0])  # type: ignore[arg-type]
+            return self._whole(action, card, draws[0])  # type: ignore[arg-type]
         if choices[0].draw is None:  # the last play: nothing to draw
             return self._finish(choices[0])
+        self.pending = (action, card)
         return Reply("pending", (Note("pending", {"card": codec.format(card), "action": action,
                                                   "draws": self.draw_words(choices)}),))
 
@@ -425,9 +425,14 @@ class Session:
         return ", ".join(draw_text(m.draw, self.pack.cards) for m in moves)
 
     def _complete(self, draw: str) -> Reply:
+        """The draw completing the pending card decision."""
+        action, card = self.pending  # type: ignore[misc]
+        return self._whole(action, card, draw)
+
+    def _whole(self, action: str, card: int, draw: str) -> Reply:
+        """Play a whole turn, or say why not (changing nothing)."""
         from lostcities.engine.moves import Move
 
-        action, card = self.pending  # type: ignore[misc]
         move = Move.parse(f"{action} {self.pack.cards.format(card)} {draw}", self.pack)
         note = self.explain(move)
         if note is not None:

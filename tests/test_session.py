@@ -192,10 +192,12 @@ def test_colour_names_in_either_language_and_pioche_are_draws():
     assert str(s.history[-1][1]) == "p g8 deck"
 
 
-def test_a_new_card_replaces_the_pending_one():
+def test_a_new_card_replaces_the_pending_one_a_refused_line_does_not():
     s = scripted(make())
     s.command("p r3")
     s.command("p r5")
+    assert s.pending == ("play", CLASSIC.cards.parse("r5"))
+    assert keys(s.command("d w6 w")) == ["illegal.retake"]
     assert s.pending == ("play", CLASSIC.cards.parse("r5"))
 
 
