@@ -519,7 +519,7 @@ def _runner(formula: Formula) -> Callable[..., Any]:
 
 
 #: most rows an expedition formula remembers (further rows are computed, not stored)
-MEMO_SIZE = 1 << 16
+MEMO_SIZE = 1 << 14
 
 
 def _memoised_expedition(formula: Formula, body: Callable[[list], Any],
