@@ -58,6 +58,7 @@ class At:
         self.source, self.start, self.end = source, code.start, code.end
 
     def error(self, code: str, message: str, hint: str = "") -> Exception:
+        """The ScoringError ``code`` at this span (positioned in the YAML file)."""
         return self.source.error(code, message, self.start, self.end, hint)
 
     @property
@@ -241,6 +242,7 @@ def chain(ops: Sequence[str], codes: Sequence[Code], source: Source) -> Code:
 
 
 def negative(a: Code) -> Code:
+    """Unary ``-a``."""
     if a.kind == K:
         return Code(INT, K, -a.value, a.start, a.end)
     f = fn(a)
@@ -302,6 +304,7 @@ def compare_chain(ops: Sequence[str], codes: Sequence[Code]) -> Code:
 
 
 def negate(a: Code) -> Code:
+    """``not a``; a fused test stays fused, with its sense reversed."""
     if a.kind == K:
         return Code(BOOL, K, not a.value, a.start, a.end)
     if a.test is not None:
