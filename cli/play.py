@@ -166,8 +166,9 @@ class Terminal:
             plain = {"no_color": True, "color_system": None, "soft_wrap": True}
             if "COLUMNS" not in os.environ:
                 plain["width"] = PIPE_WIDTH
-        self.out = Console(highlight=False, **plain)  # type: ignore[arg-type]
-        self.err = Console(highlight=False, stderr=True, **plain)  # type: ignore[arg-type]
+        # names and paths are shown as typed: no markup, no :emoji: codes
+        self.out = Console(highlight=False, markup=False, emoji=False, **plain)
+        self.err = Console(highlight=False, markup=False, emoji=False, stderr=True, **plain)
         self.recent: deque[Any] = deque(maxlen=max(2, len(session.players)))
         self.notes: list[Any] = []       # shown under the next table (greeting, undo...)
         self.line = 0                    # lines read from a pipe
@@ -198,7 +199,7 @@ class Terminal:
             try:
                 turn = session.play_bot()
             except LostCitiesError as err:
-                self._error(self.cat("error.bot", reason=err))
+                self._error(self.cat("error.bot", reason=err), typed=False)
                 return self._leave("quit.saved", EXIT_PROBLEM)
             self._after(turn)
             if not session.humans:
@@ -360,14 +361,16 @@ class Terminal:
 
         return Text(note_text(note, self.cat))
 
-    def _error(self, message: Any) -> None:
-        """A refused line: red on a terminal, one line on stderr in a pipe."""
+    def _error(self, message: Any, *, typed: bool = True) -> None:
+        """A refused line (``typed``) or a failure: red on a terminal, one line on stderr
+        in a pipe, naming the input line it answers."""
         text = str(message)
         if self.interactive:
-            self.out.print(text, style="bold red", markup=False)
+            self.out.print(text, style="bold red")
+        elif typed:
+            self.err.print(self.cat("input.line", line=self.line, message=text))
         else:
-            self.err.print(self.cat("input.line", line=self.line, message=text), markup=False,
-                           soft_wrap=True)
+            self.err.print(text)
 
     def _pass_screen(self, name: str) -> None:
         from .render import pass_screen
@@ -389,7 +392,7 @@ class Terminal:
         """A line from the player; None at the end of input (Ctrl-D, end of a pipe)."""
         if self.interactive:
             try:
-                return self.out.input(prompt, markup=False)
+                return self.out.input(prompt, markup=False, emoji=False)
             except EOFError:
                 self.out.print()
                 return None
@@ -406,9 +409,9 @@ class Terminal:
         try:
             path = self.session.autosave_or_fail()
         except SessionError as err:
-            self._error(err)
+            self._error(err, typed=False)
             return EXIT_PROBLEM
-        self.out.print(self.cat(key, path=path), markup=False, soft_wrap=True)
+        self.out.print(self.cat(key, path=path), soft_wrap=True)
         return code
 
     def _interrupted(self) -> Optional[int]:
@@ -417,7 +420,7 @@ class Terminal:
             return self._leave("quit.interrupted", EXIT_INTERRUPTED)
         self.out.print()
         try:
-            answer = self.out.input(self.cat("quit.ask"), markup=False)
+            answer = self.out.input(self.cat("quit.ask"), markup=False, emoji=False)
         except (EOFError, KeyboardInterrupt):
             answer = ""
         if answer.strip().lower() in {"", *_yes_words()}:
