@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .i18n import Catalogue
     from .session import Reply, Session, Turn
 
+#: the pack dealt when --pack is not given
+DEFAULT_PACK = "duel-classic"
 #: exit code after Ctrl-C in a script (the game is saved)
 EXIT_INTERRUPTED = 130
 #: seconds between moves when only bots play, on a terminal (--delay overrides)
@@ -44,14 +46,15 @@ def complete_lang(incomplete: str) -> list[str]:
 
 def play(
     save_file: Optional[Path] = typer.Argument(
-        None, metavar="[SAVE]", dir_okay=False, show_default=False,
+        None, metavar="SAVE", dir_okay=False, show_default=False,
         help="A save file to continue (the same as --resume SAVE)."),
     players: Optional[str] = typer.Option(
         None, "--players", show_default=False,
         help="Who plays, seat by seat, comma-separated: human, human:NAME, bot (the "
              "strongest), bot:NAME (e.g. bot:greedy). Default: you against the strongest bot."),
-    pack: str = typer.Option("duel-classic", "--pack", "-p", autocompletion=complete_pack,
-                             help="Built-in pack id or a house pack file."),
+    pack: Optional[str] = typer.Option(
+        None, "--pack", "-p", autocompletion=complete_pack, show_default=False,
+        help=f"Built-in pack id or a house pack file (default: {DEFAULT_PACK})."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", show_default=False,
                                        help="Deal this match (default: a random seed)."),
     lang: Optional[str] = typer.Option(
@@ -82,8 +85,7 @@ def play(
     data = data_dir()
     if resume or save_file is not None:
         given = [name for name, value in (("--players", players), ("--seed", seed),
-                                          ("--pack", None if pack == "duel-classic" else pack))
-                 if value is not None]
+                                          ("--pack", pack)) if value is not None]
         if given:
             fail(f"{', '.join(given)}: a resumed game keeps its own settings; drop "
                  f"{'them' if len(given) > 1 else 'it'} or start a new game", EXIT_USAGE)
@@ -100,7 +102,7 @@ def play(
     else:
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
-        session = _new(pack, players, seed, cat, save, data)
+        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data)
         greeting = cat("greeting.unfinished") if unfinished else ""
     try:
         session.autosave_or_fail()

@@ -99,10 +99,10 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
     n = len(obs.players)
     bottom = me if me is not None else n - 1
     others = [(bottom + k) % n for k in range(1, n)]
-    for i, seat in enumerate(others):
+    for seat in others:
         table.add_row(_player_label(obs, seat, cat, live, me),
                       *(_row_cells(pack, row) for row in obs.rows[seat]),
-                      Text(str(live[seat])), end_section=i == len(others) - 1)
+                      Text(str(live[seat])), end_section=True)
     piles = []
     for c in range(len(pack.colours)):
         top = obs.pile_tops[c]

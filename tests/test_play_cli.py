@@ -290,6 +290,8 @@ def test_ctrl_c_in_a_script_saves_and_stops(data, small, tmp_path):
 
 @pytest.mark.parametrize("args, code, message", [
     (["--resume", "--seed", "3"], 2, "--seed: a resumed game keeps its own settings"),
+    (["--resume", "--pack", "duel-classic", "--players", "human,bot"], 2,
+     "--players, --pack: a resumed game keeps its own settings; drop them"),
     (["--resume"], 2, "--resume: no saved game in "),
     (["--lang", "de"], 2, "--lang de: choose en or fr"),
     (["--players", "human,robot"], 2, "--players: 'robot' is not a player"),
