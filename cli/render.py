@@ -74,7 +74,7 @@ def _row_cells(pack: "RulePack", row: Sequence[int]) -> Text:
     return Text(" ".join(codec.format(c)[1:] for c in row), style=style)
 
 
-def _player_label(obs: "Observation", seat: int, cat: "Catalogue", live: Sequence[int],
+def _player_label(obs: "Observation", seat: int, cat: "Catalogue",
                   me: Optional[int]) -> Text:
     name = obs.players[seat]
     text = Text()
@@ -100,7 +100,7 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
     bottom = me if me is not None else n - 1
     others = [(bottom + k) % n for k in range(1, n)]
     for seat in others:
-        table.add_row(_player_label(obs, seat, cat, live, me),
+        table.add_row(_player_label(obs, seat, cat, me),
                       *(_row_cells(pack, row) for row in obs.rows[seat]),
                       Text(str(live[seat])), end_section=True)
     piles = []
@@ -116,7 +116,7 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
     table.add_row(Text(cat("table.discards"), style="italic"), *piles,
                   Text(cat("table.deck", count=obs.draw_pile), style="italic"),
                   end_section=True)
-    table.add_row(_player_label(obs, bottom, cat, live, me),
+    table.add_row(_player_label(obs, bottom, cat, me),
                   *(_row_cells(pack, row) for row in obs.rows[bottom]),
                   Text(str(live[bottom]), style="bold" if bottom == me else ""))
     return table

@@ -438,3 +438,43 @@ def test_the_terminal_is_in_colour_and_hotseat_hides_the_next_hand(data, small):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_the_terminal_pauses_at_a_round_end_with_the_breakdown(data, small):
+    child = spawn(["--pack", small, "--seed", "3", "--players", "human,bot:greedy"], data,
+                  NO_COLOR="1")
+    try:
+        for _ in range(40):
+            if child.expect_exact(["You > ", "Press Enter for round 2."]) == 1:
+                break
+            child.sendline("1")
+        else:
+            pytest.fail("round 1 never ended")
+        screen = re.sub(r"\x1b\[[\d;]*[A-Za-z]", "", child.before)
+        assert "Round 1 is over: the draw pile is empty." in screen
+        assert re.search(r"player\s+row\s+cards\s+sum\s+cost\s+×\s+bonus\s+score", screen)
+        assert re.search(r"(You|greedy) starts round 2\.", screen)
+        child.sendline("")
+        child.expect(r"round 2 of 2")
+        child.expect_exact("You > ")
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_watching_bots_on_a_terminal_and_ctrl_c_saves(data, small):
+    child = spawn(["--pack", small, "--seed", "3", "--players", "bot,bot:random",
+                   "--delay", "0.05", "--save", str(data / "watch.json")], data, NO_COLOR="1")
+    try:
+        child.expect_exact("Watching ")
+        child.expect(r"random(?:\x1b\[[\d;]*m)* (plays|discards)")
+        child.sendintr()
+        child.expect_exact("Save and quit? [Y/n] ")
+        child.sendline("")
+        child.expect_exact(f"Game saved to {data / 'watch.json'}")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0 and saved_moves(data / "watch.json") >= 2
