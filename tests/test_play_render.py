@@ -176,7 +176,7 @@ def test_french_has_every_english_key_with_the_same_placeholders():
         assert fr[key].strip(), key
 
 
-def test_catalogue_files_are_shipped_as_package_data():
+def test_catalogues_load_as_package_resources():
     for lang in LANGS:
         assert json.loads(files("lostcities.cli").joinpath(f"messages_{lang}.json").read_text())
 
