@@ -258,12 +258,12 @@ class Session:
         self.history: list[tuple[GameState, Move]] = []
         #: the card decision of a turn waiting for its draw: (action, card)
         self.pending: Optional[tuple[str, int]] = None
-        self._bots: dict[str, Bot] = {}
+        self._bots: dict[object, Bot] = {}
         self._engine = _engine_version()
-        for p in self.players:
+        for seat, p in enumerate(self.players):
             if p.kind == BOT:
                 try:
-                    self.bot(p.bot)
+                    self.bot(p.bot, seat)
                 except LostCitiesError as err:
                     raise SessionError(str(err)) from None
 
@@ -289,21 +289,23 @@ class Session:
         humans = self.humans
         return humans[0] if len(humans) == 1 else None
 
-    def bot(self, name: str) -> "Bot":
+    def bot(self, name: str, key: object = None) -> "Bot":
+        """The bot ``name`` built once per ``key`` (a seat has its own; hints share one)."""
         from lostcities.engine.bots import make_bot
 
-        if name not in self._bots:
-            self._bots[name] = make_bot(name)
-        return self._bots[name]
+        key = name if key is None else key
+        if key not in self._bots:
+            self._bots[key] = make_bot(name)
+        return self._bots[key]
 
-    def _suggest(self, bot_name: str) -> "Move":
+    def _suggest(self, bot_name: str, key: object = None) -> "Move":
         """The move ``bot_name`` would play for the player to move, from its observation."""
         from lostcities.engine.bots import BotError, SeatView
         from lostcities.engine.turn import illegal_reason
 
         state = self.state
         rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
-        move = self.bot(bot_name).choose(SeatView(state, state.to_move, rng))
+        move = self.bot(bot_name, key).choose(SeatView(state, state.to_move, rng))
         reason = illegal_reason(state, move)
         if reason is not None:
             raise BotError(f"bot {bot_name!r} chose an illegal move: {reason}")
@@ -314,7 +316,7 @@ class Session:
         player = self.to_move
         if player is None or player.kind != BOT:
             raise SessionError("it is not a bot's turn")
-        return self._play(self._suggest(player.bot))
+        return self._play(self._suggest(player.bot, self.state.to_move))
 
     def _play(self, move: "Move") -> Turn:
         from lostcities.engine.moves import DISCARD
@@ -402,7 +404,8 @@ class Session:
         choices = [m for m in self._legal() if m.action == action and m.card == card]
         if not choices:
             note = self.explain(Move(action, card, DECK, codec=codec))  # type: ignore[arg-type]
-            return Reply("error", (note or Note("illegal.other", {"reason": "?"}),))
+            assert note is not None  # no legal move with this card: the engine says why
+            return Reply("error", (note,))
         if draws:
             return self._whole(action, card, draws[0])  # type: ignore[arg-type]
         if choices[0].draw is None:  # the last play: nothing to draw
