@@ -196,7 +196,7 @@ class Terminal:
         session = self.session
         player = session.to_move
         if player is None:
-            return None if self._match_over() else 0
+            return self._match_over()
         if player.kind == "bot":
             try:
                 turn = session.play_bot()
@@ -323,8 +323,9 @@ class Terminal:
             elif self.interactive:
                 time.sleep(self.delay * 3)
 
-    def _match_over(self) -> bool:
-        """Show the match's end; True when the players continue it (CONT)."""
+    def _match_over(self) -> Optional[int]:
+        """Show the match's end; None when the players continue it (CONT), else the exit
+        code once the record is written."""
         from lostcities.engine.turn import round_scores, totals, winners
 
         from .render import match_end
@@ -340,10 +341,14 @@ class Terminal:
                 s.continue_match()
                 self.out.print(self.cat("result.next", name=labels[s.state.starter],
                                         round=s.state.round))
-                return True
-        path = s.write_record(self.data / "records")
+                return None
+        try:
+            path = s.write_record(self.data / "records")
+        except OSError as err:
+            self._error(self.cat("error.record", reason=err.strerror or err), typed=False)
+            return self._leave("quit.saved", EXIT_PROBLEM)
         self.out.print(self.cat("match.record", path=path))
-        return False
+        return 0
 
     def _show_reply(self, reply: "Reply") -> None:
         from .render import move_list

@@ -305,7 +305,13 @@ class Session:
 
         state = self.state
         rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
-        move = self.bot(bot_name, key).choose(SeatView(state, state.to_move, rng))
+        try:
+            move = self.bot(bot_name, key).choose(SeatView(state, state.to_move, rng))
+        except LostCitiesError:
+            raise
+        except Exception as err:  # a user's module:Class bot failing
+            raise BotError(f"bot {bot_name!r} failed at seat {state.to_move}: "
+                           f"{type(err).__name__}: {err}") from None
         reason = illegal_reason(state, move)
         if reason is not None:
             raise BotError(f"bot {bot_name!r} chose an illegal move: {reason}")

@@ -478,3 +478,29 @@ def test_watching_bots_on_a_terminal_and_ctrl_c_saves(data, small):
     finally:
         child.close()
     assert child.exitstatus == 0 and saved_moves(data / "watch.json") >= 2
+
+
+def test_a_failing_user_bot_is_one_line_and_the_game_is_kept(data, tmp_path, monkeypatch):
+    (tmp_path / "boombot.py").write_text(
+        "from lostcities.engine.bots import Bot\n"
+        "class Boom(Bot):\n"
+        "    def choose(self, view):\n"
+        "        raise RuntimeError('no idea')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = lc("--seed", "1", "--players", "bot:boombot:Boom,human", "--save",
+                str(data / "boom.json"))
+    assert result.exit_code == 1
+    assert result.stderr == "the bot failed: bot 'boombot:Boom' failed at seat 0: " \
+                            "RuntimeError: no idea\n"
+    assert saved_moves(data / "boom.json") == 0
+
+
+def test_an_unwritable_record_keeps_the_save(data, small):
+    data.mkdir(parents=True)
+    (data / "records").write_text("not a folder")
+    result = lc("--pack", small, "--seed", "1", "--players", "bot,bot", "--save",
+                str(data / "done.json"))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("could not write the game record: ")
+    assert result.stderr.count("\n") == 1
+    assert "Game saved to" in result.stdout and Session.load(data / "done.json").to_move is None
