@@ -226,6 +226,8 @@ class Terminal:
             if reply.kind == "board":
                 self._draw()
             elif reply.kind in ("moved", "undone"):
+                if reply.kind == "undone":
+                    self.recent.clear()  # those turns are taken back
                 self.notes.extend(self._note(n) for n in reply.notes)
                 for turn in reply.turns:
                     self._after(turn)
