@@ -75,7 +75,7 @@ def play(
     d r5 g discards r5 and takes the green pile's top; help lists every command.
 
     Saved after every turn; lc play --resume continues. Exit 0 when the game ends or
-    is saved, 1 for a save file that cannot be resumed, 2 for bad options.
+    is saved, 1 for a save file that cannot be resumed, 2 for bad options or a missing file.
     """
     from .i18n import LANGS, Catalogue, detect_lang
     from .session import SessionError, data_dir, latest_save
@@ -145,6 +145,8 @@ def _resume(path: Path) -> "Session":
 
     from .session import Session
 
+    if not path.is_file():
+        fail(f"{path}: no such save file", EXIT_USAGE)
     try:
         return Session.load(path)
     except RecordError as err:

@@ -297,6 +297,7 @@ def test_ctrl_c_in_a_script_saves_and_stops(data, small, tmp_path):
     (["--players", "human,robot"], 2, "--players: 'robot' is not a player"),
     (["--players", "human"], 2, "--players: 1 player(s) given, duel-classic is played by 2"),
     (["--pack", "no-such-pack"], 2, "no-such-pack"),
+    (["no-such-save.json"], 2, "no-such-save.json: no such save file"),
 ])
 def test_bad_options_are_one_line(data, args, code, message):
     result = lc(*args)
