@@ -299,6 +299,8 @@ class Terminal:
 
     def _after(self, turn: "Turn") -> None:
         """A turn was played: remember it, print it in a pipe, show a round's end."""
+        from lostcities.engine.turn import totals
+
         from .render import describe, round_scores
 
         s = self.session
@@ -309,8 +311,6 @@ class Terminal:
             self.out.print(text)
         if turn.ended is None:
             return
-        from lostcities.engine.turn import totals
-
         state = s.state
         labels = [p.label for p in s.players]
         if self.interactive:
