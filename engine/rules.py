@@ -15,6 +15,7 @@ Ordering = Literal["strict", "non-decreasing", "either-direction"]
 RowStart = Literal["any", "lowest-in-hand"]
 PileEnd = Literal["immediately", "after-last-play"]
 NextStarter = Literal["best-round-score", "best-total", "alternate", "same"]
+TieBreak = Literal["artefacts", "tokens"]
 TileKind = Literal["artefact", "points", "step"]
 
 
@@ -95,6 +96,7 @@ class RulePack:
     next_starter: NextStarter
     next_starter_tie: NextStarter
     continuation: bool
+    tie_break: tuple[TieBreak, ...]
     board: BoardSpec | None
     scoring_spec: ScoringSpec
     path: str = ""
@@ -180,6 +182,7 @@ class RulePack:
             next_starter=match.get("next_starter", "best-round-score"),
             next_starter_tie=match.get("next_starter_tie", "alternate"),
             continuation=bool(match.get("continuation", False)),
+            tie_break=tuple(match.get("tie_break", ())),
             board=None if board is None else BoardSpec(
                 pawns=board["pawns"], leaders=board.get("leaders", 1), spaces=board["spaces"],
                 bridge_after=board["bridge_after"], tile_spaces=tuple(board.get("tile_spaces", ())),
