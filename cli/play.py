@@ -188,6 +188,12 @@ class Terminal:
                 code = self._step()
             except KeyboardInterrupt:
                 code = self._interrupted()
+            except Exception as err:  # a bug in the engine or a bot: one line, the game kept
+                if os.environ.get("LOSTCITIES_DEBUG"):
+                    raise
+                self._error(self.cat("error.internal", error=f"{type(err).__name__}: {err}"),
+                            typed=False)
+                code = self._leave("quit.saved", EXIT_PROBLEM)
             if code is not None:
                 return code
 

@@ -466,7 +466,7 @@ def test_the_terminal_pauses_at_a_round_end_with_the_breakdown(data, small):
 
 
 def test_watching_bots_on_a_terminal_and_ctrl_c_saves(data, small):
-    child = spawn(["--pack", small, "--seed", "3", "--players", "bot,bot:random",
+    child = spawn(["--pack", small, "--seed", "3", "--players", "bot:greedy,bot:random",
                    "--delay", "0.05", "--save", str(data / "watch.json")], data, NO_COLOR="1")
     try:
         child.expect_exact("Watching ")
@@ -499,9 +499,24 @@ def test_a_failing_user_bot_is_one_line_and_the_game_is_kept(data, tmp_path, mon
 def test_an_unwritable_record_keeps_the_save(data, small):
     data.mkdir(parents=True)
     (data / "records").write_text("not a folder")
-    result = lc("--pack", small, "--seed", "1", "--players", "bot,bot", "--save",
+    result = lc("--pack", small, "--seed", "1", "--players", "greedy,random", "--save",
                 str(data / "done.json"))
     assert result.exit_code == 1
     assert result.stderr.startswith("could not write the game record: ")
     assert result.stderr.count("\n") == 1
     assert "Game saved to" in result.stdout and Session.load(data / "done.json").to_move is None
+
+
+def test_an_internal_error_is_one_line_and_the_game_is_kept(data, monkeypatch):
+    def broken(self):
+        raise KeyError("board")
+
+    monkeypatch.setattr(Session, "play_bot", broken)
+    result = lc("--seed", "1", "--players", "human,bot:greedy", "--save",
+                str(data / "bug.json"), input="1\n")
+    assert result.exit_code == 1
+    assert result.stderr == "internal error (please report it): KeyError: 'board'\n"
+    assert saved_moves(data / "bug.json") == 1 and "Game saved to" in result.stdout
+    monkeypatch.setenv("LOSTCITIES_DEBUG", "1")
+    assert isinstance(lc("--seed", "1", "--players", "human,bot:greedy",
+                         input="1\n").exception, KeyError)
