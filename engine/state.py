@@ -21,7 +21,10 @@ Seat = int
 
 # phases of a turn: which decision comes next
 CARD, DRAW, OVER = 0, 1, 2
-PHASE_NAMES = ("card", "draw", "over")
+#: the board game's (engine/board.py): its card decision, the pawn sent to start a row,
+#: the pawn a step tile or a finished track advances; its draw is DRAW
+TRACK_CARD, PAWN, ADVANCE = 3, 4, 5
+PHASE_NAMES = ("card", "draw", "over", "card", "pawn", "advance")
 
 DRAW_PILE_EMPTY = "draw-pile-empty"
 TURN_CAP = "turn-cap"
@@ -30,16 +33,22 @@ END_REASONS = (DRAW_PILE_EMPTY, TURN_CAP, BRIDGE_CROSSINGS)
 
 
 class SetupError(LostCitiesError, ValueError):
-    """A game cannot be set up: players out of range, a board pack, an impossible deal."""
+    """A game cannot be set up: players out of range, an impossible deal or tile layout."""
+
+
+TilePlace = tuple[int, int, str, int]
+"""An event tile on the board: ``(track, space, kind, value)``; value 0 unless ``points``."""
 
 
 @dataclass(frozen=True)
 class Deal:
-    """How one round was dealt: each hand, the draw pile (top first), the removed cards."""
+    """How one round was dealt: each hand, the draw pile (top first), the removed cards
+    and, for a board pack, the event tiles laid out on the tracks (``None`` in a duel)."""
 
     hands: tuple[tuple[Card, ...], ...]
     draw_pile: tuple[Card, ...]
     removed: tuple[Card, ...] = ()
+    tiles: Optional[tuple[TilePlace, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,12 @@ class RoundResult:
     scores: tuple[int, ...]
     end: str
     details: tuple[Any, ...] = ()     # the Scoring's RoundScore per player (display)
+    #: board game, per seat: victory-point tokens and artefacts taken this round, and
+    #: where the pawns stood at the end, ``(track, space, leader)`` (track -1: centre)
+    tokens: tuple[int, ...] = ()
+    artefacts: tuple[int, ...] = ()
+    pawns: tuple[tuple[tuple[int, int, bool], ...], ...] = ()
+    crossings: int = 0                # bridge crossings this round
 
 
 class GameState:
@@ -61,12 +76,14 @@ class GameState:
     Attributes read by callers: ``pack``, ``players`` (labels), ``seed``,
     ``round`` (1-based), ``to_move``, ``phase``, ``turn`` (turns played this
     round), ``finished`` (the :class:`RoundResult` of every finished round).
+    A board pack's state also has ``board`` (:class:`~.board.Board`: pawns, tiles,
+    crossings, tokens, artefacts); it is ``None`` in a duel.
     """
 
     __slots__ = ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
                  "starter", "to_move", "phase", "turn", "hands", "rows", "row_states",
                  "playable", "piles", "deck", "deal", "last_play", "pending", "moves",
-                 "finished", "undo")
+                 "finished", "undo", "board")
 
     pack: RulePack
     tables: Tables
@@ -92,6 +109,7 @@ class GameState:
     moves: list[Move]                     # this round's turns
     finished: list[RoundResult]
     undo: list[tuple]
+    board: Any                            # a board.Board for board packs, else None
 
     def copy(self) -> "GameState":
         """An independent copy (without the undo stack of :func:`~.turn.push`)."""
@@ -108,6 +126,7 @@ class GameState:
         new.moves = self.moves[:]
         new.finished = self.finished[:]
         new.undo = []
+        new.board = None if self.board is None else self.board.copy()
         return new
 
     def snapshot(self) -> tuple:
@@ -119,7 +138,8 @@ class GameState:
                 tuple(tuple(r) for r in self.row_states),
                 tuple(tuple(p) for p in self.playable),
                 tuple(tuple(p) for p in self.piles), tuple(self.deck), self.deal,
-                self.last_play, self.pending, tuple(self.moves), tuple(self.finished))
+                self.last_play, self.pending, tuple(self.moves),
+                None if self.board is None else self.board.snapshot(), tuple(self.finished))
 
     def __repr__(self) -> str:
         return (f"<GameState {self.pack.id} round {self.round}/{self.rounds_total} "

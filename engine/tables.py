@@ -13,10 +13,13 @@ are all equal so far).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
 
 from .cards import CardCodec
 from .rules import RulePack
+
+if TYPE_CHECKING:
+    from .board import BoardTables
 
 NO_NUMBERS = 0
 UP, DOWN, OPEN = 0, 1, 2
@@ -84,6 +87,10 @@ class Tables:
     #: playable[card] of a player whose rows are all empty
     fresh_playable: tuple[bool, ...]
     colours: range
+    #: the board game's tracks, pawns and tiles (None in a duel)
+    board: Optional["BoardTables"]
+    #: the phase a turn starts in: ``state.CARD``, or ``state.TRACK_CARD`` for a board pack
+    card_phase: int
 
     def accepts(self, row_state_: int, card: int) -> bool:
         """Whether a row in ``row_state_`` accepts ``card`` by the ordering and wager rules."""
@@ -101,7 +108,7 @@ class Tables:
 
 def compile_tables(pack: RulePack) -> Tables:
     """Compile ``pack`` into :class:`Tables` (prefer :func:`tables_of`, which caches)."""
-    from .state import SetupError
+    from .state import CARD, TRACK_CARD, SetupError
 
     step = ORDERINGS.get(pack.ordering)
     if step is None:
@@ -150,7 +157,15 @@ def compile_tables(pack: RulePack) -> Tables:
         deck=tuple(pack.deck()),
         fresh_playable=tuple(allowed[NO_NUMBERS][s] for s in slot_of),
         colours=range(codec.n_colours),
+        board=None if pack.board is None else _compile_board(pack),
+        card_phase=CARD if pack.board is None else TRACK_CARD,
     )
+
+
+def _compile_board(pack: RulePack) -> "BoardTables":
+    from .board import compile_board
+
+    return compile_board(pack)
 
 
 T = TypeVar("T")

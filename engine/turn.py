@@ -1,10 +1,12 @@
-"""The generic turn engine: one set of rules for every duel-family pack, from its data.
+"""The generic turn engine: one set of rules for every pack, from its data.
 
 A turn: play one card on your own row of its colour or discard it on that
 colour's pile, then draw from the draw pile or the top of any discard pile
 (never the card just discarded, when the pack says so). Rounds end by the
 pack's condition; the next round is dealt at once from the seed, its starter
 chosen by the pack's rule. Scores come only from the pack's scoring formulas.
+A board pack's turn adds the moves of pawns between the card and the draw: its
+own phases, handed to :mod:`.board` (the card game's path never tests for them).
 
 Two ways to drive it:
 
@@ -18,13 +20,14 @@ from __future__ import annotations
 import random
 from typing import Optional, Sequence, Union
 
+from . import board as _board
 from .cards import Card
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack
-from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TURN_CAP, Deal, GameState, RoundResult,
-                    Seat, SetupError)
+from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TRACK_CARD, TURN_CAP, Deal, GameState,
+                    RoundResult, Seat, SetupError)
 from .tables import NO_NUMBERS, tables_of
 
 Players = Union[int, Sequence[str]]
@@ -38,13 +41,10 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
 
     The same pack, players and seed give the same match on any machine. ``deals``
     replaces the shuffle for the first rounds (replays, scripted positions); each
-    is checked against the pack's deck; later rounds are shuffled from the seed.
+    is checked against the pack's deck (and tiles); later rounds are shuffled from
+    the seed. A board pack's deal without ``tiles`` takes the seed's layout.
     Raises :class:`SetupError`.
     """
-    if pack.board is not None:
-        raise SetupError(
-            f"{pack.id}: board packs (pawns on tracks, event tiles) are not playable yet; "
-            f"the engine plays packs without a board section")
     if isinstance(players, int):
         labels = tuple(f"P{i + 1}" for i in range(players))
     else:
@@ -67,6 +67,7 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
     state.rounds_total = pack.rounds
     state.finished = []
     state.undo = []
+    state.board = None
     _start_round(state, 1, pack.first_starter)
     return state
 
@@ -80,7 +81,10 @@ def check_players(pack: RulePack, n: int) -> None:
 
 
 def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
-    """The deal of round ``round_number`` for ``seed``: stable across machines and processes."""
+    """The deal of round ``round_number`` for ``seed``: stable across machines and processes.
+
+    A board pack's tiles are laid out by the same generator, after the shuffle.
+    """
     t = tables_of(pack)
     rng = random.Random(f"lostcities:{seed}:{round_number}")
     cards = list(t.deck)
@@ -88,8 +92,9 @@ def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> 
     removed = pack.removed_unseen.get(players, 0)
     hands = tuple(tuple(cards[removed + i * t.hand_size: removed + (i + 1) * t.hand_size])
                   for i in range(players))
+    tiles = None if t.board is None else _board.place_tiles(t.board, rng)
     return Deal(hands, tuple(cards[removed + players * t.hand_size:]),
-                tuple(cards[:removed]))
+                tuple(cards[:removed]), tiles)
 
 
 def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
@@ -118,6 +123,10 @@ def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
     if missing:
         raise SetupError(f"the deal lacks {len(missing)} card(s) of the deck: "
                          f"{' '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}")
+    if deal.tiles is not None:
+        if t.board is None:
+            raise SetupError(f"{pack.id} has no board: a deal of it lays out no tiles")
+        _board.check_tiles(pack, t.board, deal.tiles)
 
 
 def _start_round(state: GameState, number: int, starter: Seat) -> None:
@@ -127,10 +136,13 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
     else:
         deal = state.deals[number - 1]
         check_deal(pack, n, deal)
+        if t.board is not None and deal.tiles is None:
+            deal = Deal(deal.hands, deal.draw_pile, deal.removed,
+                        shuffle_deal(pack, n, state.seed, number).tiles)
     state.round = number
     state.starter = starter
     state.to_move = starter
-    state.phase = CARD
+    state.phase = t.card_phase
     state.turn = 0
     state.deal = deal
     state.hands = [list(h) for h in deal.hands]
@@ -142,6 +154,8 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
     state.last_play = False
     state.pending = None
     state.moves = []
+    if t.board is not None:
+        state.board = _board.new_board(state, deal.tiles)  # type: ignore[arg-type]
     if not state.deck:
         if t.last_play:
             state.last_play = True
@@ -226,6 +240,8 @@ def legal_moves(state: GameState) -> list[Move]:
     moves completing the turn with that card.
     """
     codec = state.tables.codec
+    if state.board is not None:
+        return _board.legal_moves(state)
     if state.phase == OVER:
         return []
     if state.phase == DRAW:
@@ -272,8 +288,8 @@ def _why_illegal(state: GameState, move: Move) -> Optional[str]:
         return f"unknown action {move.action!r}"
     if not isinstance(move.card, int) or not 0 <= move.card < t.n_kinds:
         return f"{move.card!r} is not a card of {state.pack.id}"
-    name = codec.format(move.card)
-    p = state.to_move
+    if state.board is not None:
+        return _board.why_illegal(state, move)
     if move.pawn is not None or move.steps:
         return f"{state.pack.id} has no pawns: a move has no pawn or steps"
     if state.phase == DRAW:
@@ -281,15 +297,33 @@ def _why_illegal(state: GameState, move: Move) -> Optional[str]:
             action, card = state.pending  # type: ignore[misc]
             return f"this turn already {action}s {codec.format(card)}; only the draw is left"
     else:
-        if move.card not in state.hands[p]:
-            return f"{state.players[p]} holds no {name}"
-        if move.action == PLAY:
-            colour = t.colour_of[move.card]
-            if not state.playable[p][move.card]:
-                return refusal(state.pack, state.rows[p][colour], move.card) \
-                    or f"the row refuses {name}"
-            if t.lowest_in_hand and not _starts_lowest(state, p, move.card):
-                return f"a row starts with the lowest card of its colour in hand, not {name}"
+        reason = _card_reason(state, move)
+        if reason is not None:
+            return reason
+    return _draw_reason(state, move)
+
+
+def _card_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why the player to move may not play or discard ``move.card`` now, or None."""
+    t = state.tables
+    name = t.codec.format(move.card)
+    p = state.to_move
+    if move.card not in state.hands[p]:
+        return f"{state.players[p]} holds no {name}"
+    if move.action == PLAY:
+        colour = t.colour_of[move.card]
+        if not state.playable[p][move.card]:
+            return refusal(state.pack, state.rows[p][colour], move.card) \
+                or f"the row refuses {name}"
+        if t.lowest_in_hand and not _starts_lowest(state, p, move.card):
+            return f"a row starts with the lowest card of its colour in hand, not {name}"
+    return None
+
+
+def _draw_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move.draw`` cannot end the turn once its card decision is made, or None."""
+    t = state.tables
+    name = t.codec.format(move.card)
     draws = _draws(state, _discarded_colour(state, move.action, move.card))
     if move.draw in draws:
         return None
@@ -314,7 +348,12 @@ def is_legal(state: GameState, move: Move) -> bool:
 # --------------------------------------------------------------------------- decisions
 
 def _decide_card(state: GameState, action: Action, card: Card,
-                 move: Optional[Move] = None) -> None:
+                 move: Optional[Move] = None, settle: bool = True) -> None:
+    """The card decision: the card leaves the hand for its row or its pile (undoable).
+
+    Then the draw comes (none after the last play), unless ``settle`` is False: a
+    board pack's pawns move first (:mod:`.board` settles the turn itself).
+    """
     t = state.tables
     p = state.to_move
     hand = state.hands[p]
@@ -334,6 +373,8 @@ def _decide_card(state: GameState, action: Action, card: Card,
         state.piles[colour].append(card)
     state.undo.append(("card", p, action, card, index, old))
     state.pending = (action, card)
+    if not settle:
+        return
     if state.last_play:
         _end_turn(state, None, move)
     else:
@@ -348,7 +389,9 @@ def _decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = No
     _end_turn(state, source, move)
 
 
-def _end_turn(state: GameState, source: DrawSource, move: Optional[Move]) -> None:
+def _end_turn(state: GameState, source: DrawSource, move: Optional[Move],
+              ended: Optional[str] = None) -> None:
+    """Close the turn (``move``: as made); the round ends by ``ended`` or the pack's rules."""
     t = state.tables
     state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
                        state.turn, state.last_play, state.pending, state.deal, state.hands,
@@ -361,8 +404,8 @@ def _end_turn(state: GameState, source: DrawSource, move: Optional[Move]) -> Non
     state.turn += 1
     state.pending = None
     reason = None
-    if source is None:
-        reason = DRAW_PILE_EMPTY
+    if source is None:  # the last play, or the round ended mid-turn (``ended``)
+        reason = ended or DRAW_PILE_EMPTY
     elif not state.deck and source == DECK:
         if t.last_play:
             state.last_play = True
@@ -372,7 +415,7 @@ def _end_turn(state: GameState, source: DrawSource, move: Optional[Move]) -> Non
         reason = TURN_CAP
     if reason is None:
         state.to_move = (state.to_move + 1) % state.n
-        state.phase = CARD
+        state.phase = t.card_phase
     else:
         _end_round(state, reason)
 
@@ -387,13 +430,25 @@ def _row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
     return out
 
 
-def _end_round(state: GameState, reason: str) -> None:
+def _round_details(state: GameState) -> tuple:
+    """Each seat's ``RoundScore`` of the round under way, by the pack's round formula."""
     scoring = state.pack.scoring
-    details = tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round)
-                    for p in range(state.n))
+    if state.board is None:
+        return tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round)
+                     for p in range(state.n))
+    return tuple(scoring.round(_row_spec(state, p), *_board.round_inputs(state, p), state.round)
+                 for p in range(state.n))
+
+
+def _end_round(state: GameState, reason: str) -> None:
+    details = _round_details(state)
     scores = tuple(d.total for d in details)
+    b = state.board
+    board = {} if b is None else {
+        "tokens": tuple(b.tokens), "artefacts": tuple(b.artefacts), "crossings": b.crossings,
+        "pawns": tuple(b.pawn_places(p, state.tables.board.leader) for p in range(state.n))}
     state.finished.append(RoundResult(state.round, state.starter, state.deal, tuple(state.moves),
-                                      scores, reason, details))
+                                      scores, reason, details, **board))
     state.pending = None
     if state.round < state.rounds_total:
         _start_round(state, state.round + 1, next_starter(state))
@@ -417,30 +472,38 @@ def _undo_one(state: GameState, entry: tuple) -> None:
             state.piles[colour].pop()
         state.hands[p].insert(index, card)
         state.pending = None
-        state.phase = CARD
+        state.phase = t.card_phase
     elif kind == "draw":
         _, p, source, card = entry
         state.hands[p].pop()
         (state.deck if source == DECK else state.piles[source]).append(card)
         state.phase = DRAW
+    elif kind == "board":
+        _board.undo(state, entry)
     else:
         (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
          state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
          state.playable, state.piles, state.deck, state.moves, finished) = entry
         state.moves.pop()
         del state.finished[finished:]
-        state.phase = CARD if state.pending is None else DRAW
+        state.phase = state.tables.card_phase if state.pending is None else DRAW
 
 
 # --------------------------------------------------------------------------- whole turns
 
 def push(state: GameState, move: Move) -> None:
     """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with :func:`pop`."""
-    state.undo.append(None)
     if state.phase == CARD:
+        state.undo.append(None)
         _decide_card(state, move.action, move.card, move)
-    if state.phase == DRAW:
-        _decide_draw(state, move.draw, move)
+        if state.phase == DRAW:
+            _decide_draw(state, move.draw, move)
+    elif state.board is not None:
+        _board.push(state, move)
+    else:
+        state.undo.append(None)
+        if state.phase == DRAW:
+            _decide_draw(state, move.draw, move)
 
 
 def pop(state: GameState) -> None:
@@ -523,6 +586,8 @@ def random_move(state: GameState, rng: random.Random) -> Move:
 def legal_actions(state: GameState) -> list[int]:
     """The legal action ids of the decision to make now (see :class:`ActionSpace`)."""
     space = action_space(state.pack)
+    if state.phase >= TRACK_CARD:
+        return _board.legal_actions(state)
     if state.phase == OVER:
         return []
     if state.phase == DRAW:
@@ -546,6 +611,9 @@ def push_action(state: GameState, action_id: int) -> None:
     """Make one decision in place (trusted); undo with :func:`pop`."""
     space = action_space(state.pack)
     kind, arg = space.decode(action_id)
+    if state.board is not None:
+        _board.push_action(state, kind, arg)
+        return
     state.undo.append(None)
     if kind == "draw":
         _decide_draw(state, arg)
@@ -579,26 +647,42 @@ def round_scores(state: GameState) -> list[tuple[int, ...]]:
 
 
 def live_scores(state: GameState) -> tuple[int, ...]:
-    """What each seat's rows would score if the current round ended now."""
-    scoring = state.pack.scoring
-    return tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round).total
+    """What each seat would score for this round if it ended now (rows, pawns, tiles)."""
+    return tuple(d.total for d in _round_details(state))
+
+
+def _kept(state: GameState, what: str) -> tuple[int, ...]:
+    """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds (0 in a duel)."""
+    return tuple(sum(getattr(r, what)[p] for r in state.finished if getattr(r, what))
                  for p in range(state.n))
 
 
 def totals(state: GameState) -> tuple[int, ...]:
     """Match totals over the finished rounds, by the pack's match formula."""
     scoring = state.pack.scoring
-    return tuple(scoring.match([r.scores[p] for r in state.finished], 0, 0)
+    artefacts, tokens = _kept(state, "artefacts"), _kept(state, "tokens")
+    return tuple(scoring.match([r.scores[p] for r in state.finished], artefacts[p], tokens[p])
                  for p in range(state.n))
 
 
 def winners(state: GameState) -> tuple[Seat, ...]:
-    """The seats with the best total (several: a shared win); empty before the end."""
+    """The seats with the best total (several: a shared win); empty before the end.
+
+    Equal totals are broken by the pack's ``match.tie_break`` measures in order
+    (``artefacts``, ``tokens``: the most held wins); seats still equal share the win.
+    """
     if state.phase != OVER:
         return ()
     scores = totals(state)
     best = max(scores)
-    return tuple(p for p, s in enumerate(scores) if s == best)
+    tied = [p for p, s in enumerate(scores) if s == best]
+    for measure in state.pack.tie_break:
+        if len(tied) < 2:
+            break
+        held = _kept(state, measure)
+        top = max(held[p] for p in tied)
+        tied = [p for p in tied if held[p] == top]
+    return tuple(tied)
 
 
 def next_starter(state: GameState) -> Seat:

@@ -342,9 +342,10 @@ def test_players_from_two_to_the_packs_maximum():
         new_game(pack("duel-classic"), ["a", "b", "c"], 0)
 
 
-def test_board_packs_are_refused_by_feature_until_the_board_engine():
-    with pytest.raises(SetupError, match="board packs"):
-        new_game(pack("board-classic"), 2, 0)
+def test_board_packs_play_through_the_same_engine():
+    s = new_game(pack("board-classic"), 2, 0)
+    assert s.board is not None and s.deal.tiles is not None and len(s.deal.tiles) == 25
+    assert new_game(pack("duel-classic"), 2, 0).board is None
 
 
 def test_deck_draw_source_constant():

@@ -1,0 +1,549 @@
+"""The board game on the card game's turn engine: pawns on tracks, event tiles, bridges.
+
+A board pack (``pack.board``) plays the card game's turn (a card, then a draw)
+with extra decisions in between, as phases of the same turn (``state.py``):
+
+* ``TRACK_CARD``: the card decision. Every card played moves a pawn of the
+  player: the first card of a row sends a pawn onto that colour's track
+  (``PAWN``), a later one advances that pawn one space whatever its value; when
+  that pawn is on the last space, another of the player's engaged pawns advances
+  instead (``ADVANCE``; nothing moves when none can).
+* ``PAWN``: which free pawn starts the row. Pawns ``0 .. leaders-1`` are
+  leaders, the others ordinary; pawns of one kind are alike, so the choice offered
+  is the first free pawn of each kind.
+* ``ADVANCE``: which engaged pawn (one not on its track's last space) a step
+  tile or a finished track advances; a step with no such pawn is lost.
+
+A pawn landing on a tile resolves it: an artefact is taken off the board, a
+points tile gives its value in victory-point tokens and stays, a step tile makes
+an ``ADVANCE`` decision (chains). A pawn moving from space ``bridge_after`` to the
+next crosses the bridge; the crossing that makes ``round_end.bridge_crossings``
+ends the round at once, mid-turn and mid-chain: the tile it reached is not
+resolved and the turn has no draw. Scores come only from the pack's formulas.
+
+The pack compiles once into :class:`BoardTables`; :mod:`.turn` hands a board
+pack's phases to the functions here, so the card game's hot path never tests for
+a board.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+from . import turn
+from .cards import Card
+from .moves import DISCARD, PLAY, Action, DrawSource, Move, action_space
+from .rules import RulePack
+from .state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, OVER, PAWN, TRACK_CARD, GameState, Seat,
+                    SetupError, TilePlace)
+
+Pawn = int
+"""A pawn's index among a player's pawns; ``0 .. leaders-1`` are the leaders."""
+Track = int
+"""A track's index: the colour's index in the pack."""
+
+ARTEFACT, POINTS, STEP = 0, 1, 2
+EFFECTS = {"artefact": ARTEFACT, "points": POINTS, "step": STEP}
+CENTRE = -1
+"""``Board.tracks`` of a pawn still in the centre (its space is 0)."""
+
+
+@dataclass(frozen=True)
+class BoardTables:
+    """A board pack's tracks, pawns and tiles as flat values (built once per pack)."""
+
+    pawns: int
+    leader: tuple[bool, ...]           # leader[pawn]
+    last: int                          # the last space of a track
+    bridge_after: int                  # the crossing moves a pawn from here to the next space
+    crossings_to_end: int              # crossings that end the round (0: never)
+    tracks: int
+    tile_spaces: tuple[int, ...]
+    kinds: tuple[tuple[str, int], ...]  # each distinct tile: (kind, value)
+    effect: tuple[int, ...]            # effect[kind index]: ARTEFACT, POINTS or STEP
+    value: tuple[int, ...]             # value[kind index]: a points tile's tokens
+    bag: tuple[int, ...]               # every tile of the pack, as kind indices
+
+
+def compile_board(pack: RulePack) -> BoardTables:
+    """The flat tables of ``pack.board`` (:func:`.tables.tables_of` keeps them)."""
+    spec = pack.board
+    assert spec is not None
+    kinds: list[tuple[str, int]] = []
+    bag: list[int] = []
+    for tile in spec.tiles:
+        key = (tile.kind, tile.value)
+        if key not in kinds:
+            kinds.append(key)
+        bag.extend([kinds.index(key)] * tile.count)
+    return BoardTables(
+        pawns=spec.pawns, leader=tuple(i < spec.leaders for i in range(spec.pawns)),
+        last=spec.spaces, bridge_after=spec.bridge_after,
+        crossings_to_end=pack.bridge_crossings, tracks=len(pack.colours),
+        tile_spaces=spec.tile_spaces, kinds=tuple(kinds),
+        effect=tuple(EFFECTS[k] for k, _ in kinds), value=tuple(v for _, v in kinds),
+        bag=tuple(bag))
+
+
+class Board:
+    """The board of the round in progress: where each pawn stands, the tiles left,
+    the crossings, each seat's tokens and artefacts of this round, and the board
+    decisions made so far this turn. The engine's own, mutable; read it, never
+    change it (``observation(...).board`` is the public copy)."""
+
+    __slots__ = ("spaces", "tracks", "on_track", "tiles", "crossings", "tokens", "artefacts",
+                 "turn_pawn", "turn_steps")
+
+    spaces: list[list[int]]            # spaces[seat][pawn]: 0 in the centre
+    tracks: list[list[Track]]          # tracks[seat][pawn]: CENTRE or the track
+    on_track: list[list[Pawn]]         # on_track[seat][track]: the pawn there, or -1
+    tiles: list[list[int]]             # tiles[track][space]: a kind index, or -1
+    crossings: int                     # bridge crossings this round, all players
+    tokens: list[int]                  # victory-point tokens taken this round, per seat
+    artefacts: list[int]               # artefacts taken this round, per seat
+    turn_pawn: Optional[Pawn]          # the pawn this turn sent onto a track
+    turn_steps: list[Track]            # the tracks this turn advanced by ADVANCE decisions
+
+    def copy(self) -> "Board":
+        """An independent copy."""
+        new = Board.__new__(Board)
+        new.spaces = [s[:] for s in self.spaces]
+        new.tracks = [t[:] for t in self.tracks]
+        new.on_track = [o[:] for o in self.on_track]
+        new.tiles = [t[:] for t in self.tiles]
+        new.crossings = self.crossings
+        new.tokens = self.tokens[:]
+        new.artefacts = self.artefacts[:]
+        new.turn_pawn = self.turn_pawn
+        new.turn_steps = self.turn_steps[:]
+        return new
+
+    def snapshot(self) -> tuple:
+        """Every field, as comparable values."""
+        return (tuple(map(tuple, self.spaces)), tuple(map(tuple, self.tracks)),
+                tuple(map(tuple, self.on_track)), tuple(map(tuple, self.tiles)), self.crossings,
+                tuple(self.tokens), tuple(self.artefacts), self.turn_pawn,
+                tuple(self.turn_steps))
+
+    def pawn_places(self, seat: Seat, leader: tuple[bool, ...]) -> tuple[tuple[int, int, bool], ...]:
+        """``(track, space, leader)`` of each of ``seat``'s pawns (track -1: in the centre)."""
+        return tuple(zip(self.tracks[seat], self.spaces[seat], leader))
+
+    def placed_tiles(self, bt: BoardTables) -> tuple[TilePlace, ...]:
+        """The tiles still on the board, ``(track, space, kind, value)``, by track and space."""
+        return tuple((track, space, *bt.kinds[k]) for track, row in enumerate(self.tiles)
+                     for space, k in enumerate(row) if k >= 0)
+
+
+# --------------------------------------------------------------------------- setup
+
+def place_tiles(bt: BoardTables, rng: random.Random) -> tuple[TilePlace, ...]:
+    """The pack's tiles laid at random, at most one per tile space of each track."""
+    slots = [(track, space) for track in range(bt.tracks) for space in bt.tile_spaces]
+    chosen = rng.sample(slots, len(bt.bag))
+    return tuple(sorted((track, space, *bt.kinds[k])
+                        for (track, space), k in zip(chosen, bt.bag)))
+
+
+def check_tiles(pack: RulePack, bt: BoardTables, tiles: tuple[TilePlace, ...]) -> None:
+    """Raise :class:`SetupError` unless ``tiles`` is a layout of exactly the pack's tiles."""
+    names = [c.name for c in pack.colours]
+    seen: set[tuple[int, int]] = set()
+    left = list(bt.bag)
+    for place in tiles:
+        if len(place) != 4:
+            raise SetupError(f"tile {place!r}: a tile is (track, space, kind, value)")
+        track, space, kind, value = place
+        if not (type(track) is int and 0 <= track < bt.tracks):  # noqa: E721
+            raise SetupError(f"tile {place!r}: track {track!r} is not one of 0-{bt.tracks - 1}")
+        if space not in bt.tile_spaces:
+            raise SetupError(f"tile on the {names[track]} track: space {space!r} holds no tile "
+                             f"(tile spaces: {', '.join(map(str, bt.tile_spaces))})")
+        if (track, space) in seen:
+            raise SetupError(f"two tiles on space {space} of the {names[track]} track")
+        seen.add((track, space))
+        key = (kind, value)
+        if key not in bt.kinds or bt.kinds.index(key) not in left:
+            raise SetupError(f"tile on space {space} of the {names[track]} track: "
+                             f"{_tile_name(kind, value)} is not one of the pack's tiles left")
+        left.remove(bt.kinds.index(key))
+    if left:
+        missing = ", ".join(sorted({_tile_name(*bt.kinds[k]) for k in left}))
+        raise SetupError(f"the layout lacks {len(left)} of the pack's tiles ({missing})")
+
+
+def _tile_name(kind: object, value: object) -> str:
+    return f"points {value}" if kind == "points" else str(kind)
+
+
+def new_board(state: GameState, tiles: tuple[TilePlace, ...]) -> Board:
+    """A round's board: every pawn in the centre, ``tiles`` laid out."""
+    bt = state.tables.board
+    b = Board.__new__(Board)
+    n = state.n
+    b.spaces = [[0] * bt.pawns for _ in range(n)]
+    b.tracks = [[CENTRE] * bt.pawns for _ in range(n)]
+    b.on_track = [[-1] * bt.tracks for _ in range(n)]
+    b.tiles = [[-1] * (bt.last + 1) for _ in range(bt.tracks)]
+    for track, space, kind, value in tiles:
+        b.tiles[track][space] = bt.kinds.index((kind, value))
+    b.crossings = 0
+    b.tokens = [0] * n
+    b.artefacts = [0] * n
+    b.turn_pawn = None
+    b.turn_steps = []
+    return b
+
+
+# --------------------------------------------------------------------------- what may move
+
+def free_pawns(state: GameState, seat: Seat) -> list[Pawn]:
+    """The pawns ``seat`` may send onto a track: the first free one of each kind."""
+    bt = state.tables.board
+    tracks, leader = state.board.tracks[seat], bt.leader
+    out: list[Pawn] = []
+    kinds: set[bool] = set()
+    for pawn in range(bt.pawns):
+        if tracks[pawn] == CENTRE and leader[pawn] not in kinds:
+            kinds.add(leader[pawn])
+            out.append(pawn)
+    return out
+
+
+def movable(state: GameState, seat: Seat) -> list[Track]:
+    """The tracks where ``seat`` has a pawn that can advance (engaged, not on the last space)."""
+    b, last = state.board, state.tables.board.last
+    spaces = b.spaces[seat]
+    return [track for track, pawn in enumerate(b.on_track[seat])
+            if pawn >= 0 and spaces[pawn] < last]
+
+
+def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
+    """The cards the player to move may play and discard: a row starts only with a free pawn."""
+    plays, discards = turn._card_options(state)
+    p = state.to_move
+    b = state.board
+    if CENTRE not in b.tracks[p]:
+        colour_of, on_track = state.tables.colour_of, b.on_track[p]
+        plays = [k for k in plays if on_track[colour_of[k]] >= 0]
+    return plays, discards
+
+
+# --------------------------------------------------------------------------- decisions
+
+def _save(state: GameState) -> None:
+    """An undo entry restoring the board and the phase (popped after the card game's own)."""
+    state.undo.append(("board", state.phase, state.board.copy()))
+
+
+def undo(state: GameState, entry: tuple) -> None:
+    """Undo one entry of :func:`_save`."""
+    _, state.phase, state.board = entry
+
+
+def _made(state: GameState, draw: DrawSource) -> Move:
+    """The move this turn made, with ``draw`` as its end."""
+    action, card = state.pending  # type: ignore[misc]
+    b = state.board
+    return Move(action, card, draw, b.turn_pawn, tuple(b.turn_steps), state.tables.codec)
+
+
+def _decide_card(state: GameState, action: Action, card: Card) -> None:
+    b = state.board
+    b.turn_pawn = None
+    b.turn_steps = []
+    turn._decide_card(state, action, card, settle=False)
+    if action == DISCARD:
+        _settle(state)
+        return
+    p = state.to_move
+    pawn = b.on_track[p][state.tables.colour_of[card]]
+    if pawn < 0:
+        state.phase = PAWN
+    elif b.spaces[p][pawn] < state.tables.board.last:
+        _advance(state, p, pawn)
+    else:  # a finished track: another pawn advances
+        _due(state, p)
+
+
+def _decide_pawn(state: GameState, pawn: Pawn) -> None:
+    b = state.board
+    p = state.to_move
+    track = state.tables.colour_of[state.pending[1]]  # type: ignore[index]
+    b.tracks[p][pawn] = track
+    b.on_track[p][track] = pawn
+    b.turn_pawn = pawn
+    _advance(state, p, pawn)
+
+
+def _decide_advance(state: GameState, track: Track) -> None:
+    b = state.board
+    p = state.to_move
+    b.turn_steps.append(track)
+    _advance(state, p, b.on_track[p][track])
+
+
+def _advance(state: GameState, p: Seat, pawn: Pawn) -> None:
+    """Move ``pawn`` one space; then the round ends, a step is due, or the board part is done."""
+    b, bt = state.board, state.tables.board
+    space = b.spaces[p][pawn] + 1
+    b.spaces[p][pawn] = space
+    if space == bt.bridge_after + 1:
+        b.crossings += 1
+        if b.crossings == bt.crossings_to_end:  # at once: the tile reached is not resolved
+            turn._end_turn(state, None, _made(state, None), BRIDGE_CROSSINGS)
+            return
+    track = b.tracks[p][pawn]
+    kind = b.tiles[track][space]
+    if kind >= 0:
+        effect = bt.effect[kind]
+        if effect == STEP:
+            _due(state, p)
+            return
+        if effect == ARTEFACT:
+            b.tiles[track][space] = -1
+            b.artefacts[p] += 1
+        else:
+            b.tokens[p] += bt.value[kind]
+    _settle(state)
+
+
+def _due(state: GameState, p: Seat) -> None:
+    """One more pawn of ``p`` advances: an ADVANCE decision, or lost when none can."""
+    if movable(state, p):
+        state.phase = ADVANCE
+    else:
+        _settle(state)
+
+
+def _settle(state: GameState) -> None:
+    """The turn's board decisions are done: the draw comes next (none after the last play)."""
+    if state.last_play:
+        turn._end_turn(state, None, _made(state, None))
+    else:
+        state.phase = DRAW
+
+
+def _decide_draw(state: GameState, draw: DrawSource) -> None:
+    turn._decide_draw(state, draw, _made(state, draw))
+
+
+def push(state: GameState, move: Move) -> None:
+    """:func:`.turn.push` for a board pack: the rest of the turn ``move`` describes."""
+    state.undo.append(None)
+    _save(state)
+    if state.phase == TRACK_CARD:
+        _decide_card(state, move.action, move.card)
+    if state.phase == PAWN:
+        _decide_pawn(state, move.pawn)  # type: ignore[arg-type]
+    while state.phase == ADVANCE:
+        _decide_advance(state, move.steps[len(state.board.turn_steps)])
+    if state.phase == DRAW:
+        _decide_draw(state, move.draw)
+
+
+def push_action(state: GameState, kind: str, arg: int) -> None:
+    """:func:`.turn.push_action` for a board pack: one decision, decoded."""
+    state.undo.append(None)
+    _save(state)
+    if kind == "draw":
+        _decide_draw(state, arg)
+    elif kind == "pawn":
+        _decide_pawn(state, arg)
+    elif kind == "advance":
+        _decide_advance(state, arg)
+    else:
+        _decide_card(state, kind, arg)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- legality
+
+def legal_actions(state: GameState) -> list[int]:
+    """The action ids of the board decision to make now (phases TRACK_CARD, PAWN, ADVANCE)."""
+    space = action_space(state.pack)
+    if state.phase == PAWN:
+        start = space.ranges["pawn"].start
+        return [start + pawn for pawn in free_pawns(state, state.to_move)]
+    if state.phase == ADVANCE:
+        start = space.ranges["advance"].start
+        return [start + track for track in movable(state, state.to_move)]
+    plays, discards = card_options(state)
+    return [space.card_action(PLAY, k) for k in plays] + \
+           [space.card_action(DISCARD, k) for k in discards]
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal completion of the turn: its board decisions expanded depth-first."""
+    out: list[Move] = []
+    if state.phase != OVER:
+        _expand(state, (len(state.finished), state.turn), out)
+    return out
+
+
+def _expand(state: GameState, key: tuple[int, int], out: list[Move]) -> None:
+    if (len(state.finished), state.turn) != key:  # the turn ended among its board decisions
+        moves = state.finished[-1].moves if len(state.finished) != key[0] else state.moves
+        out.append(moves[-1])
+        return
+    if state.phase == DRAW:
+        action, card = state.pending  # type: ignore[misc]
+        b = state.board
+        discarded = state.tables.colour_of[card] if action == DISCARD else -1
+        out.extend(Move(action, card, d, b.turn_pawn, tuple(b.turn_steps), state.tables.codec)
+                   for d in turn._draws(state, discarded))
+        return
+    for action_id in legal_actions(state):
+        turn.push_action(state, action_id)
+        _expand(state, key, out)
+        turn.pop(state)
+
+
+def why_illegal(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move`` cannot complete the turn of a board pack, or None.
+
+    The caller (:func:`.turn.illegal_reason`) has checked the move's form. The
+    turn's remaining decisions are walked on ``state`` itself and undone.
+    """
+    b = state.board
+    p = state.to_move
+    if state.phase == TRACK_CARD:
+        reason = turn._card_reason(state, move)
+        if reason is not None:
+            return reason
+        colour = state.tables.colour_of[move.card]
+        if move.action == PLAY and b.on_track[p][colour] < 0 and CENTRE not in b.tracks[p]:
+            return (f"every pawn of {state.players[p]} is on a track: none can start the "
+                    f"{state.pack.colours[colour].name} row")
+        made = 0
+    else:
+        reason = _made_reason(state, move)
+        if reason is not None:
+            return reason
+        made = len(b.turn_steps)
+    if move.action == DISCARD and (move.pawn is not None or move.steps):
+        return "a discarded card moves no pawn: a discard has no pawn= or step="
+    key = (len(state.finished), state.turn)
+    space = action_space(state.pack)
+    pushed = 0
+    try:
+        if state.phase == TRACK_CARD:
+            turn.push_action(state, space.card_action(move.action, move.card))
+            pushed += 1
+        sent = state.board.turn_pawn is not None
+        if (len(state.finished), state.turn) == key and state.phase == PAWN:
+            reason = _pawn_reason(state, move.pawn)
+            if reason is not None:
+                return reason
+            turn.push_action(state, space.ranges["pawn"].start + move.pawn)  # type: ignore[operator]
+            pushed += 1
+        elif move.pawn is not None and not sent:
+            return (f"{state.tables.codec.format(move.card)} continues a row: no pawn is sent "
+                    f"(drop pawn={move.pawn})")
+        i = made
+        while (len(state.finished), state.turn) == key and state.phase == ADVANCE:
+            if i >= len(move.steps):
+                keys = ", ".join(state.tables.codec.keys[c] for c in movable(state, p))
+                return (f"one more pawn advances (a step tile or a finished track): add "
+                        f"step=TRACK, one of {keys}")
+            reason = _advance_reason(state, move.steps[i])
+            if reason is not None:
+                return reason
+            turn.push_action(state, space.ranges["advance"].start + move.steps[i])
+            pushed += 1
+            i += 1
+        ended = (len(state.finished), state.turn) != key
+        crossed = ended and len(state.finished) != key[0] \
+            and state.finished[-1].end == BRIDGE_CROSSINGS
+        if i < len(move.steps):
+            extra = _step_word(state, move.steps[i])
+            if crossed:
+                return f"{extra}: the round already ended at the last bridge crossing"
+            return f"{extra}: no pawn advance is due here"
+        if not ended:
+            return turn._draw_reason(state, move)
+        if move.draw is None:
+            return None
+        if crossed:
+            return (f"this turn's bridge crossing ends the round ({state.pack.bridge_crossings} "
+                    f"crossings): the turn has no draw")
+        return "the draw pile is empty: this last play or discard has no draw"
+    finally:
+        for _ in range(pushed):
+            turn.pop(state)
+
+
+def _made_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move`` disagrees with the decisions this turn already made, or None."""
+    codec = state.tables.codec
+    b = state.board
+    action, card = state.pending  # type: ignore[misc]
+    if (move.action, move.card) != (action, card):
+        return f"this turn already {action}s {codec.format(card)}"
+    if b.turn_pawn is not None and move.pawn != b.turn_pawn:
+        return f"this turn already sent pawn {b.turn_pawn}"
+    done = tuple(b.turn_steps)
+    if tuple(move.steps[:len(done)]) != done:
+        return "this turn already advanced " + " ".join(f"step={codec.keys[c]}" for c in done)
+    return None
+
+
+def _pawn_reason(state: GameState, pawn: object) -> Optional[str]:
+    """Why ``pawn`` cannot start the row of the card just played, or None."""
+    bt = state.tables.board
+    p = state.to_move
+    track = state.tables.colour_of[state.pending[1]]  # type: ignore[index]
+    name = state.pack.colours[track].name
+    free = free_pawns(state, p)
+    offer = ", ".join(f"{q} (leader)" if bt.leader[q] else str(q) for q in free)
+    if pawn is None:
+        return f"starting the {name} row sends a pawn onto its track: add pawn=N, one of {offer}"
+    if type(pawn) is not int or not 0 <= pawn < bt.pawns:  # noqa: E721
+        return f"pawn {pawn!r} is not a pawn (0-{bt.pawns - 1})"
+    b = state.board
+    if b.tracks[p][pawn] != CENTRE:
+        return f"pawn {pawn} is already on the {state.pack.colours[b.tracks[p][pawn]].name} track"
+    if pawn not in free:
+        alike = next(q for q in free if bt.leader[q] == bt.leader[pawn])
+        kind = "leaders" if bt.leader[pawn] else "ordinary pawns"
+        return f"pawn {pawn} and pawn {alike} are alike ({kind}): send the first free one, " \
+               f"pawn={alike}"
+    return None
+
+
+def _advance_reason(state: GameState, track: object) -> Optional[str]:
+    """Why the pawn on ``track`` cannot take the advance due, or None."""
+    bt = state.tables.board
+    if type(track) is not int or not 0 <= track < bt.tracks:  # noqa: E721
+        return f"step {track!r} is not a track (0-{bt.tracks - 1})"
+    b = state.board
+    pawn = b.on_track[state.to_move][track]
+    word = _step_word(state, track)
+    name = state.pack.colours[track].name
+    if pawn < 0:
+        return f"{word}: {state.players[state.to_move]} has no pawn on the {name} track"
+    if b.spaces[state.to_move][pawn] >= bt.last:
+        return f"{word}: the {name} pawn is on the last space and moves no more"
+    return None
+
+
+def _step_word(state: GameState, track: object) -> str:
+    keys = state.tables.codec.keys
+    return f"step={keys[track]}" if type(track) is int and 0 <= track < len(keys) \
+        else f"step {track!r}"  # noqa: E721
+
+
+# --------------------------------------------------------------------------- scores
+
+def round_inputs(state: GameState, seat: Seat) -> tuple[tuple[tuple[int, int, bool], ...], int, int]:
+    """``(pawns, tokens, artefacts)`` of ``seat`` this round, as ``scoring.round`` takes them."""
+    b = state.board
+    return b.pawn_places(seat, state.tables.board.leader), b.tokens[seat], b.artefacts[seat]
+
+
+def held(state: GameState, what: str) -> tuple[int, ...]:
+    """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds and the one under way."""
+    kept = turn._kept(state, what)
+    if state.phase == OVER:  # the last board's are counted in the last round already
+        return kept
+    return tuple(x + y for x, y in zip(kept, getattr(state.board, what)))
