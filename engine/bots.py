@@ -193,6 +193,15 @@ class _Plan:
 BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
 
 
+def _expert() -> Bot:
+    from .expert import ExpertBot
+
+    return ExpertBot()
+
+
+BOTS["expert"] = _expert
+
+
 def make_bot(spec: str) -> Bot:
     """Build a bot from its name in :data:`BOTS` or a ``module:Class`` path."""
     spec = spec.strip()

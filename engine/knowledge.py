@@ -1,0 +1,173 @@
+"""What one seat knows beyond its current observation: card counting for bots.
+
+An :class:`Observation` shows only each discard pile's top. A seat that watched
+every turn knows more: the cards under the tops (it saw them fall) and the cards
+an opponent took from a pile (they are in that opponent's hand until played).
+:class:`SeatMemory` rebuilds that knowledge from the seat's successive
+observations alone, and counts the cards it has never seen (:meth:`unseen`).
+
+Continuity is checked, never assumed: a new match, a new round, an undo or a
+skipped turn restarts the memory from what the observation shows, so a bot
+object reused across matches plays each match the same way.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .cards import Card
+from .moves import DECK, PLAY, Move
+from .tables import Tables
+from .view import Observation
+
+Pile = list[Optional[Card]]
+"""A discard pile, bottom first; ``None`` marks a card this seat did not see fall."""
+
+
+class SeatMemory:
+    """The discard piles' contents and the opponents' known cards, as seen by one seat."""
+
+    def __init__(self, tables: Tables, seat: int):
+        self.t = tables
+        self.seat = seat
+        self.obs: Optional[Observation] = None
+        self.piles: list[Pile] = []
+        #: known[seat]: cards that seat took from a pile and still holds
+        self.known: list[list[Card]] = []
+        self.move: Optional[Move] = None
+        #: copies[card]: how many of that card the pack's deck holds
+        self.copies = [0] * tables.n_kinds
+        for card in tables.deck:
+            self.copies[card] += 1
+
+    def observe(self, obs: Observation) -> None:
+        """Take in ``obs``, the seat's next observation (its turn)."""
+        prev, move = self.obs, self.move
+        self.obs, self.move = obs, None
+        n = len(obs.players)
+        if (prev is None or prev.round != obs.round or obs.turn != prev.turn + n
+                or len(self.piles) != len(obs.pile_sizes)):
+            self._restart(obs)
+            return
+        piles = [p[:] for p in self.piles]
+        known = [k[:] for k in self.known]
+        mine = move is not None and self._apply_own(prev, obs, move, piles)
+        if n == 2 and mine and self._apply_opponent(prev, obs, piles, known):
+            self.piles, self.known = piles, known
+        else:
+            self._reconcile(obs, piles if mine else [p[:] for p in self.piles])
+            self.known = [[] for _ in range(n)]
+        self._forget_visible(obs)
+
+    def played(self, move: Move) -> None:
+        """Remember the move this seat chose (applied at the next :meth:`observe` if played)."""
+        self.move = move
+
+    # ------------------------------------------------------------------ updates
+
+    def _restart(self, obs: Observation) -> None:
+        self.piles = [[None] * (size - 1) + [top] if size else []
+                      for size, top in zip(obs.pile_sizes, obs.pile_tops)]
+        self.known = [[] for _ in obs.players]
+
+    def _apply_own(self, prev: Observation, obs: Observation, move: Move,
+                   piles: list[Pile]) -> bool:
+        """Apply this seat's last move to ``piles`` if ``obs`` shows it was played."""
+        t, me = self.t, self.seat
+        colour = t.colour_of[move.card]
+        if move.action == PLAY:
+            if obs.rows[me][colour] != prev.rows[me][colour] + (move.card,):
+                return False
+        else:
+            piles[colour].append(move.card)
+        hand = list(prev.hand)
+        if move.card not in hand:
+            return False
+        hand.remove(move.card)
+        if move.draw is not None and move.draw != DECK:
+            if not piles[move.draw]:
+                return False
+            hand.append(piles[move.draw].pop())  # type: ignore[arg-type]
+        rest = list(obs.hand)
+        for card in hand:
+            if card is None or card not in rest:
+                return False
+            rest.remove(card)
+        return len(rest) == (1 if move.draw == DECK else 0)
+
+    def _apply_opponent(self, prev: Observation, obs: Observation, piles: list[Pile],
+                        known: list[list[Card]]) -> bool:
+        """Two players: the one opponent turn between two observations, exactly."""
+        opp = 1 - self.seat
+        for colour, row in enumerate(obs.rows[opp]):
+            if row != prev.rows[opp][colour] and row[-1] in known[opp]:
+                known[opp].remove(row[-1])
+        for colour, (size, top) in enumerate(zip(obs.pile_sizes, obs.pile_tops)):
+            pile = piles[colour]
+            if size == len(pile) + 1:
+                if top in known[opp]:
+                    known[opp].remove(top)  # type: ignore[arg-type]
+                pile.append(top)
+            elif size == len(pile) - 1:
+                taken = pile.pop()
+                if taken is not None:
+                    known[opp].append(taken)
+            elif size != len(pile):
+                return False
+            if (pile[-1] if pile else None) != top:
+                return False
+        return True
+
+    def _reconcile(self, obs: Observation, piles: list[Pile]) -> None:
+        """Best effort when the turns between observations are not known one by one."""
+        out: list[Pile] = []
+        for pile, size, top in zip(piles, obs.pile_sizes, obs.pile_tops):
+            if size == 0:
+                out.append([])
+            elif size <= len(pile) and pile[size - 1] == top:
+                out.append(pile[:size])
+            else:
+                keep = pile[:min(len(pile), size - 1)]
+                out.append(keep + [None] * (size - 1 - len(keep)) + [top])
+        self.piles = out
+
+    def _forget_visible(self, obs: Observation) -> None:
+        """Drop known cards that the observation now shows elsewhere (never counted twice)."""
+        seen = obs.cards_seen()
+        for pile in self.piles:
+            seen.extend(c for c in pile[:-1] if c is not None)
+        count = [0] * self.t.n_kinds
+        for card in seen:
+            count[card] += 1
+        for cards in self.known:
+            for card in cards[:]:
+                if count[card] + 1 > self.copies[card]:
+                    cards.remove(card)
+                count[card] += 1
+
+    # ------------------------------------------------------------------ queries
+
+    def unseen(self) -> list[int]:
+        """Per card kind: copies this seat has not seen (opponents' unknown cards, the
+        draw pile, cards removed unseen, pile cards it did not see fall)."""
+        obs = self.obs
+        assert obs is not None
+        count = self.copies[:]
+        for card in obs.cards_seen():
+            count[card] -= 1
+        for pile in self.piles:
+            for card in pile[:-1]:
+                if card is not None:
+                    count[card] -= 1
+        for cards in self.known:
+            for card in cards:
+                count[card] -= 1
+        return [max(0, c) for c in count]
+
+    def hidden_slots(self) -> int:
+        """Places an unseen card may be: unknown hand cards, the draw pile, removed cards
+        and pile cards not seen fall (their number, from the observation)."""
+        obs = self.obs
+        assert obs is not None
+        hands = sum(size - (len(self.known[s]) if s != self.seat else size)
+                    for s, size in enumerate(obs.hand_sizes))
+        return hands + obs.draw_pile + sum(p.count(None) for p in self.piles)
