@@ -58,9 +58,6 @@ def simulate(
         rules = load_pack(pack)
     except PackError as err:
         fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
-    if rules.board is not None:
-        fail(f"--pack {pack}: board packs are not playable yet (pawns, tracks and tiles come "
-             f"with the board engine)", EXIT_USAGE)
     specs = [s.strip() for s in bots.split(",")] if bots else ["random"] * rules.min_players
     if not all(specs):
         fail(f"--bots {bots!r}: an empty bot name; give one name per seat, e.g. random,greedy",

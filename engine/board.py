@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Sequence
 
 from . import turn
 from .cards import Card
@@ -175,6 +175,15 @@ def check_tiles(pack: RulePack, bt: BoardTables, tiles: tuple[TilePlace, ...]) -
 
 def _tile_name(kind: object, value: object) -> str:
     return f"points {value}" if kind == "points" else str(kind)
+
+
+def tile_dict(place: TilePlace, keys: Sequence[str]) -> dict[str, Any]:
+    """A tile as records and observations write it: track key, space, kind, value (points)."""
+    track, space, kind, value = place
+    out: dict[str, Any] = {"track": keys[track], "space": space, "kind": kind}
+    if kind == "points":
+        out["value"] = value
+    return out
 
 
 def new_board(state: GameState, tiles: tuple[TilePlace, ...]) -> Board:

@@ -38,11 +38,13 @@ def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
     """The record of ``state``'s finished rounds as a JSON-ready dict (extra fields added)."""
     from .turn import totals, winners
 
+    from .board import tile_dict
+
     codec = state.pack.cards
     f = codec.format
     rounds = []
     for r in state.finished:
-        rounds.append({
+        rnd: dict[str, Any] = {
             "starter": r.starter,
             "hands": [[f(c) for c in hand] for hand in r.deal.hands],
             "draw_pile": [f(c) for c in r.deal.draw_pile],
@@ -50,7 +52,11 @@ def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
             "turns": [_turn_dict(m, seat, codec) for m, seat in _seats(r.moves, r.starter, state.n)],
             "scores": list(r.scores),
             "end": r.end,
-        })
+        }
+        if r.deal.tiles is not None:
+            rnd.update(tiles=[tile_dict(t, codec.keys) for t in r.deal.tiles],
+                       tokens=list(r.tokens), artefacts=list(r.artefacts))
+        rounds.append(rnd)
     out: dict[str, Any] = {
         "format": FORMAT, "pack": state.pack.id, "seed": state.seed,
         "players": list(state.players), "rounds": rounds, "totals": list(totals(state)),
@@ -126,6 +132,7 @@ def check_shape(data: dict[str, Any], where: str) -> None:
 _CARD = re.compile(r"[A-Za-z]([xX]|[0-9]+)")
 _KEY = re.compile(r"[A-Za-z]")
 _ENDS = ("draw-pile-empty", "turn-cap", "bridge-crossings")
+_TILE_KINDS = ("artefact", "points", "step")
 
 
 def _surely_valid(data: dict[str, Any]) -> bool:
@@ -139,6 +146,15 @@ def _surely_valid(data: dict[str, Any]) -> bool:
 
     def cards(v: Any) -> bool:
         return type(v) is list and all(type(c) is str and _CARD.fullmatch(c) for c in v)
+
+    def key(v: Any) -> bool:
+        return type(v) is str and _KEY.fullmatch(v) is not None
+
+    def tile(v: Any) -> bool:
+        return (type(v) is dict and key(v["track"]) and type(v["space"]) is int
+                and v["space"] >= 0 and v["kind"] in _TILE_KINDS
+                and (v["kind"] != "points" or type(v["value"]) is int)
+                and set(v) <= {"track", "space", "kind", "value"})
 
     try:
         if not (data["format"] == FORMAT and type(data["pack"]) is str and data["pack"] and type(data["seed"]) is int
@@ -154,16 +170,22 @@ def _surely_valid(data: dict[str, Any]) -> bool:
                     and type(rnd["hands"]) is list and rnd["hands"]
                     and all(cards(h) for h in rnd["hands"]) and cards(rnd["draw_pile"])
                     and cards(rnd.get("removed", [])) and ints(rnd["scores"])
-                    and rnd["scores"] and rnd["end"] in _ENDS and type(rnd["turns"]) is list):
+                    and rnd["scores"] and rnd["end"] in _ENDS and type(rnd["turns"]) is list
+                    and ints(rnd.get("tokens", [])) and ints(rnd.get("artefacts", []), 0)
+                    and type(rnd.get("tiles", [])) is list
+                    and all(tile(t) for t in rnd.get("tiles", []))):
                 return False
             for turn in rnd["turns"]:
                 draw = turn["draw"]
+                pawn = turn.get("pawn")
                 if not (type(turn["player"]) is int and turn["player"] >= 0
                         and type(turn["card"]) is str and _CARD.fullmatch(turn["card"])
                         and turn["action"] in ("play", "discard")
-                        and (draw is None or draw == "deck"
-                             or type(draw) is str and _KEY.fullmatch(draw))
-                        and set(turn) <= {"player", "card", "action", "draw"}):
+                        and (draw is None or draw == "deck" or key(draw))
+                        and (pawn is None or type(pawn) is int and pawn >= 0)
+                        and type(turn.get("steps", [])) is list
+                        and all(key(k) for k in turn.get("steps", []))
+                        and set(turn) <= {"player", "card", "action", "draw", "pawn", "steps"}):
                     return False
     except (KeyError, TypeError):
         return False
@@ -177,6 +199,23 @@ def _cards(pack: RulePack, items: list[str], where: str) -> tuple[int, ...]:
         raise RecordError(f"{where}: {err}") from None
 
 
+def _tiles(pack: RulePack, rnd: dict[str, Any], where: str) -> Optional[tuple]:
+    """The round's tile layout as ``(track, space, kind, value)``; None when not recorded."""
+    if "tiles" not in rnd:
+        return None
+    if pack.board is None:
+        raise RecordError(f"{where}: tiles: {pack.id} has no board")
+    keys = pack.cards.keys
+    out = []
+    for i, tile in enumerate(rnd["tiles"]):
+        track = tile["track"].lower()
+        if track not in keys:
+            raise RecordError(f"{where}: tiles[{i}]: track {tile['track']!r} is not a colour "
+                              f"of {pack.id}")
+        out.append((keys.index(track), tile["space"], tile["kind"], tile.get("value", 0)))
+    return tuple(out)
+
+
 def _deal(pack: RulePack, rnd: dict[str, Any], where: str) -> Deal:
     hands = tuple(_cards(pack, h, f"{where} hands") for h in rnd["hands"])
     pile = _cards(pack, rnd["draw_pile"], f"{where} draw_pile")
@@ -188,7 +227,7 @@ def _deal(pack: RulePack, rnd: dict[str, Any], where: str) -> Deal:
             if card in left:
                 left.remove(card)
         removed = tuple(left)
-    return Deal(hands, pile, removed)
+    return Deal(hands, pile, removed, _tiles(pack, rnd, where))
 
 
 def _move(pack: RulePack, turn: dict[str, Any], where: str) -> Move:
@@ -287,6 +326,10 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         if list(rnd["scores"]) != list(result.scores):
             raise RecordError(f"{at}: scores are {rnd['scores']}, the pack's formulas give "
                               f"{list(result.scores)}")
+        for what in ("tokens", "artefacts"):
+            if what in rnd and list(rnd[what]) != list(getattr(result, what)):
+                raise RecordError(f"{at}: {what} are {rnd[what]}, the round's moves give "
+                                  f"{list(getattr(result, what))}")
     if state.phase != OVER:
         raise RecordError(f"{where}: the record has {len(rounds)} round(s), the match has "
                           f"{state.rounds_total}")

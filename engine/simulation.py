@@ -82,6 +82,10 @@ class GameResult:
     round_turns: tuple[int, ...]
     round_ends: tuple[str, ...]
     record: Optional[str] = None
+    #: board game: bridge crossings per round; artefacts and tokens per seat (match)
+    crossings: tuple[int, ...] = ()
+    artefacts: tuple[int, ...] = ()
+    tokens: tuple[int, ...] = ()
 
 
 def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
@@ -117,12 +121,15 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
 
 def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
     from .records import dumps
-    from .turn import totals, winners
+    from .turn import _kept, totals, winners
 
+    board = {} if state.board is None else {
+        "crossings": tuple(r.crossings for r in state.finished),
+        "artefacts": _kept(state, "artefacts"), "tokens": _kept(state, "tokens")}
     return GameResult(index, seed, totals(state), winners(state),
                       tuple(len(r.moves) for r in state.finished),
                       tuple(r.end for r in state.finished),
-                      dumps(state, simulation=extra) if record else None)
+                      dumps(state, simulation=extra) if record else None, **board)
 
 
 @dataclass
@@ -140,12 +147,18 @@ class Summary:
     rounds: RunningStats = field(default_factory=RunningStats)
     turns: RunningStats = field(default_factory=RunningStats)
     ends: dict[str, int] = field(default_factory=dict)
+    #: board game: bridge crossings per round; artefacts and tokens per seat and match
+    crossings: RunningStats = field(default_factory=RunningStats)
+    artefacts: list[RunningStats] = field(default_factory=list)
+    tokens: list[RunningStats] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = len(self.bots)
         self.wins = self.wins or [0] * n
         self.shared = self.shared or [0] * n
         self.scores = self.scores or [RunningStats() for _ in range(n)]
+        self.artefacts = self.artefacts or [RunningStats() for _ in range(n)]
+        self.tokens = self.tokens or [RunningStats() for _ in range(n)]
 
     def add(self, result: GameResult) -> None:
         """Count one finished match."""
@@ -162,6 +175,11 @@ class Summary:
         for turns, end in zip(result.round_turns, result.round_ends):
             self.turns.add(turns)
             self.ends[end] = self.ends.get(end, 0) + 1
+        for crossings in result.crossings:
+            self.crossings.add(crossings)
+        for seat, (artefacts, tokens) in enumerate(zip(result.artefacts, result.tokens)):
+            self.artefacts[seat].add(artefacts)
+            self.tokens[seat].add(tokens)
 
     def by_bot(self) -> dict[str, dict[str, Any]]:
         """Per bot name: seat-games played, sole wins, shared wins, win rate and interval."""
@@ -189,10 +207,16 @@ class Summary:
                 "win_95": [round(x, 4) for x in wilson(self.wins[seat], self.games)],
                 "score": self.scores[seat].to_dict(),
             })
-        return {"pack": self.pack, "bots": list(self.bots), "seed": self.seed,
-                "games": self.games, "shared_games": self.shared_games, "seats": seats,
-                "by_bot": self.by_bot(), "rounds_per_match": self.rounds.to_dict(),
-                "turns_per_round": self.turns.to_dict(), "round_ends": dict(sorted(self.ends.items()))}
+        out = {"pack": self.pack, "bots": list(self.bots), "seed": self.seed,
+               "games": self.games, "shared_games": self.shared_games, "seats": seats,
+               "by_bot": self.by_bot(), "rounds_per_match": self.rounds.to_dict(),
+               "turns_per_round": self.turns.to_dict(),
+               "round_ends": dict(sorted(self.ends.items()))}
+        if self.crossings.count:
+            out["board"] = {"crossings_per_round": self.crossings.to_dict(),
+                            "artefacts_per_match": [a.to_dict() for a in self.artefacts],
+                            "tokens_per_match": [t.to_dict() for t in self.tokens]}
+        return out
 
     def text(self) -> str:
         """A readable report (what ``lc simulate`` prints)."""
@@ -222,6 +246,12 @@ class Summary:
                          f"(min {t.low}, max {t.high})")
         ends = ", ".join(f"{k} {v}" for k, v in sorted(self.ends.items())) or "none"
         lines.append(f"rounds ended by: {ends}")
+        c = self.crossings
+        if c.count:
+            lines.append(f"bridges crossed per round: mean {c.mean:.2f} (min {c.low}, max {c.high})")
+            lines.append("artefacts / tokens per match: " + ", ".join(
+                f"seat {seat + 1} {a.mean:.2f} / {t.mean:.1f}"
+                for seat, (a, t) in enumerate(zip(self.artefacts, self.tokens))))
         return "\n".join(lines)
 
 

@@ -736,16 +736,24 @@ def continue_match(state: GameState) -> GameState:
 
 
 def describe_move(state: GameState, move: Move) -> str:
-    """A sentence for a move, e.g. ``plays r5 and draws from the deck``."""
+    """A sentence for a move, e.g. ``plays r5, draws from the deck``; with a board,
+    ``plays g3, sends pawn 0 (leader) onto the green track, advances the blue pawn, ...``."""
     codec = state.tables.codec
-    verb = "plays" if move.action == PLAY else "discards"
+    colours = state.pack.colours
+    words = [f"{'plays' if move.action == PLAY else 'discards'} {codec.format(move.card)}"]
+    if move.pawn is not None:
+        leader = state.tables.board is not None and 0 <= move.pawn < state.tables.board.pawns \
+            and state.tables.board.leader[move.pawn]
+        words.append(f"sends pawn {move.pawn}{' (leader)' if leader else ''} onto the "
+                     f"{colours[state.tables.colour_of[move.card]].name} track")
+    words.extend(f"advances the {colours[c].name} pawn" for c in move.steps)
     if move.draw is None:
-        tail = "without drawing"
+        words.append("without drawing")
     elif move.draw == DECK:
-        tail = "draws from the deck"
+        words.append("draws from the deck")
     else:
-        tail = f"takes the {state.pack.colours[move.draw].name} pile's top"
-    return f"{verb} {codec.format(move.card)}, {tail}"
+        words.append(f"takes the {colours[move.draw].name} pile's top")
+    return ", ".join(words)
 
 
 __all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",

@@ -1,17 +1,59 @@
 """What one player may see: :func:`observation`.
 
 Own hand, every row, each discard pile's top and size, the draw pile's size,
-the scores; never another player's hand, the draw pile's order, the removed
-cards nor the cards under a discard pile's top.
+the scores and, in the board game, the whole board (:class:`BoardView`); never
+another player's hand, the draw pile's order, the removed cards nor the cards
+under a discard pile's top.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from .cards import Card
 from .moves import Action
-from .state import PHASE_NAMES, GameState, Seat
+from .state import PHASE_NAMES, GameState, Seat, TilePlace
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The board game's board, all of it public.
+
+    ``pawns[seat][pawn]`` is ``(track, space, leader)``: track -1 and space 0 for
+    a pawn still in the centre; pawns ``0 .. leaders-1`` are the leaders.
+    ``tiles`` are the event tiles still on the board, ``(track, space, kind,
+    value)`` (artefacts taken are gone; points and step tiles stay).
+    """
+
+    spaces: int                         # the last space of every track
+    bridge_after: int                   # a pawn crosses moving from here to the next space
+    crossings: int                      # bridge crossings this round, all players
+    crossings_to_end: int               # the crossing that ends the round (0: never)
+    pawns: tuple[tuple[tuple[int, int, bool], ...], ...]
+    tiles: tuple[TilePlace, ...]
+    tokens: tuple[int, ...]             # victory-point tokens held, per seat (all rounds)
+    artefacts: tuple[int, ...]          # artefacts held, per seat (all rounds)
+    round_tokens: tuple[int, ...]       # taken this round (what the round formula adds)
+    round_artefacts: tuple[int, ...]
+    turn_pawn: Optional[int]            # the pawn this turn sent onto a track, if any
+    turn_steps: tuple[int, ...]         # the tracks this turn advanced (steps, finished track)
+
+    def to_dict(self, keys: Sequence[str]) -> dict[str, Any]:
+        """JSON-ready form; tracks as colour keys (``keys`` = ``pack.cards.keys``)."""
+        from .board import tile_dict
+
+        return {
+            "spaces": self.spaces, "bridge_after": self.bridge_after,
+            "crossings": self.crossings, "crossings_to_end": self.crossings_to_end,
+            "pawns": [[{"track": None if track < 0 else keys[track], "space": space,
+                        "leader": leader} for track, space, leader in pawns]
+                      for pawns in self.pawns],
+            "tiles": [tile_dict(t, keys) for t in self.tiles],
+            "tokens": list(self.tokens), "artefacts": list(self.artefacts),
+            "round_tokens": list(self.round_tokens),
+            "round_artefacts": list(self.round_artefacts),
+            "turn_pawn": self.turn_pawn, "turn_steps": [keys[c] for c in self.turn_steps],
+        }
 
 
 @dataclass(frozen=True)
@@ -35,6 +77,7 @@ class Observation:
     pending: Optional[tuple[Action, Card]]  # the card decision of the turn under way
     round_scores: tuple[tuple[int, ...], ...]  # finished rounds
     totals: tuple[int, ...]
+    board: Optional[BoardView] = None   # the board game's board; None in a duel
 
     def cards_seen(self) -> list[Card]:
         """Every card this observation shows (hand, rows, pile tops, pending card)."""
@@ -59,6 +102,7 @@ class Observation:
             "last_play": self.last_play,
             "pending": None if self.pending is None else [self.pending[0], f(self.pending[1])],
             "round_scores": [list(r) for r in self.round_scores], "totals": list(self.totals),
+            **({} if self.board is None else {"board": self.board.to_dict(codec.keys)}),
         }
 
 
@@ -86,4 +130,20 @@ def observation(state: GameState, seat: Seat) -> Observation:
         pending=state.pending,
         round_scores=tuple(r.scores for r in state.finished),
         totals=totals(state),
+        board=None if state.board is None else board_view(state),
     )
+
+
+def board_view(state: GameState) -> BoardView:
+    """The public board of a board pack's ``state``."""
+    from .board import held
+
+    b, bt = state.board, state.tables.board
+    return BoardView(
+        spaces=bt.last, bridge_after=bt.bridge_after, crossings=b.crossings,
+        crossings_to_end=bt.crossings_to_end,
+        pawns=tuple(b.pawn_places(p, bt.leader) for p in range(state.n)),
+        tiles=b.placed_tiles(bt), tokens=held(state, "tokens"),
+        artefacts=held(state, "artefacts"), round_tokens=tuple(b.tokens),
+        round_artefacts=tuple(b.artefacts), turn_pawn=b.turn_pawn,
+        turn_steps=tuple(b.turn_steps))

@@ -61,7 +61,6 @@ def test_usage_errors_exit_2_with_one_line():
         (["--bots", "random,wizard"], "unknown bot 'wizard'"),
         (["--bots", "random"], "1 bot(s) given, duel-classic is played by 2 players"),
         (["--bots", "random,,greedy"], "an empty bot name"),
-        (["--pack", "board-classic"], "board packs are not playable yet"),
         (["--record", "/nonexistent/dir/x.jsonl"], "cannot write"),
     ]
     for args, message in cases:
