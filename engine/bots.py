@@ -76,6 +76,11 @@ class GreedyBot(Bot):
     * continues rows with the lowest card that fits, wagers only while they pay;
     * discards what it cannot use, preferring cards no opponent's row accepts;
     * takes a discard pile's top only when it fits one of its worthwhile rows.
+
+    On a board pack (:class:`_BoardPlan`) the same card play moves pawns: it opens
+    a track only if the cards it holds of that colour should carry the pawn past
+    the negative spaces, sends its leader where it holds the most cards, and
+    spends steps where the pawn formula gains most (the leader counts double).
     """
 
     name = "greedy"
@@ -83,6 +88,8 @@ class GreedyBot(Bot):
     def choose(self, view: SeatView) -> Move:
         obs = view.observation
         legal = view.legal_moves
+        if obs.board is not None:
+            return _BoardPlan(view.pack, obs).choose(legal)
         plan = _Plan(view.pack, obs)
         options: dict[tuple[str, Card], list[Move]] = {}
         for move in legal:
@@ -187,6 +194,89 @@ class _Plan:
             return -1.0
         started = bool(self.obs.rows[self.me][colour])
         return 1.0 + t.value_of[top] if started or self.worth[colour] > 0 else -1.0
+
+
+class _BoardPlan(_Plan):
+    """The greedy bot's estimates on a board pack: each move's pawn moves, by the pack's
+    pawn formula, plus the card-keeping judgement of :class:`_Plan`."""
+
+    def __init__(self, pack: RulePack, obs: Observation):
+        board = obs.board
+        assert board is not None
+        self.board = board
+        self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
+        self.mine = {track: (space, leader) for track, space, leader in board.pawns[obs.seat]
+                     if track >= 0}
+        super().__init__(pack, obs)  # its ``worth`` comes from _potential, below
+        t = self.t
+        self.leader_free = any(track < 0 and leader for track, _, leader in board.pawns[self.me])
+        held = [sum(1 for k in self.hand if t.colour_of[k] == c) for c in t.colours]
+        closed = [c for c in t.colours if c not in self.mine]
+        self.leader_colour = max(closed, key=lambda c: (held[c], self.worth[c]), default=-1)
+        self.tiles = {(track, space): (kind, value) for track, space, kind, value in board.tiles}
+        artefacts, match = board.artefacts[self.me], pack.scoring.match
+        self.artefact = match([0], artefacts + 1, 0) - match([0], artefacts, 0)
+
+    def _potential(self, colour: int, leader: Optional[bool] = None) -> int:
+        """What our pawn on ``colour``'s track should be worth, by the pack's pawn formula, at
+        the space the cards held (and a few to draw) should carry it to; ``leader`` for a
+        pawn not on the track yet (default: an ordinary one)."""
+        cards = len(self._plan_cards(colour))
+        space, on_track_leader = self.mine.get(colour, (0, False))
+        reach = min(self.board.spaces, space + min(cards, self.turns_left) + self.turns_left // 8)
+        return self.pawn(colour, reach, on_track_leader if leader is None else leader)
+
+    def choose(self, legal: list[Move]) -> Move:
+        """The legal move of best value."""
+        return max(legal, key=lambda m: (self.move_value(m), -m.card, m.action))
+
+    def move_value(self, move: Move) -> float:
+        """The card's value to the rows, what its pawn moves gain, and the draw's value."""
+        t = self.t
+        colour = t.colour_of[move.card]
+        if move.action != PLAY:
+            return self.value(move.action, move.card) + self.draw_value(move)
+        plan = self._plan_cards(colour)
+        first = next((k for k in plan if not t.is_wager[k]), None)
+        if not t.is_wager[move.card] and move.card != first:
+            return -100.0 + self.draw_value(move)  # a higher card would waste lower ones
+        pawns = dict(self.mine)
+        tiles = dict(self.tiles)
+        gain = 0.0
+        if move.pawn is not None:  # opening this track
+            leader = self.board.pawns[self.me][move.pawn][2]
+            worth = self._potential(colour, leader)
+            if worth <= 0:
+                return -100.0 + self.draw_value(move)  # it could not pass the negative spaces
+            gain += 40.0 + worth / 2
+            if self.leader_free and (colour == self.leader_colour) != leader:
+                gain -= 30.0  # the leader goes where the most cards of a colour are held
+            pawns[colour] = (0, leader)
+            gain += self._step(pawns, tiles, colour, immediate=False)
+        elif colour in pawns and pawns[colour][0] < self.board.spaces:
+            rs = self.states[self.me][colour]
+            gap = t.slot_of[move.card] - (0 if rs == NO_NUMBERS else (rs - 1) // 3 + 1)
+            gain += 100.0 - 5 * abs(gap) + self._step(pawns, tiles, colour)
+        else:  # a finished track: the card only serves the step it gives
+            gain += 20.0
+        for track in move.steps:
+            gain += self._step(pawns, tiles, track)
+        return gain + self.draw_value(move)
+
+    def _step(self, pawns: dict[int, tuple[int, bool]], tiles: dict, track: int,
+              immediate: bool = True) -> float:
+        """Move our pawn on ``track`` one space in ``pawns``; what it gains."""
+        space, leader = pawns[track]
+        pawns[track] = (space + 1, leader)
+        gain = float(self.pawn(track, space + 1, leader) - self.pawn(track, space, leader)) \
+            if immediate else 0.0
+        kind, value = tiles.get((track, space + 1), ("", 0))
+        if kind == "artefact":
+            del tiles[(track, space + 1)]
+            gain += self.artefact
+        elif kind == "points":
+            gain += value
+        return gain
 
 
 #: bots by name; ``module:Class`` names load any other Bot subclass
