@@ -123,3 +123,42 @@ class CrashBot(FirstMoveBot):
 
     def choose(self, view):
         return view.no_such_attribute
+
+
+# -- the board game -----------------------------------------------------------------------
+
+def _tile(text: str) -> tuple[str, int]:
+    """``"step"``, ``"artefact"`` or ``"points 5"`` as ``(kind, value)``."""
+    kind, _, value = text.partition(" ")
+    return kind, int(value or 0)
+
+
+def board_pack(tiles: dict[str, str], base: str = "board-classic", **sections: Any) -> RulePack:
+    """``base`` with exactly the event tiles ``tiles`` (``{"y2": "step", "b3": "points 5"}``),
+    every space a tile space, and other sections overridden (``board={"spaces": 4}``)."""
+    counts: dict[tuple[str, int], int] = {}
+    for text in tiles.values():
+        counts[_tile(text)] = counts.get(_tile(text), 0) + 1
+    spec = [{"kind": k, "count": n, **({"value": v} if k == "points" else {})}
+            for (k, v), n in counts.items()]
+    board = {"tiles": spec, "tile_spaces": list(range(1, 10)), **sections.pop("board", {})}
+    return derived(base, board=board, **sections)
+
+
+def layout(p: RulePack, tiles: dict[str, str]) -> tuple[tuple[int, int, str, int], ...]:
+    """``{"y2": "step"}`` as a Deal's tiles: ``((track, space, kind, value), ...)``."""
+    keys = p.cards.keys
+    return tuple(sorted((keys.index(where[0]), int(where[1:]), *_tile(text))
+                        for where, text in tiles.items()))
+
+
+def board_game(p: RulePack, hands: Sequence[str], tiles: dict[str, str], top: str = "",
+               players: int | None = None):
+    """A match of the board pack ``p`` whose first round deals ``hands`` (filled up from the
+    deck), draws ``top`` first and lays out ``tiles``."""
+    from dataclasses import replace
+
+    from lostcities.engine.turn import new_game
+
+    first = replace(complete_deal(p, hands, top, players), tiles=layout(p, tiles))
+    return new_game(p, players or len(hands), 0, deals=[first])
