@@ -3,17 +3,20 @@
 The compiler walks lark's tree once (its depth is capped before, so recursion is
 bounded), checks every name against the scope's declared fields, the pack's
 constants and tables and the ``let``/aggregate names in view, checks types
-(integer, boolean, record, collection; never mixed), and returns a
-:class:`Formula` whose closures read fields from a frame list by slot index.
+(integer, boolean, record, collection; never mixed) and builds the formula's
+tree (:mod:`.ir`); the :class:`Formula` runs it as closures (:mod:`.closures`)
+that read fields from a frame list by slot index.
 """
 from __future__ import annotations
 
 import difflib
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from . import ops
-from .ops import F, K, S, Code, fn
+from . import ir
+from .closures import closure
+from .ir import Code
 from .parser import parse
+from .runner import entry, memoised
 from .source import Mark, Source
 from .types import (AGGREGATES, BOOL, CLASH, FUNCTIONS, INT, LIMIT, MAX_AGGREGATE_NESTING,
                     MAX_INT, SCOPES, TYPE, UNKNOWN, Coll, Record, Type, all_field_names,
@@ -24,7 +27,6 @@ if TYPE_CHECKING:
 
 #: a chain of more operands than this runs as one loop rather than nested closures
 _CHAIN_FUSE = 8
-_FRAMES: dict[str, Callable[..., list]] = {}
 
 
 class Formula:
@@ -66,11 +68,11 @@ class Formula:
     @property
     def constant(self) -> int | None:
         """The formula's value when it does not depend on any field, else None."""
-        return self.code.value if self.code.kind == K else None
+        return self.code.value if self.code.constant else None
 
     def body(self) -> Callable[[list], Any]:
         """The closure over a frame list (the scope's fields, then local slots)."""
-        return fn(self.code)
+        return closure(self.code)
 
     def __call__(self, *args: Any) -> int:
         return self.run(*args)
@@ -89,7 +91,7 @@ class Formula:
         if fields:
             raise TypeError(f"{self.scope} scope has no field {', '.join(sorted(fields))}")
         frame.extend([None] * (self.size - len(frame)))
-        return check_result(self, fn(self.code)(frame))
+        return check_result(self, closure(self.code)(frame))
 
     def __repr__(self) -> str:
         return f"<Formula {self.key or self.scope}: {self.text.strip()!r}>"
@@ -140,7 +142,7 @@ def compile_formula(text: str, scope: str = "expedition", *,
                            f"{describe(code.type)}", code.start, code.end, hint=hint)
     formula = Formula(source, scope, code, frozenset(compiler.used), compiler.size,
                       tuple(name for name, _, _ in compiler.field_specs))
-    if code.kind == K:
+    if code.constant:
         check_result(formula, code.value)
     return formula
 
@@ -254,28 +256,28 @@ class _Compiler:
         digits = str(token).lstrip("0") or "0"
         if len(digits) > len(str(MAX_INT)) or int(digits) > MAX_INT:
             raise self.error(LIMIT, f"number {token} is beyond the limit of {MAX_INT}", token)
-        return Code(INT, K, int(digits))
+        return ir.const(INT, int(digits))
 
     def _true(self, node: "Tree") -> Code:
-        return Code(BOOL, K, True)
+        return ir.const(BOOL, True)
 
     def _false(self, node: "Tree") -> Code:
-        return Code(BOOL, K, False)
+        return ir.const(BOOL, False)
 
     def _name(self, node: "Tree") -> Code:
         token = node.children[0]
         name = str(token)
         for local, code in reversed(self.locals):
             if local == name:
-                return Code(code.type, code.kind, code.value, off=code.off, test=code.test)
+                return code.copy()
         if name in self.fields:
             slot, type = self.fields[name]
             self.used.add(name)
-            return Code(type, S, slot)
+            return ir.slot(type, slot)
         if name in self.constants:
-            return Code(INT, K, self.constants[name])
+            return ir.const(INT, self.constants[name])
         if name in self.tables:
-            return Code(Coll(INT), K, self.tables[name])
+            return ir.const(Coll(INT), self.tables[name])
         if name in AGGREGATES or name in FUNCTIONS:
             raise self.error(TYPE, f"`{name}` is a function", token,
                              hint=f"call it, e.g. `{name}(values)`" if name in AGGREGATES
@@ -295,10 +297,10 @@ class _Compiler:
             op = words[max(0, i - 1)]
             codes.append(self.expect(self.visit(child), INT, f"`{op}`"))
         if len(codes) > _CHAIN_FUSE:
-            return ops.chain(words, codes, self.source)
+            return ir.chain(words, codes, self.source)
         acc = codes[0]
         for op, code in zip(words, codes[1:]):
-            acc = ops.arith(op, acc, code, self.source)
+            acc = ir.arith(op, acc, code, self.source)
         return acc
 
     _term = _arith
@@ -306,7 +308,7 @@ class _Compiler:
     def _unary(self, node: "Tree") -> Code:
         op, child = node.children
         code = self.expect(self.visit(child), INT, f"unary `{op}`")
-        return ops.negative(code) if str(op) == "-" else code
+        return ir.negative(code) if str(op) == "-" else code
 
     def _comparison(self, node: "Tree") -> Code:
         codes = [self.visit(c) for c in node.children[0::2]]
@@ -323,12 +325,12 @@ class _Compiler:
                 self.expect(left, INT, f"`{op}`")
                 self.expect(right, INT, f"`{op}`")
         if len(codes) == 2:
-            return ops.compare(words[0], codes[0], codes[1])
-        return ops.compare_chain(words, codes)
+            return ir.compare(words[0], codes[0], codes[1])
+        return ir.compare_chain(words, codes)
 
     def _logic(self, node: "Tree", word: str) -> Code:
         codes = [self.expect(self.visit(c), BOOL, f"`{word}`") for c in node.children]
-        return ops.logic(word, codes)
+        return ir.logic(word, codes)
 
     def _or_test(self, node: "Tree") -> Code:
         return self._logic(node, "or")
@@ -337,7 +339,7 @@ class _Compiler:
         return self._logic(node, "and")
 
     def _not_(self, node: "Tree") -> Code:
-        return ops.negate(self.expect(self.visit(node.children[0]), BOOL, "`not`"))
+        return ir.negate(self.expect(self.visit(node.children[0]), BOOL, "`not`"))
 
     def _cond(self, node: "Tree") -> Code:
         test, yes, no = (self.visit(c) for c in node.children)
@@ -345,21 +347,21 @@ class _Compiler:
         if yes.type != no.type:
             raise self.error(TYPE, f"the branches of `if` differ: `then` gives "
                              f"{describe(yes.type)}, `else` gives {describe(no.type)}", no)
-        return ops.cond(test, yes, no)
+        return ir.cond(test, yes, no)
 
     def _let(self, node: "Tree") -> Code:
         token, value_node, body_node = node.children
         name = self.declare(token)
         value = self.visit(value_node)
-        if value.kind == F:
-            slot = self.new_slot()
-            bound = Code(value.type, S, slot)
-        else:
+        if value.op in ("const", "slot"):
             slot, bound = -1, value
+        else:
+            slot = self.new_slot()
+            bound = ir.slot(value.type, slot, value.bounds)
         self.locals.append((name, bound))
         body = self.visit(body_node)
         self.locals.pop()
-        return body if slot < 0 else ops.bind(slot, value, body)
+        return body if slot < 0 else ir.bind(slot, value, body)
 
     # -- collections, records, calls -------------------------------------------------------
 
@@ -369,7 +371,7 @@ class _Compiler:
             raise self.error(TYPE, f"`[...]` indexes a table or collection, not "
                              f"{describe(coll.type)}", coll)
         idx = self.expect(self.visit(node.children[1]), INT, "an index")
-        return ops.index(coll, idx, self.source)
+        return ir.index(coll, idx, self.source)
 
     def _field(self, node: "Tree") -> Code:
         record_node, token = node.children
@@ -392,7 +394,7 @@ class _Compiler:
                 hint = "its fields are " + ", ".join(f for f, _ in record.type.fields)
             raise self.error(UNKNOWN, f"unknown field `{name}` of {describe(record.type)}",
                              token, hint)
-        return ops.field(record, position, record.type.fields[position][1], start, end)
+        return ir.field(record, position, record.type.fields[position][1], start, end)
 
     def _call(self, node: "Tree") -> Code:
         token = node.children[0]
@@ -402,7 +404,7 @@ class _Compiler:
         if name in AGGREGATES and len(args) == 1 and isinstance(args[0].type, Coll):
             coll = args[0]
             self.check_elements(name, coll.type.elem, coll)
-            return ops.aggregate(name, coll, -1, None, None, start, end)
+            return ir.aggregate(name, coll, -1, None, None, start, end)
         if name in FUNCTIONS:
             low, high = FUNCTIONS[name]
             if len(args) < low or (high is not None and len(args) > high):
@@ -412,7 +414,7 @@ class _Compiler:
                                  "argument" + ("s" if len(args) != 1 else ""), node)
             for arg in args:
                 self.expect(arg, INT, f"`{name}`")
-            return ops.call(name, args, start, end)
+            return ir.call(name, args, start, end)
         if name in AGGREGATES:
             raise self.error(TYPE, f"`{name}` takes one collection or a `for` expression",
                              node, hint=f"e.g. `{name}(x for x in values)`")
@@ -449,7 +451,7 @@ class _Compiler:
                              node)
         var_name = self.declare(var)
         slot = self.new_slot()
-        self.locals.append((var_name, Code(coll.type.elem, S, slot)))
+        self.locals.append((var_name, ir.slot(coll.type.elem, slot, coll.bounds)))
         elem = self.visit(elem_node)
         where = None
         if where_node is not None:
@@ -458,7 +460,7 @@ class _Compiler:
         self.aggregates -= 1
         if name != "count":
             self.check_elements(name, elem.type, elem)
-        return ops.aggregate(name, coll, slot, elem, where, start, end)
+        return ir.aggregate(name, coll, slot, elem, where, start, end)
 
 
 def _span(at: Any) -> tuple[int, int]:
@@ -472,95 +474,14 @@ def _span(at: Any) -> tuple[int, int]:
 
 # -- running a formula with the scope's own arguments ------------------------------------
 
-def expedition_frame(colour: int, values: Sequence[int], wagers: int) -> list:
-    """The expedition scope's fields in slot order (see types.EXPEDITION_FIELDS)."""
-    n = len(values)
-    return [colour, values, wagers, n, n + wagers, sum(values)]
-
-
-def pawn_frame(track: int, space: int, leader: bool) -> list:
-    return [track, space, bool(leader), space > 0]
-
-
-def round_frame(rows: Sequence[Sequence[Any]], pawns: Sequence[Sequence[Any]], tokens: int,
-                artefacts: int, round_number: int) -> list:
-    """Rows ``(colour, values, wagers[, score])``, pawns ``(track, space, leader[, score])``."""
-    return [[(*expedition_frame(*r[:3]), r[3] if len(r) > 3 else 0) for r in rows],
-            [(*pawn_frame(*p[:3]), p[3] if len(p) > 3 else 0) for p in pawns],
-            tokens, artefacts, round_number]
-
-
-def match_frame(round_scores: Sequence[int], artefacts: int, tokens: int) -> list:
-    return [list(round_scores), artefacts, tokens]
-
-
-_FRAMES.update(expedition=expedition_frame, pawn=pawn_frame, round=round_frame,
-               match=match_frame)
-
-
 def _runner(formula: Formula) -> Callable[..., Any]:
-    """The formula as a function of its scope's arguments, its result checked."""
-    if formula.code.kind == K:
-        value = formula.code.value
-        return lambda *args: value
-    body = fn(formula.code)
-    pad = [None] * (formula.size - len(formula.fields))
-    limit, low = MAX_INT, -MAX_INT
-    if formula.scope == "expedition":
-        return _memoised_expedition(formula, body, pad)
-    frame = _FRAMES[formula.scope]
+    """The formula as a function of its scope's arguments, its result checked.
 
-    def run(*args: Any) -> int:
-        r = body(frame(*args) + pad)
-        if low <= r <= limit:
-            return r
-        return check_result(formula, r)
+    The expedition formula remembers the rows it has scored (``.compute`` is
+    the same function without the memo: the closures alone).
+    """
+    run = entry(formula.code, formula.scope, formula.size, formula.uses,
+                lambda value: check_result(formula, value))
+    if formula.scope == "expedition" and not formula.code.constant:
+        return memoised(run, "colour" in formula.uses)
     return run
-
-
-#: most rows an expedition formula remembers (further rows are computed, not stored)
-MEMO_SIZE = 1 << 14
-
-
-def _memoised_expedition(formula: Formula, body: Callable[[list], Any],
-                         pad: list) -> Callable[[int, Sequence[int], int], int]:
-    """The expedition formula remembering its results by ``(values, wagers[, colour])``.
-
-    A formula is a pure function of its row, and play asks about the same rows
-    again and again (every evaluation of a position); remembering them makes
-    the compiled formula as fast as hand-written code. Errors are not remembered.
-    """
-    memo: dict[tuple, int] = {}
-    get = memo.get
-    by_colour = "colour" in formula.uses
-    compute = _direct_expedition(formula, body, pad)
-
-    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-        key = (tuple(values), wagers, colour) if by_colour else (tuple(values), wagers)
-        r = get(key)
-        if r is None:
-            r = compute(colour, values, wagers)
-            if len(memo) < MEMO_SIZE:
-                memo[key] = r
-        return r
-    expedition.compute = compute  # type: ignore[attr-defined]
-    return expedition
-
-
-def _direct_expedition(formula: Formula, body: Callable[[list], Any],
-                       pad: list) -> Callable[[int, Sequence[int], int], int]:
-    """The expedition formula computed on every call (the closures alone).
-
-    The frame is built inline (the layout of :func:`expedition_frame`): this is
-    the hottest call of the engine.
-    """
-    limit, low = MAX_INT, -MAX_INT
-
-    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-        n = len(values)
-        frame = [colour, values, wagers, n, n + wagers, sum(values)]
-        r = body(frame + pad if pad else frame)
-        if low <= r <= limit:
-            return r
-        return check_result(formula, r)
-    return expedition

@@ -259,15 +259,15 @@ def test_pack_formula_errors_point_at_the_formula_key() -> None:
 
 
 def test_memo_is_bounded_and_agrees_with_the_closures() -> None:
-    from lostcities.grammar import compiler
+    from lostcities.grammar import runner
 
     scoring = compile_scoring(pack("duel-classic").scoring_spec, "duel")
-    for n in range(compiler.MEMO_SIZE + 50):
+    for n in range(runner.MEMO_SIZE + 50):
         values = (n,)
         assert scoring.expedition(0, values, 0) == scoring.expedition.compute(0, values, 0)
     memo = scoring.expedition.__closure__  # the memo dict is one of the cells
     sizes = [len(c.cell_contents) for c in memo if isinstance(c.cell_contents, dict)]
-    assert sizes == [compiler.MEMO_SIZE]
+    assert sizes == [runner.MEMO_SIZE]
 
 
 def test_memo_keeps_colour_apart_when_the_formula_reads_it() -> None:

@@ -1,0 +1,255 @@
+"""A compiled formula as a plain function of its scope's arguments (what the engine calls).
+
+The function builds the frame (the scope's fields in slot order, then room for
+the ``let`` and aggregate names) and runs the formula's closure on it. A
+formula ``if FIELD op CONSTANT then A else B`` makes its test in the function
+itself. The result is within ±MAX_INT or an LC104 error, checked where the
+formula's bounds do not prove it (:func:`.closures.result`).
+
+The expedition scope is the engine's hottest call: its function builds the
+frame inline (a tuple), computes ``points`` only when the formula reads it,
+tests ``cards`` before building the frame, and runs duel-classic's shape of
+formula with no closure call at all (:func:`_inline_sum`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .closures import (NSMALL, SMALL, Check, Fn, checked_once, closure, result, sum_parts,
+                       test_of)
+from .ir import Code, within
+from .types import MAX_INT, scope_fields
+
+LO, HI = -MAX_INT, MAX_INT
+
+
+def expedition_frame(colour: int, values: Sequence[int], wagers: int) -> list:
+    """The expedition scope's fields in slot order (see types.EXPEDITION_FIELDS)."""
+    n = len(values)
+    return [colour, values, wagers, n, n + wagers, sum(values)]
+
+
+def pawn_frame(track: int, space: int, leader: bool) -> list:
+    return [track, space, bool(leader), space > 0]
+
+
+def round_frame(rows: Sequence[Sequence[Any]], pawns: Sequence[Sequence[Any]], tokens: int,
+                artefacts: int, round_number: int) -> list:
+    """Rows ``(colour, values, wagers[, score])``, pawns ``(track, space, leader[, score])``."""
+    return [[(*expedition_frame(*r[:3]), r[3] if len(r) > 3 else 0) for r in rows],
+            [(*pawn_frame(*p[:3]), p[3] if len(p) > 3 else 0) for p in pawns],
+            tokens, artefacts, round_number]
+
+
+def match_frame(round_scores: Sequence[int], artefacts: int, tokens: int) -> list:
+    return [list(round_scores), artefacts, tokens]
+
+
+FRAMES: dict[str, Callable[..., list]] = {
+    "expedition": expedition_frame, "pawn": pawn_frame, "round": round_frame,
+    "match": match_frame}
+
+
+def entry(code: Code, scope: str, size: int, uses: frozenset[str],
+          check: Check) -> Callable[..., int]:
+    """The function of the scope's arguments computing ``code``; ``check`` is its result check.
+
+    ``size`` is the frame's length (the scope's fields, then the let and
+    aggregate names); ``uses`` the fields the formula reads.
+    """
+    if code.constant:
+        value = code.value
+        return lambda *args: value
+    pad = [None] * (size - len(scope_fields(scope)))
+    points = "points" in uses
+    if scope == "expedition" and not pad:
+        inline = _inline_sum(code, points, check)
+        if inline is not None:
+            return inline
+    found = test_of(code.args[0]) if code.op == "if" else None
+    if found is not None:
+        op, i, k, neg = found
+        _, a, b = code.args
+        if neg:
+            a, b = b, a
+        plan: tuple = ("test", op == "==", i, k, _branch(a, check), _branch(b, check))
+    elif within(code.bounds):
+        plan = ("safe", closure(code))
+    else:
+        merged = checked_once(code, check)
+        plan = ("check", closure(code)) if merged is None else ("safe", merged)
+    if scope == "expedition" and not pad:
+        return _expedition(plan, points, check)
+    return _generic(plan, FRAMES[scope], pad, check)
+
+
+def _branch(code: Code, check: Check) -> tuple[Any, Fn | None]:
+    """``(value, None)`` for a constant within the limits, else ``(None, closure)``."""
+    if code.constant and LO <= code.value <= HI:
+        return code.value, None
+    return None, result(code, check)
+
+
+_CARDS = 4  # the slot of `cards` (types.EXPEDITION_FIELDS)
+
+
+def _inline_sum(code: Code, points: bool, check: Check) -> Callable[..., int] | None:
+    """The expedition function of ``[if cards == G then C else] PRODUCT + TERM`` (the shape
+    of duel-classic's formula, see :func:`.closures.sum_parts`), all inline; else None.
+
+    One Python call per row: ``cards`` tested before the frame is built, then
+    the sum, checked once.
+    """
+    guard = None
+    if code.op == "if":
+        found = test_of(code.args[0])
+        if found is None or found[:2] != ("==", _CARDS):
+            return None
+        _, _, g, neg = found
+        _, a, b = code.args
+        if neg:
+            a, b = b, a
+        if not (a.constant and LO <= a.value <= HI):
+            return None
+        guard, code = (g, a.value), b
+    parts = sum_parts(code, check)
+    if parts is None:
+        return None
+    i, p, j, q, eq, t, k, x, y, low, high, slow = parts
+    if guard is None:
+        if eq:
+            def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+                n = len(values)
+                e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+                r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] == k else y)
+                return r if low <= r <= high else slow(s, r)
+        else:
+            def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+                n = len(values)
+                e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+                r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] >= k else y)
+                return r if low <= r <= high else slow(s, r)
+        return expedition
+    g, gx = guard
+    if eq:
+        def guarded(colour: int, values: Sequence[int], wagers: int) -> int:
+            n = len(values)
+            cards = n + wagers
+            if cards == g:
+                return gx
+            e = (colour, values, wagers, n, cards, sum(values) if points else 0)
+            r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] == k else y)
+            return r if low <= r <= high else slow(s, r)
+    else:
+        def guarded(colour: int, values: Sequence[int], wagers: int) -> int:
+            n = len(values)
+            cards = n + wagers
+            if cards == g:
+                return gx
+            e = (colour, values, wagers, n, cards, sum(values) if points else 0)
+            r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] >= k else y)
+            return r if low <= r <= high else slow(s, r)
+    return guarded
+
+
+def _expedition(plan: tuple, points: bool, check: Check) -> Callable[..., int]:
+    """The expedition function of other formulas without let or aggregate names.
+
+    The frame is a tuple built inline, with ``sum(values)`` only if the formula
+    reads ``points``; a test ``cards == K`` is made before it is built, and a
+    constant branch is returned without one.
+    """
+    kind = plan[0]
+    if kind == "test":
+        _, eq, i, k, (x, fa), (y, fb) = plan
+        if eq and i == _CARDS:
+            def by_cards(colour: int, values: Sequence[int], wagers: int) -> int:
+                n = len(values)
+                cards = n + wagers
+                if cards == k:
+                    if fa is None:
+                        return x
+                    f = fa
+                elif fb is None:
+                    return y
+                else:
+                    f = fb
+                return f((colour, values, wagers, n, cards, sum(values) if points else 0))
+            return by_cards
+
+        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+            n = len(values)
+            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+            if e[i] == k if eq else e[i] >= k:
+                return x if fa is None else fa(e)
+            return y if fb is None else fb(e)
+    elif kind == "safe":
+        f = plan[1]
+
+        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+            n = len(values)
+            return f((colour, values, wagers, n, n + wagers, sum(values) if points else 0))
+    else:
+        f = plan[1]
+
+        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+            n = len(values)
+            r = f((colour, values, wagers, n, n + wagers, sum(values) if points else 0))
+            if NSMALL <= r <= SMALL:
+                return r
+            return check(r)
+    return expedition
+
+
+def _generic(plan: tuple, frame: Callable[..., list], pad: list,
+             check: Check) -> Callable[..., int]:
+    kind = plan[0]
+    if kind == "test":
+        _, eq, i, k, (x, fa), (y, fb) = plan
+
+        def run(*args: Any) -> int:
+            e = frame(*args) + pad
+            if e[i] == k if eq else e[i] >= k:
+                return x if fa is None else fa(e)
+            return y if fb is None else fb(e)
+    elif kind == "safe":
+        f = plan[1]
+
+        def run(*args: Any) -> int:
+            return f(frame(*args) + pad)
+    else:
+        f = plan[1]
+
+        def run(*args: Any) -> int:
+            r = f(frame(*args) + pad)
+            if NSMALL <= r <= SMALL:
+                return r
+            return check(r)
+    return run
+
+
+#: most rows an expedition formula remembers (further rows are computed, not stored)
+MEMO_SIZE = 1 << 14
+
+
+def memoised(compute: Callable[[int, Sequence[int], int], int],
+             by_colour: bool) -> Callable[[int, Sequence[int], int], int]:
+    """The expedition function remembering its results by ``(values, wagers[, colour])``.
+
+    A formula is a pure function of its row, and play asks about the same rows
+    again and again (every evaluation of a position). Errors are not remembered.
+    ``.compute`` is the function without the memo (the closures alone).
+    """
+    memo: dict[tuple, int] = {}
+    get = memo.get
+
+    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+        key = (tuple(values), wagers, colour) if by_colour else (tuple(values), wagers)
+        r = get(key)
+        if r is None:
+            r = compute(colour, values, wagers)
+            if len(memo) < MEMO_SIZE:
+                memo[key] = r
+        return r
+    expedition.compute = compute  # type: ignore[attr-defined]
+    return expedition
