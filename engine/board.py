@@ -382,29 +382,95 @@ def legal_actions(state: GameState) -> list[int]:
            [space.card_action(DISCARD, k) for k in discards]
 
 
+Path = tuple[Optional[Pawn], tuple[Track, ...], bool]
+"""The board decisions of one way to play a card: pawn sent, tracks advanced, and
+whether the round ended during them (then the turn has no draw)."""
+
+
 def legal_moves(state: GameState) -> list[Move]:
-    """Every legal completion of the turn: its board decisions expanded depth-first."""
+    """Every legal completion of the turn: each card's board decisions, then its draws."""
+    if state.phase == OVER:
+        return []
+    codec = state.tables.codec
+    if state.phase != TRACK_CARD:
+        action, card = state.pending  # type: ignore[misc]
+        discarded = state.tables.colour_of[card] if action == DISCARD else -1
+        return _moves(action, card, _walk(state), turn._draws(state, discarded), codec)
     out: list[Move] = []
-    if state.phase != OVER:
-        _expand(state, (len(state.finished), state.turn), out)
+    for action, card, paths, draws in _options(state):
+        out.extend(_moves(action, card, paths, draws, codec))
     return out
 
 
-def _expand(state: GameState, key: tuple[int, int], out: list[Move]) -> None:
+def random_move(state: GameState, rng: random.Random) -> Move:
+    """A move drawn uniformly from :func:`legal_moves`, listing only the chosen card's."""
+    options = _options(state)
+    sizes = [sum(1 if ended else len(draws) for _, _, ended in paths)
+             for _, _, paths, draws in options]
+    i = rng.randrange(sum(sizes))
+    for (action, card, paths, draws), size in zip(options, sizes):
+        if i < size:
+            return _moves(action, card, paths, draws, state.tables.codec)[i]
+        i -= size
+    raise AssertionError("unreachable: i < sum(sizes)")
+
+
+def _options(state: GameState) -> list[tuple[Action, Card, list[Path], list[DrawSource]]]:
+    """Each card decision of the turn with its board paths and its draws."""
+    plays, discards = card_options(state)
+    base = turn._base_draws(state)
+    colour_of = state.tables.colour_of
+    none: list[Path] = [(None, (), False)]
+    return [(PLAY, k, _paths(state, k), base) for k in plays] + \
+        [(DISCARD, k, none, turn._after_discard(state, base, colour_of[k])) for k in discards]
+
+
+def _moves(action: Action, card: Card, paths: list[Path], draws: list[DrawSource],
+           codec: object) -> list[Move]:
+    return [Move(action, card, d, pawn, steps, codec)  # type: ignore[arg-type]
+            for pawn, steps, ended in paths for d in ((None,) if ended else draws)]
+
+
+def _paths(state: GameState, card: Card) -> list[Path]:
+    """The board decisions playing ``card`` can lead to; walked only when there is a choice."""
+    b, bt = state.board, state.tables.board
+    p = state.to_move
+    track = state.tables.colour_of[card]
+    pawn = b.on_track[p][track]
+    space = b.spaces[p][pawn] if pawn >= 0 else 0
+    if space < bt.last:  # the card's own pawn advances: a choice only if it lands on a step
+        if space == bt.bridge_after and b.crossings + 1 == bt.crossings_to_end:
+            return [(None if pawn >= 0 else q, (), True) for q in
+                    ([pawn] if pawn >= 0 else free_pawns(state, p))]
+        kind = b.tiles[track][space + 1]
+        if kind < 0 or bt.effect[kind] != STEP:
+            return [(None, (), False)] if pawn >= 0 else \
+                [(q, (), False) for q in free_pawns(state, p)]
+    turn.push_action(state, card)  # play card k is action k
+    try:
+        return _walk(state)
+    finally:
+        turn.pop(state)
+
+
+def _walk(state: GameState) -> list[Path]:
+    """The paths of the turn's remaining board decisions, expanded depth-first (undone)."""
+    out: list[Path] = []
+    _collect(state, (len(state.finished), state.turn), out)
+    return out
+
+
+def _collect(state: GameState, key: tuple[int, int], out: list[Path]) -> None:
     if (len(state.finished), state.turn) != key:  # the turn ended among its board decisions
-        moves = state.finished[-1].moves if len(state.finished) != key[0] else state.moves
-        out.append(moves[-1])
+        move = (state.finished[-1].moves if len(state.finished) != key[0] else state.moves)[-1]
+        out.append((move.pawn, move.steps, True))
         return
     if state.phase == DRAW:
-        action, card = state.pending  # type: ignore[misc]
-        b = state.board
-        discarded = state.tables.colour_of[card] if action == DISCARD else -1
-        out.extend(Move(action, card, d, b.turn_pawn, tuple(b.turn_steps), state.tables.codec)
-                   for d in turn._draws(state, discarded))
+        out.append((state.board.turn_pawn, tuple(state.board.turn_steps), False))
         return
     for action_id in legal_actions(state):
         turn.push_action(state, action_id)
-        _expand(state, key, out)
+        _collect(state, key, out)
         turn.pop(state)
 
 
@@ -424,6 +490,16 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
         if move.action == PLAY and b.on_track[p][colour] < 0 and CENTRE not in b.tracks[p]:
             return (f"every pawn of {state.players[p]} is on a track: none can start the "
                     f"{state.pack.colours[colour].name} row")
+        if move.action == DISCARD and move.pawn is None and not move.steps:
+            return turn._draw_reason(state, move)
+        if move.action == PLAY:  # the common case: one of the card's paths, a legal draw
+            for pawn, steps, ended in _paths(state, move.card):
+                if pawn == move.pawn and steps == tuple(move.steps):
+                    draw_ok = move.draw is None if ended else \
+                        turn._draw_reason(state, move) is None
+                    if draw_ok:
+                        return None
+                    break  # the walk below says what is wrong
         made = 0
     else:
         reason = _made_reason(state, move)

@@ -546,6 +546,8 @@ def _move_text(state: GameState, move: object) -> str:
 def random_move(state: GameState, rng: random.Random) -> Move:
     """A legal move drawn uniformly from :func:`legal_moves`, without listing them all."""
     if state.phase != CARD:
+        if state.phase == TRACK_CARD:
+            return _board.random_move(state, rng)
         return rng.choice(legal_moves(state))
     t = state.tables
     codec = t.codec
