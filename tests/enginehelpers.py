@@ -135,13 +135,16 @@ def _tile(text: str) -> tuple[str, int]:
 
 def board_pack(tiles: dict[str, str], base: str = "board-classic", **sections: Any) -> RulePack:
     """``base`` with exactly the event tiles ``tiles`` (``{"y2": "step", "b3": "points 5"}``),
-    every space a tile space, and other sections overridden (``board={"spaces": 4}``)."""
+    every space of a track a tile space, and other sections overridden
+    (``board={"spaces": 4}``)."""
     counts: dict[tuple[str, int], int] = {}
     for text in tiles.values():
         counts[_tile(text)] = counts.get(_tile(text), 0) + 1
     spec = [{"kind": k, "count": n, **({"value": v} if k == "points" else {})}
             for (k, v), n in counts.items()]
-    board = {"tiles": spec, "tile_spaces": list(range(1, 10)), **sections.pop("board", {})}
+    board = sections.pop("board", {})
+    spaces = board.get("spaces", pack(base).board.spaces)
+    board = {"tiles": spec, "tile_spaces": list(range(1, spaces + 1)), **board}
     return derived(base, board=board, **sections)
 
 

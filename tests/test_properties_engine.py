@@ -1,4 +1,4 @@
-"""Invariants of the turn engine over random matches of every built-in duel-family pack.
+"""Invariants of the turn engine over random matches of every built-in pack (duel and board).
 
 Each example plays a whole match with random moves (random seeds and player counts)
 and checks, at every turn, what the rules promise. The checks are written
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from enginehelpers import derived, duel_ids, pack
+from enginehelpers import builtin_ids, derived, pack
 from lostcities.engine.moves import DECK, DISCARD, PLAY
 from lostcities.engine.records import dumps, record_of, replay
 from lostcities.engine.rows import check_row
-from lostcities.engine.state import DRAW_PILE_EMPTY, TURN_CAP
+from lostcities.engine.state import BRIDGE_CROSSINGS, DRAW_PILE_EMPTY, TURN_CAP
 from lostcities.engine.turn import apply, is_over, legal_moves, new_game, push, random_move, totals
 from lostcities.engine.view import observation
 
@@ -70,6 +70,10 @@ def check_round_end(p, result):
     moves = result.moves
     from_deck = sum(1 for m in moves if m.draw == DECK)
     pile = len(result.deal.draw_pile)
+    if result.end == BRIDGE_CROSSINGS:  # the board game: at once, mid-turn, without a draw
+        assert p.board is not None and result.crossings == p.bridge_crossings
+        assert moves[-1].draw is None and from_deck < pile
+        return
     if result.end == TURN_CAP:
         # the cap, not the pile: the pile still had cards (or, after-last-play, the
         # draw that emptied it was the capped turn)
@@ -85,7 +89,8 @@ def check_round_end(p, result):
 
 
 def check_scores(p, s, result):
-    """Round scores are the pack's formulas over the rows rebuilt from the moves."""
+    """Round scores are the pack's formulas over the rows rebuilt from the moves (and, in
+    the board game, the pawns, tokens and artefacts of the round)."""
     c = p.cards
     for seat in range(s.n):
         rows = [[] for _ in p.colours]
@@ -96,7 +101,9 @@ def check_scores(p, s, result):
         for colour, row in enumerate(rows):
             values, wagers = check_row(p, row)  # the DSL engineer's row checker agrees
             spec.append((colour, list(values), wagers))
-        assert result.scores[seat] == p.scoring.round(spec, (), 0, 0, result.number).total
+        board = (result.pawns[seat], result.tokens[seat], result.artefacts[seat]) \
+            if p.board is not None else ((), 0, 0)
+        assert result.scores[seat] == p.scoring.round(spec, *board, result.number).total
 
 
 def play_checked(p, players, seed, rng_seed):
@@ -141,7 +148,7 @@ def play_checked(p, players, seed, rng_seed):
     return s
 
 
-@pytest.mark.parametrize("pack_id", duel_ids())
+@pytest.mark.parametrize("pack_id", builtin_ids())
 @PROPS
 @given(data=st.data(), seed=st.integers(0, 2**40), rng_seed=st.integers(0, 2**32))
 def test_random_matches_keep_every_rule(pack_id, data, seed, rng_seed):
@@ -183,7 +190,7 @@ def test_random_matches_of_rule_variants(variant, data, seed, rng_seed):
     assert record_of(replay(record, pack=p)) == record
 
 
-@pytest.mark.parametrize("pack_id", duel_ids())
+@pytest.mark.parametrize("pack_id", builtin_ids())
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**40), turns=st.integers(0, 120), rng_seed=st.integers(0, 2**16))
 def test_undo_restores_any_position(pack_id, seed, turns, rng_seed):
