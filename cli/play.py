@@ -399,10 +399,13 @@ class Terminal:
     # ----------------------------------------------------------------- input
 
     def _prompt(self) -> str:
+        from .session import UNSET
+
         s = self.session
         if s.pending is not None:
-            return self.cat("prompt.draw", card=s.pack.cards.format(s.pending[1]),
-                            draws=s.draw_words(s.pending_moves()))
+            key = "prompt.draw" if s.pending.draw is UNSET else "prompt.which"
+            return self.cat(key, card=s.pack.cards.format(s.pending.card),
+                            draws=s.pending_choices(), options=s.pending_choices())
         return self.cat("prompt", name=s.players[s.state.to_move].label)
 
     def _read(self, prompt: str) -> Optional[str]:

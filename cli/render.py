@@ -38,6 +38,10 @@ COLOUR_STYLES: dict[str, str] = {"yellow": "bold yellow", "blue": "bold blue",
                                  "red": "bold red", "purple": "bold magenta"}
 PALETTE = ("bold cyan", "bold bright_yellow", "bold bright_blue", "bold bright_green",
            "bold bright_red", "bold bright_magenta")
+#: the board game's pawns, by seat (numbers tell them apart without colours)
+SEAT_STYLES = ("bold cyan", "bold magenta", "bold bright_green", "bold bright_yellow")
+#: the board game's event tiles (points tiles show their value: +5)
+TILE_MARKS = {"artefact": "◆", "step": "»"}
 
 
 def colour_style(pack: "RulePack", colour: int) -> str:
@@ -124,8 +128,74 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
 
 def _sections(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Optional[int],
               live: Sequence[int]) -> list[RenderableType]:
-    """The table's areas; the board game's tracks will join here (pawns, tiles, bridges)."""
-    return [_rows_table(obs, pack, cat, me, live)]
+    """The table's areas: the board game's tracks (when the pack has a board), then
+    every player's rows with the discard piles."""
+    rows = _rows_table(obs, pack, cat, me, live)
+    return [rows] if obs.board is None else [_board(obs, pack, cat), rows]
+
+
+def seat_mark(seat: int, leader: bool = False) -> Text:
+    """A pawn on the board: the seat's number from 1, ``*`` for a leader, in the seat's style."""
+    return Text(f"{seat + 1}{'*' if leader else ''}", style=SEAT_STYLES[seat % len(SEAT_STYLES)])
+
+
+def _tile_mark(kind: str, value: int) -> Text:
+    return Text(f"+{value}" if kind == "points" else TILE_MARKS.get(kind, kind[:1]), style="dim")
+
+
+def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:
+    """The tracks, one row per colour: the tiles still on the board and every pawn
+    (seat number, ``*`` for a leader), the bridge, the points of each space, and each
+    player's tokens, artefacts and pawns in the centre."""
+    board = obs.board
+    assert board is not None
+    spaces = range(1, board.spaces + 1)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold", pad_edge=False)
+    table.add_column(cat("board.space"), no_wrap=True)
+    for space in spaces:
+        table.add_column(str(space), justify="center", min_width=3)
+        if space == board.bridge_after:
+            table.add_column("‖", justify="center", width=1)
+
+    def line(label: Text, cells: dict[int, Text]) -> list[Text]:
+        out = [label]
+        for space in spaces:
+            out.append(cells.get(space, Text("·", style="dim")))
+            if space == board.bridge_after:
+                out.append(Text("‖", style="dim"))
+        return out
+
+    values = {tuple(pack.scoring.pawn(t, space, False) for space in spaces)
+              for t in range(len(pack.colours))}
+    if len(values) == 1:  # the same points on every track: one row says them
+        points = dict(zip(spaces, (Text(str(v), style="dim") for v in values.pop())))
+        table.add_row(*line(Text(cat("board.points"), style="dim"), points), end_section=True)
+    cells: dict[tuple[int, int], Text] = {}
+    for track, space, kind, value in board.tiles:
+        cells[track, space] = _tile_mark(kind, value)
+    for seat, pawns in enumerate(board.pawns):
+        for track, space, leader in pawns:
+            if track >= 0:
+                cell = cells.setdefault((track, space), Text())
+                cell.append_text(Text(" ") if cell.plain else Text()).append_text(
+                    seat_mark(seat, leader))
+    for track, colour in enumerate(pack.colours):
+        label = Text(f"{colour.key} {cat.colour(colour.name)}", style=colour_style(pack, track))
+        table.add_row(*line(label, {space: cells[t, space] for t, space in cells
+                                    if t == track}))
+    title = cat("board.title", crossings=board.crossings, end=board.crossings_to_end) \
+        if board.crossings_to_end else cat("board.title-open", crossings=board.crossings)
+    players = []
+    for seat, name in enumerate(obs.players):
+        centre = [leader for track, _, leader in board.pawns[seat] if track < 0]
+        text = Text()
+        text.append_text(seat_mark(seat))
+        text.append(" " + cat("board.player", mark="", name=name, tokens=board.tokens[seat],
+                              artefacts=board.artefacts[seat],
+                              centre=f"{len(centre)}{' (*)' if any(centre) else ''}").strip())
+        players.append(text)
+    return Group(Text(title, style="bold"), table, *players,
+                 Text(cat("board.legend"), style="dim"))
 
 
 def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optional[int],
@@ -183,6 +253,13 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
             text.append(label, style="bold")
         elif cards.get(part) is not None:
             text.append_text(chip(pack, cards[part]))  # type: ignore[arg-type]
+    if move.pawn is not None:  # the board game: the pawn sent, the pawns moved on
+        track = cat.colour(pack.colours[pack.cards.colour_of[move.card]].name)
+        leader = pack.board is not None and move.pawn < pack.board.leaders
+        text.append(" " + cat("turn.sends-leader" if leader else "turn.sends", pawn=move.pawn,
+                              colour=track))
+    for step in move.steps:
+        text.append(" " + cat("turn.step", colour=cat.colour(pack.colours[step].name)))
     return text
 
 
@@ -207,18 +284,40 @@ def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[li
 
 def round_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
                  cat: "Catalogue", totals: Sequence[int]) -> Group:
-    """A finished round: each started row with the pack's breakdown columns and its score,
-    each player's round score, and the totals so far."""
+    """A finished round: each started row with the pack's breakdown columns and its
+    score (packs that score expeditions), each engaged pawn with its space and score,
+    tokens and artefacts (packs with a board), each player's round score, and the
+    totals so far."""
+    title = Text(cat("result.title", round=result.number,
+                     reason=cat.get(f"end.{result.end}", result.end)), style="bold")
+    parts: list[RenderableType] = [title]
+    if "expedition" in pack.scoring_spec.formulas:
+        parts.append(_row_scores(result, labels, pack, cat))
+    if result.pawns:
+        parts.append(_pawn_scores(result, labels, pack, cat))
+    parts.append(Text(cat("table.totals", rounds=result.number) + "  " + "  ·  ".join(
+        f"{name} {score}" for name, score in zip(labels, totals))))
+    return Group(*parts)
+
+
+def _result_table(cat: "Catalogue", first: str, columns: Sequence[str]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold")
+    table.add_column(cat("result.player"))
+    table.add_column(first)
+    for name in columns:
+        table.add_column(name, justify="right")
+    table.add_column(cat("result.score"), justify="right", style="bold")
+    return table
+
+
+def _row_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
+                cat: "Catalogue") -> Table:
+    """Each started row: its cards, the pack's breakdown columns, its score."""
     scoring = pack.scoring
     codec = pack.cards
     columns = list(scoring.columns)
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold")
-    table.add_column(cat("result.player"))
-    table.add_column(cat("result.row"))
-    table.add_column(cat("result.cards"))
-    for name in columns:
-        table.add_column(cat.get(f"column.{name}", name), justify="right")
-    table.add_column(cat("result.score"), justify="right", style="bold")
+    table = _result_table(cat, cat("result.row"),
+                          [cat("result.cards"), *(cat.get(f"column.{n}", n) for n in columns)])
     rows = round_rows(result, len(labels), pack)
     for seat, label in enumerate(labels):
         first = True
@@ -234,14 +333,37 @@ def round_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
                           _row_cells(pack, row), *(str(parts[name]) for name in columns),
                           str(scoring.expedition(colour, values, wagers)))
             first = False
-        table.add_row(label if first else "", Text(cat("result.round-total"), style="italic"),
-                      "", *("" for _ in columns), str(result.scores[seat]),
-                      end_section=True)
-    title = Text(cat("result.title", round=result.number,
-                     reason=cat.get(f"end.{result.end}", result.end)), style="bold")
-    line = Text(cat("table.totals", rounds=result.number) + "  " + "  ·  ".join(
-        f"{name} {score}" for name, score in zip(labels, totals)))
-    return Group(title, table, line)
+        if not result.pawns:
+            table.add_row(label if first else "", Text(cat("result.round-total"),
+                                                       style="italic"),
+                          "", *("" for _ in columns), str(result.scores[seat]),
+                          end_section=True)
+    return table
+
+
+def _pawn_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
+                 cat: "Catalogue") -> Table:
+    """The board game: each engaged pawn's track, space and score by the pack's pawn
+    formula, then the tokens and artefacts taken and the round score."""
+    table = _result_table(cat, cat("result.pawn"), [cat("result.space")])
+    for seat, label in enumerate(labels):
+        first = True
+        for track, space, leader in result.pawns[seat]:
+            if track < 0:
+                continue
+            name = Text(cat.colour(pack.colours[track].name), style=colour_style(pack, track))
+            if leader:
+                name.append(f" ({cat('result.leader')})")
+            table.add_row(label if first else "", name, str(space),
+                          str(pack.scoring.pawn(track, space, leader)))
+            first = False
+        table.add_row(label if first else "", Text(cat("result.tokens"), style="italic"), "",
+                      str(result.tokens[seat]))
+        table.add_row("", Text(cat("result.artefacts", count=result.artefacts[seat]),
+                               style="italic"), "", "")
+        table.add_row("", Text(cat("result.round-total"), style="italic"), "",
+                      str(result.scores[seat]), end_section=True)
+    return table
 
 
 def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Sequence[int],
@@ -251,9 +373,14 @@ def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Se
     table.add_column(cat("result.player"))
     for i in range(len(rounds)):
         table.add_column(cat("result.round-n", round=i + 1), justify="right")
+    # what the match formula adds to the rounds (the board game's artefacts): its own column
+    bonus = [totals[seat] - sum(r[seat] for r in rounds) for seat in range(len(labels))]
+    if any(bonus):
+        table.add_column(cat("result.match-bonus"), justify="right")
     table.add_column(cat("result.total"), justify="right", style="bold")
     for seat, label in enumerate(labels):
-        table.add_row(label, *(str(r[seat]) for r in rounds), str(totals[seat]))
+        table.add_row(label, *(str(r[seat]) for r in rounds),
+                      *([str(bonus[seat])] if any(bonus) else []), str(totals[seat]))
     names = [labels[s] for s in winners]
     key = "result.winner" if len(names) == 1 else "result.shared"
     return Group(Text(cat("result.match-over"), style="bold"), table,

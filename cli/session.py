@@ -25,11 +25,12 @@ import json
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Optional, Sequence
 
 from lostcities.engine.errors import LostCitiesError, RecordError
+from lostcities.engine.moves import DECK
 from lostcities.engine.records import _engine_version
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ ACTIONS: dict[str, str] = {
 }
 #: words for the draw pile besides ``deck``
 DECK_WORDS = ("deck", "pioche", "pile", "draw")
+#: board game: words asking for the leader pawn to start a row
+LEADER_WORDS = ("leader", "chef")
 
 
 class SessionError(LostCitiesError, ValueError):
@@ -107,6 +110,39 @@ class Turn:
     taken: Optional[int] = None       # the card drawn from a discard pile (public)
     ended: Optional["RoundResult"] = None
     over: bool = False
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+"""A detail of a turn not said yet (the draw may be None: the last play has no draw)."""
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A turn being typed: the card decision and the details said so far (the draw,
+    and in the board game the pawn sent, ``leader``, the tracks steps advance)."""
+
+    action: str
+    card: int
+    draw: Any = UNSET
+    pawn: Optional[int] = None
+    leader: bool = False
+    steps: Optional[tuple[int, ...]] = None
+
+    def but(self, **changes: Any) -> "Partial":
+        return replace(self, **changes)
+
+    def fits(self, move: "Move", leaders: int) -> bool:
+        """Whether ``move`` completes this turn (``leaders``: the pack's leader pawns)."""
+        return (move.action == self.action and move.card == self.card
+                and (self.draw is UNSET or move.draw == self.draw)
+                and (self.pawn is None or move.pawn == self.pawn)
+                and (not self.leader or move.pawn is not None and move.pawn < leaders)
+                and (self.steps is None or move.steps[:len(self.steps)] == self.steps))
 
 
 ReplyKind = Literal["moved", "pending", "info", "error", "quit", "undone", "board"]
@@ -256,8 +292,8 @@ class Session:
             raise SessionError(str(err)) from None
         #: every move played, with the state before it (undo, saves)
         self.history: list[tuple[GameState, Move]] = []
-        #: the card decision of a turn waiting for its draw: (action, card)
-        self.pending: Optional[tuple[str, int]] = None
+        #: the turn being typed, waiting for its draw (or a pawn or step to choose)
+        self.pending: Optional[Partial] = None
         self._bots: dict[object, Bot] = {}
         self._engine = _engine_version()
         for seat, p in enumerate(self.players):
@@ -345,28 +381,26 @@ class Session:
 
     def command(self, line: str) -> Reply:
         """Carry out one line typed by the human to move (see the module doc)."""
-        from lostcities.engine.moves import DECK
-
         words = line.split()
         player = self.to_move
         if player is None or player.kind != HUMAN:
             return _error("error.not-your-turn")
         if not words:
-            if self.pending is not None and any(m.draw == DECK for m in self.pending_moves()):
-                return self._complete("deck")  # Enter at the draw prompt: the deck
+            if self.pending is not None and self.pending.draw is UNSET and any(
+                    m.draw == DECK for m in self.pending_moves()):
+                return self._settle(self.pending, ["deck"])  # Enter at the draw prompt
             return Reply("board")
         head = words[0].lower()
-        draw = self._draw_word(head) if len(words) == 1 else None
-        if draw is not None and self.pending is not None:
-            return self._complete(draw)
+        if self.pending is not None and all(self._detail(w) is not None for w in words):
+            return self._settle(self.pending, words)
         name = COMMANDS.get(head)
         if name is not None:
             return getattr(self, f"_cmd_{name}")(words[1:])
         if head.isdigit():
             return self._pick(int(head), len(words))
         if head in ACTIONS:
-            return self._move_words(ACTIONS[head], words[1:])
-        if draw is not None:
+            return self._start(ACTIONS[head], words[1:])
+        if len(words) == 1 and self._draw_word(head) is not None:
             return _error("error.card-first", draw=words[0])
         if self._card(head) is not None:
             return _error("error.action-first", card=head)
@@ -387,14 +421,34 @@ class Session:
                 return colour.key
         return None
 
+    def _detail(self, word: str) -> Optional[tuple[str, Any]]:
+        """What a word after the card says: ``("draw", DECK or colour)``, ``("pawn", N)``,
+        ``("leader", True)`` or ``("step", colour)``; None if it is none of these."""
+        from lostcities.engine.moves import DECK
+
+        low = word.lower()
+        name, eq, value = low.partition("=")
+        if eq and name in ("pawn", "pion") and value.isdigit():
+            return ("pawn", int(value))
+        if eq and name in ("step", "pas"):
+            key = self._draw_word(value)
+            return None if key in (None, "deck") else ("step", self.pack.cards.keys.index(key))
+        if low in LEADER_WORDS and self.pack.board is not None:
+            return ("leader", True)
+        key = self._draw_word(low)
+        if key is None:
+            return None
+        return ("draw", DECK if key == "deck" else self.pack.cards.keys.index(key))
+
     def _card(self, word: str) -> Optional[int]:
         try:
             return self.pack.cards.parse(word)
         except LostCitiesError:
             return None
 
-    def _move_words(self, action: str, rest: list[str]) -> Reply:
-        from lostcities.engine.moves import DECK, Move
+    def _start(self, action: str, rest: list[str]) -> Reply:
+        """``p r5 ...`` / ``d r5 ...``: the card, then any details typed with it."""
+        from lostcities.engine.moves import Move
 
         codec = self.pack.cards
         if not rest:
@@ -404,49 +458,70 @@ class Session:
             return _error("error.bad-card" if self.pack.wagers else "error.bad-card-plain",
                           card=rest[0], keys=" ".join(codec.keys), low=codec.min_value,
                           high=codec.max_value)
-        draws = [self._draw_word(w) for w in rest[1:]]
-        if len(rest) > 2 or None in draws:
-            return _error("error.bad-draw", text=" ".join(rest[1:]), keys=" ".join(codec.keys))
-        choices = [m for m in self._legal() if m.action == action and m.card == card]
-        if not choices:
+        if not any(m.action == action and m.card == card for m in self._legal()):
             note = self.explain(Move(action, card, DECK, codec=codec))  # type: ignore[arg-type]
             assert note is not None  # no legal move with this card: the engine says why
             return Reply("error", (note,))
-        if draws:
-            return self._whole(action, card, draws[0])  # type: ignore[arg-type]
-        if choices[0].draw is None:  # the last play: nothing to draw
-            return self._finish(choices[0])
-        self.pending = (action, card)
-        return Reply("pending", (Note("pending", {"card": codec.format(card), "action": action,
-                                                  "draws": self.draw_words(choices)}),))
+        return self._settle(Partial(action, card), rest[1:])
 
-    def pending_moves(self) -> list["Move"]:
-        """The moves completing the pending card decision (one per draw source)."""
-        if self.pending is None:
-            return []
-        action, card = self.pending
-        return [m for m in self._legal() if m.action == action and m.card == card]
-
-    def draw_words(self, moves: Sequence["Move"]) -> str:
-        """Where the player may draw for these moves: ``deck, y, g``."""
-        from lostcities.engine.moves import draw_text
-
-        return ", ".join(draw_text(m.draw, self.pack.cards) for m in moves)
-
-    def _complete(self, draw: str) -> Reply:
-        """The draw completing the pending card decision."""
-        action, card = self.pending  # type: ignore[misc]
-        return self._whole(action, card, draw)
-
-    def _whole(self, action: str, card: int, draw: str) -> Reply:
-        """Play a whole turn, or say why not (changing nothing)."""
+    def _settle(self, partial: "Partial", words: list[str]) -> Reply:
+        """Add the detail words to ``partial``; play the move once only one fits, else
+        wait for the rest (pending). A refused line leaves the pending turn as it was."""
         from lostcities.engine.moves import Move
 
-        move = Move.parse(f"{action} {self.pack.cards.format(card)} {draw}", self.pack)
-        note = self.explain(move)
-        if note is not None:
+        for word in words:
+            detail = self._detail(word)
+            if detail is None:
+                return _error("error.bad-draw", text=word, keys=" ".join(self.pack.cards.keys))
+            kind, value = detail
+            if kind == "draw":
+                if partial.draw is not UNSET and partial.draw != value:
+                    return _error("error.bad-draw", text=" ".join(words),
+                                  keys=" ".join(self.pack.cards.keys))
+                partial = partial.but(draw=value)
+            elif kind == "pawn":
+                partial = partial.but(pawn=value)
+            elif kind == "leader":
+                partial = partial.but(leader=True)
+            else:
+                partial = partial.but(steps=(partial.steps or ()) + (value,))
+        fits = [m for m in self._legal() if partial.fits(m, self._leaders)]
+        if not fits:
+            draw = DECK if partial.draw is UNSET else partial.draw
+            move = Move(partial.action, partial.card, draw,  # type: ignore[arg-type]
+                        partial.pawn, partial.steps or (), self.pack.cards)
+            note = self.explain(move) or Note("error.no-such-move", {"move": move.text()})
             return Reply("error", (note,))
-        return self._finish(move)
+        if len(fits) == 1 and (partial.draw is not UNSET or fits[0].draw is None):
+            return self._finish(fits[0])
+        self.pending = partial
+        card = self.pack.cards.format(partial.card)
+        if partial.draw is UNSET:
+            return Reply("pending", (Note("pending", {"card": card, "action": partial.action,
+                                                      "draws": self.pending_choices()}),))
+        return Reply("pending", (Note("pending.which", {"card": card,
+                                                        "options": self.pending_choices()}),))
+
+    @property
+    def _leaders(self) -> int:
+        return self.pack.board.leaders if self.pack.board is not None else 0
+
+    def pending_moves(self) -> list["Move"]:
+        """The legal moves that complete the turn being typed."""
+        if self.pending is None:
+            return []
+        return [m for m in self._legal() if self.pending.fits(m, self._leaders)]
+
+    def pending_choices(self) -> str:
+        """What is left to say for the turn being typed: the draws (``deck, y, g``) or,
+        once the draw is known, the rest of each fitting move (``pawn=0 deck, pawn=1 deck``)."""
+        from lostcities.engine.moves import draw_text
+
+        moves = self.pending_moves()
+        if self.pending is not None and self.pending.draw is UNSET:
+            draws = dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in moves)
+            return ", ".join(draws)
+        return ", ".join(m.text().split(" ", 2)[2] for m in moves)
 
     def _finish(self, move: "Move") -> Reply:
         return Reply("moved", turns=(self._play(move),))
@@ -470,6 +545,8 @@ class Session:
             notes.append(Note("rules.wagers"))
         if pack.row_start != "any":
             notes.append(Note(f"rules.{pack.row_start}"))
+        if pack.board is not None:
+            notes.append(Note("rules.board"))
         return Reply("info", tuple(notes))
 
     def _cmd_board(self, args: list[str]) -> Reply:

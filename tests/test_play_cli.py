@@ -306,13 +306,21 @@ def test_bad_options_are_one_line(data, args, code, message):
     assert result.stderr.count("\n") == 1 and result.stdout == ""
 
 
-def test_a_board_pack_is_refused_until_the_board_engine_plays_it(data):
-    result = lc("--pack", "board-classic", input="quit\n")
-    if result.exit_code == 2:
-        assert result.stderr.startswith("lc: error: --pack board-classic: board-classic: ")
-        assert result.stderr.count("\n") == 1
-    else:  # the board engine has landed
-        assert result.exit_code == 0 and "Game saved to" in result.stdout
+def test_a_board_match_against_a_bot_by_piped_numbers(data):
+    players = [Player(HUMAN, "You"), Player(BOT, "greedy", "greedy")]
+    n = human_turns_to_finish("board-short", 5, players)
+    result = lc("--pack", "board-short", "--seed", "5", "--players", "human,bot:greedy",
+                input="1\n" * n)
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert out.count("Board  ·  bridge crossings: ") == n
+    assert "* leader  ·  ◆ artefact  ·  » step  ·  +N victory points  ·  ‖ bridge" in out
+    assert re.search(r"^ points\s+-20\s+-15\s+-10\s+5\s+10\s+15\s+‖\s+30\s+35\s+50", out, re.M)
+    assert re.search(r"goes onto the (yellow|blue|white|green|red) track\.", out)
+    record = record_of(out)
+    assert len(record["rounds"]) == 1 and replay(record).phase == 2
+    assert re.search(r"player\s+pawn\s+space\s+score", out)
+    assert "end bonus" in out
 
 
 def test_an_unwritable_save_path_is_refused(data, tmp_path):

@@ -211,3 +211,96 @@ def test_catalogue_fallbacks():
     assert FR.colour("purple") == "pourpre" and FR.colour("orange") == "orange"
     with pytest.raises(ValueError):
         Catalogue("de")
+
+
+# --------------------------------------------------------------------------- the board game
+
+def board_position():
+    from lostcities.engine.turn import apply, legal_moves, new_game
+
+    board = pack("board-classic")
+    state = new_game(board, ["Ada", "Bob"], 3)
+    for _ in range(12):
+        moves = legal_moves(state)
+        state = apply(state, next((m for m in moves if m.pawn is not None), moves[0]))
+    return board, state
+
+
+def cell_at(header: str, line: str, label: str) -> str:
+    """The text of ``line`` under the header's column ``label`` (a space number)."""
+    at = re.search(rf"(?<=\s){re.escape(label)}(?=\s|$)", header).start()
+    return line[at - 2:at + len(label) + 2].strip()
+
+
+def test_the_board_shows_tiles_pawns_bridge_points_and_holdings():
+    board, state = board_position()
+    obs = observation(state, 0)
+    out = text_of(render.table(obs, board, EN, me=0, live=live_scores(state)))
+    lines = out.splitlines()
+    view = obs.board
+    assert f"Board  ·  bridge crossings: {view.crossings} of 5" in out
+    header = next(l for l in lines if l.lstrip().startswith("space"))
+    assert "‖" in header and header.index("‖") > header.index(" 6 ") > 0
+    points = next(l for l in lines if l.lstrip().startswith("points"))
+    for space in range(1, 10):
+        assert cell_at(header, points, str(space)) == str(board.scoring.pawn(0, space, False))
+    rows = {c.key: next(l for l in lines if l.lstrip().startswith(f"{c.key} {c.name}"))
+            for c in board.colours}
+    engaged = 0
+    for seat, pawns in enumerate(view.pawns):
+        for track, space, leader in pawns:
+            if track >= 0:
+                engaged += 1
+                cell = cell_at(header, rows[board.cards.keys[track]], str(space))
+                assert f"{seat + 1}{'*' if leader else ''}" in cell.split(), (track, space, cell)
+    assert engaged >= 4
+    for track, space, kind, value in view.tiles:
+        cell = cell_at(header, rows[board.cards.keys[track]], str(space))
+        assert ({"artefact": "◆", "step": "»"}.get(kind) or f"+{value}") in cell.split()
+    for seat, name in enumerate(["Ada", "Bob"]):
+        centre = sum(track < 0 for track, _, _ in view.pawns[seat])
+        assert re.search(rf"^{seat + 1} {name}: tokens {view.tokens[seat]} · artefacts "
+                         rf"{view.artefacts[seat]} · in the centre {centre}", out, re.M)
+    assert "‖ bridge" in out and out.index("Board") < out.index("discards")
+
+
+def test_board_round_scores_list_every_engaged_pawn():
+    from lostcities.engine.turn import apply, random_move, new_game
+    import random
+
+    board = pack("board-short")
+    state = new_game(board, ["Ada", "Bob"], 8)
+    rng = random.Random(8)
+    while not state.finished:
+        state = apply(state, random_move(state, rng))
+    result = state.finished[0]
+    out = text_of(render.round_scores(result, ["Ada", "Bob"], board, FR, totals(state)))
+    assert "Fin de la manche 1" in out and re.search(r"joueur\s+pion\s+case\s+points", out)
+    for seat in range(2):
+        for track, space, leader in result.pawns[seat]:
+            if track >= 0:
+                name = FR.colour(board.colours[track].name) + (" (chef)" if leader else "")
+                score = board.scoring.pawn(track, space, leader)
+                assert re.search(rf"{re.escape(name)}\s+{space}\s+{score}\b", out), name
+        assert re.search(rf"jetons\s+{result.tokens[seat]}\b", out)
+        assert f"artefacts : {result.artefacts[seat]}" in out
+    assert "sum" not in out and "somme" not in out   # no expedition formula in a board pack
+    end = text_of(render.match_end(["Ada", "Bob"], [result.scores], totals(state),
+                                   (0,), EN))
+    bonus = [t - r for t, r in zip(totals(state), result.scores)]
+    assert re.search(rf"Ada\s+{result.scores[0]}\s+{bonus[0]}\s+{totals(state)[0]}", end)
+
+
+def test_board_turns_say_which_pawn_and_steps():
+    from lostcities.cli.session import Turn
+    from lostcities.engine.moves import Move
+
+    board = pack("board-classic")
+    move = Move.parse("p g4 pawn=0 step=b step=r deck", board)
+    text = text_of(render.describe(Turn(0, move, 1), board, "Ada", EN), width=300).strip()
+    assert text == ("Ada plays [g4] and draws from the deck. The leader goes onto the green "
+                    "track. The blue pawn moves on one more space. The red pawn moves on one "
+                    "more space.")
+    move = Move.parse("p g4 pawn=2 deck", board)
+    assert "Le pion 2 part sur la piste vert." in text_of(
+        render.describe(Turn(0, move, 1), board, "Ada", FR))

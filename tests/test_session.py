@@ -112,14 +112,13 @@ def test_bad_players_spec_is_one_line(spec, message):
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
 
 
-def test_board_packs_are_refused_in_one_line():
+def test_board_packs_seat_two_to_four_players():
     board = pack("board-classic")
-    try:
-        Session(board, parse_players(None, board), 1)
-    except SessionError as err:
-        assert "\n" not in str(err) and "board" in str(err)
-    else:  # the board engine has landed: the session plays it
-        assert not is_over(Session(board, parse_players(None, board), 1).state)
+    players = parse_players("human,bot,bot:random,bot:greedy", board)
+    s = Session(board, players, 1)
+    assert s.state.n == 4 and s.state.board is not None
+    with pytest.raises(SessionError, match="5 player"):
+        parse_players("human,bot,bot,bot,bot", board)
 
 
 # --------------------------------------------------------------------------- files
@@ -173,7 +172,8 @@ def test_one_line_move_equals_the_engine_move(tmp_path):
 def test_card_then_draw_in_two_lines_and_enter_means_deck():
     s = scripted(make())
     reply = s.command("d w6")
-    assert reply.kind == "pending" and s.pending == ("discard", CLASSIC.cards.parse("w6"))
+    assert reply.kind == "pending"
+    assert (s.pending.action, s.pending.card) == ("discard", CLASSIC.cards.parse("w6"))
     assert reply.notes[0].params["draws"] == "deck"
     assert s.command("").kind == "moved" and s.pending is None
     assert str(s.history[-1][1]) == "d w6 deck"
@@ -196,9 +196,11 @@ def test_a_new_card_replaces_the_pending_one_a_refused_line_does_not():
     s = scripted(make())
     s.command("p r3")
     s.command("p r5")
-    assert s.pending == ("play", CLASSIC.cards.parse("r5"))
+    assert s.pending == session_module.Partial("play", CLASSIC.cards.parse("r5"))
     assert keys(s.command("d w6 w")) == ["illegal.retake"]
-    assert s.pending == ("play", CLASSIC.cards.parse("r5"))
+    assert s.pending == session_module.Partial("play", CLASSIC.cards.parse("r5"))
+    assert keys(s.command("y")) == ["illegal.pile-empty"]
+    assert s.pending == session_module.Partial("play", CLASSIC.cards.parse("r5"))
 
 
 def test_numbers_pick_from_the_legal_moves_in_engine_order():
@@ -464,3 +466,90 @@ def test_unreadable_save(tmp_path):
     (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(RecordError, match="not UTF-8"):
         Session.load(tmp_path / "bin.json")
+
+
+# --------------------------------------------------------------------------- the board game
+
+BOARD = pack("board-classic")
+HOTSEAT = [Player(HUMAN, "A"), Player(HUMAN, "B")]
+
+
+def row_start(s: Session) -> str:
+    """A card the player to move may start a row with (several pawns to choose from)."""
+    moves = [m for m in legal_moves(s.state) if m.pawn is not None]
+    assert moves
+    return BOARD.cards.format(moves[0].card)
+
+
+def test_board_row_start_asks_which_pawn_then_plays_the_leader():
+    s = Session(BOARD, HOTSEAT, 3)
+    card = row_start(s)
+    assert s.command(f"p {card}").kind == "pending"
+    reply = s.command("deck")
+    assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
+    assert reply.notes[0].params["options"] == "pawn=0 deck, pawn=1 deck"
+    assert s.pending_choices() == "pawn=0 deck, pawn=1 deck"
+    assert s.command("chef").kind == "moved"
+    assert str(s.history[-1][1]) == f"p {card} pawn=0 deck"
+
+
+def test_board_moves_in_one_line_equal_the_engine():
+    s = Session(BOARD, HOTSEAT, 3)
+    card = row_start(s)
+    before = s.state
+    assert s.command(f"p {card} pawn=1 deck").kind == "moved"
+    assert s.state.snapshot() == apply(before, f"p {card} pawn=1 deck").snapshot()
+    card = row_start(s)
+    assert s.command(f"p {card} leader deck").kind == "moved"
+    assert s.history[-1][1].pawn == 0
+
+
+def find_step_choice():
+    """A seed and a position where one card and draw leave several step choices."""
+    import random
+
+    from lostcities.engine.turn import random_move
+
+    for seed in range(200):
+        state = new_game(BOARD, ["A", "B"], seed)
+        rng = random.Random(seed)
+        while not is_over(state) and state.round == 1:
+            moves = legal_moves(state)
+            by_turn: dict = {}
+            for m in moves:
+                by_turn.setdefault((m.action, m.card, m.pawn, m.draw), set()).add(m.steps)
+            for (action, card, pawn, draw), steps in by_turn.items():
+                if len(steps) > 1 and pawn is None and draw == -1:
+                    return state, card, sorted(steps)
+            state = apply(state, random_move(state, rng))
+    raise AssertionError("no step choice found")
+
+
+def test_board_step_tiles_ask_which_pawn_moves_on():
+    state, card, steps = find_step_choice()
+    s = Session(BOARD, HOTSEAT, state.seed)
+    s.state = state
+    name = BOARD.cards.format(card)
+    reply = s.command(f"p {name} deck")
+    assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
+    options = reply.notes[0].params["options"].split(", ")
+    assert len(options) == len(steps) and all(o.startswith("step=") for o in options)
+    chosen = steps[-1]
+    words = " ".join(f"step={BOARD.cards.keys[c]}" for c in chosen)
+    assert s.command(words).kind == "moved"
+    assert s.history[-1][1].steps == chosen
+
+
+def test_board_help_and_a_whole_board_match_saved_and_resumed(tmp_path):
+    assert keys(Session(BOARD, HOTSEAT, 1).command("help"))[-1] == "rules.board"
+    short = pack("board-short")
+    s = Session(short, [Player(BOT, "greedy", "greedy"), Player(BOT, "random", "random")], 4,
+                save_path=tmp_path / "board.json")
+    for _ in range(25):
+        s.play_bot()
+    loaded = Session.load(tmp_path / "board.json")
+    assert loaded.state.snapshot() == s.state.snapshot()
+    while s.to_move is not None:
+        s.play_bot()
+    final = replay(json.loads(s.write_record(tmp_path).read_text()))
+    assert final.snapshot()[-1] == s.state.snapshot()[-1]
