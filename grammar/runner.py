@@ -7,9 +7,9 @@ itself. The result is within ±MAX_INT or an LC104 error, checked where the
 formula's bounds do not prove it (:func:`.closures.result`).
 
 The expedition scope is the engine's hottest call: its function builds the
-frame inline (a tuple), computes ``points`` only when the formula reads it,
-tests ``cards`` before building the frame, and runs duel-classic's shape of
-formula with no closure call at all (:func:`_inline_sum`).
+frame inline, computes ``points`` only when the formula reads it, tests
+``cards`` before building the frame, and runs duel-classic's shape of formula
+with no closure call at all (:func:`_inline_sum`).
 """
 from __future__ import annotations
 
@@ -78,8 +78,8 @@ def entry(code: Code, scope: str, size: int, uses: frozenset[str],
     else:
         merged = checked_once(code, check)
         plan = ("check", closure(code)) if merged is None else ("safe", merged)
-    if scope == "expedition" and not pad:
-        return _expedition(plan, points, check)
+    if scope == "expedition":
+        return _expedition(plan, points, pad, check)
     return _generic(plan, FRAMES[scope], pad, check)
 
 
@@ -152,12 +152,12 @@ def _inline_sum(code: Code, points: bool, check: Check) -> Callable[..., int] | 
     return guarded
 
 
-def _expedition(plan: tuple, points: bool, check: Check) -> Callable[..., int]:
-    """The expedition function of other formulas without let or aggregate names.
+def _expedition(plan: tuple, points: bool, pad: list, check: Check) -> Callable[..., int]:
+    """The expedition function of the other formulas.
 
-    The frame is a tuple built inline, with ``sum(values)`` only if the formula
-    reads ``points``; a test ``cards == K`` is made before it is built, and a
-    constant branch is returned without one.
+    The frame is built inline, with ``sum(values)`` only if the formula reads
+    ``points``; a test ``cards == K`` is made before it is built, and a constant
+    branch is returned without one.
     """
     kind = plan[0]
     if kind == "test":
@@ -174,12 +174,15 @@ def _expedition(plan: tuple, points: bool, check: Check) -> Callable[..., int]:
                     return y
                 else:
                     f = fb
-                return f((colour, values, wagers, n, cards, sum(values) if points else 0))
+                e = (colour, values, wagers, n, cards, sum(values) if points else 0)
+                return f([*e, *pad] if pad else e)
             return by_cards
 
         def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
             n = len(values)
             e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+            if pad:  # room for the let and aggregate names
+                e = [*e, *pad]
             if e[i] == k if eq else e[i] >= k:
                 return x if fa is None else fa(e)
             return y if fb is None else fb(e)
@@ -188,13 +191,19 @@ def _expedition(plan: tuple, points: bool, check: Check) -> Callable[..., int]:
 
         def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
             n = len(values)
-            return f((colour, values, wagers, n, n + wagers, sum(values) if points else 0))
+            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+            if pad:  # room for the let and aggregate names
+                e = [*e, *pad]
+            return f(e)
     else:
         f = plan[1]
 
         def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
             n = len(values)
-            r = f((colour, values, wagers, n, n + wagers, sum(values) if points else 0))
+            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+            if pad:  # room for the let and aggregate names
+                e = [*e, *pad]
+            r = f(e)
             if NSMALL <= r <= SMALL:
                 return r
             return check(r)

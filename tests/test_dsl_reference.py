@@ -62,6 +62,8 @@ SHAPES: list[tuple[str, str]] = [(scope, text) for scope, texts in {
         "if cards == 1 then points + numbers else 3",
         "if cards == 0 then 1000000000000 + 1 else 0",
         "if wagers >= 1 then points else 0",
+        "if wagers >= 1 then sum(v for v in values where v > 2) else 0",
+        "let x = spaces[min(cards, 9)] in x * x",
         "if points >= 10 then 1 else 2",
         "min(cards, 8) * 2",
         "points * wagers",
