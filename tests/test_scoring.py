@@ -6,17 +6,22 @@ formula with an independent Python formula on random legal expeditions.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import lru_cache
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from lostcities.cli.app import app
+from lostcities.engine import packs
 from lostcities.engine.errors import ScoringError
-from lostcities.engine.packs import builtin_ids, load_pack
+from lostcities.engine.packs import builtin_dir, builtin_ids, load_pack, validate_pack
 from lostcities.engine.rules import RulePack
-from lostcities.grammar import RoundScore, Scoring, compile_scoring
+from lostcities.grammar import REQUIRED, RoundScore, Scoring, compile_scoring
 
 
 @lru_cache(maxsize=None)
@@ -244,6 +249,26 @@ def test_missing_formula_for_the_family() -> None:
     with pytest.raises(ScoringError) as caught:
         compile_scoring(spec, "solitaire")
     assert caught.value.code == "LC107"
+
+
+@pytest.mark.parametrize("base, scope", [(base, scope)
+                                         for base in ("duel-classic", "board-classic")
+                                         for scope in REQUIRED[pack(base).family]])
+def test_a_missing_formula_is_reported_once(tmp_path, base: str, scope: str) -> None:
+    """The loader's LC056 alone: `lc validate` does not repeat it as the DSL's LC107."""
+    data = yaml.safe_load((builtin_dir() / f"{base}.yaml").read_text(encoding="utf-8"))
+    del data["scoring"][scope]
+    path = tmp_path / f"without-{scope}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert [p.code for p in validate_pack(str(path)).problems] == ["LC056"]
+    result = CliRunner().invoke(app, ["validate", "--format", "json", str(path)])
+    problems = json.loads(result.stdout)["packs"][0]["problems"]
+    assert result.exit_code == 1 and [p["code"] for p in problems] == ["LC056"]
+    assert f"`scoring.{scope}`" in problems[0]["message"]
+
+
+def test_the_loader_and_the_dsl_require_the_same_formulas() -> None:
+    assert packs._REQUIRED_FORMULAS == REQUIRED  # else one of LC056/LC107 would fire alone
 
 
 def test_pack_formula_errors_point_at_the_formula_key() -> None:
