@@ -207,7 +207,11 @@ class Terminal:
             return self._match_over()
         if player.kind == "bot":
             try:
-                turn = session.play_bot()
+                if self.interactive and session.humans:  # a strong bot may think a while
+                    with self.out.status(self.cat("bot.thinking", name=player.label)):
+                        turn = session.play_bot()
+                else:
+                    turn = session.play_bot()
             except LostCitiesError as err:
                 self._error(self.cat("error.bot", reason=err), typed=False)
                 return self._leave("quit.saved", EXIT_PROBLEM)
