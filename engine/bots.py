@@ -223,7 +223,8 @@ class _BoardPlan(_Plan):
         pawn not on the track yet (default: an ordinary one)."""
         cards = len(self._plan_cards(colour))
         space, on_track_leader = self.mine.get(colour, (0, False))
-        reach = min(self.board.spaces, space + min(cards, self.turns_left) + self.turns_left // 8)
+        future = self.turns_left // 16  # cards of the colour still to come, roughly
+        reach = min(self.board.spaces, space + min(cards, self.turns_left) + future)
         return self.pawn(colour, reach, on_track_leader if leader is None else leader)
 
     def choose(self, legal: list[Move]) -> Move:
