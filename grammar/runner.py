@@ -66,18 +66,24 @@ def entry(code: Code, scope: str, size: int, uses: frozenset[str],
         inline = _inline_sum(code, points, check)
         if inline is not None:
             return inline
+    # the plan: f (None for a test), whether f's result needs the check, and a test
+    # e[i] == k (eq) or e[i] >= k choosing between (x, fa) and (y, fb)
+    f, checked = None, False
+    eq, i, k, yes, no = True, 0, 0, (0, None), (0, None)
     found = test_of(code.args[0]) if code.op == "if" else None
     if found is not None:
         op, i, k, neg = found
         _, a, b = code.args
         if neg:
             a, b = b, a
-        plan: tuple = ("test", op == "==", i, k, _branch(a, check), _branch(b, check))
+        eq, yes, no = op == "==", _branch(a, check), _branch(b, check)
     elif within(code.bounds):
-        plan = ("safe", closure(code))
+        f = closure(code)
     else:
-        merged = checked_once(code, check)
-        plan = ("check", closure(code)) if merged is None else ("safe", merged)
+        f = checked_once(code, check)
+        if f is None:
+            f, checked = closure(code), True
+    plan = (f, checked, eq, i, k, yes, no)
     if scope == "expedition":
         return _expedition(plan, points, pad, check)
     return _generic(plan, FRAMES[scope], pad, check)
@@ -94,43 +100,24 @@ _CARDS = 4  # the slot of `cards` (types.EXPEDITION_FIELDS)
 
 
 def _inline_sum(code: Code, points: bool, check: Check) -> Callable[..., int] | None:
-    """The expedition function of ``[if cards == G then C else] PRODUCT + TERM`` (the shape
-    of duel-classic's formula, see :func:`.closures.sum_parts`), all inline; else None.
+    """The expedition function of ``if cards == G then C else PRODUCT + TERM``, all inline
+    (duel-classic's shape, see :func:`.closures.sum_parts`); else None.
 
     One Python call per row: ``cards`` tested before the frame is built, then
     the sum, checked once.
     """
-    guard = None
-    if code.op == "if":
-        found = test_of(code.args[0])
-        if found is None or found[:2] != ("==", _CARDS):
-            return None
-        _, _, g, neg = found
-        _, a, b = code.args
-        if neg:
-            a, b = b, a
-        if not (a.constant and LO <= a.value <= HI):
-            return None
-        guard, code = (g, a.value), b
-    parts = sum_parts(code, check)
-    if parts is None:
+    found = test_of(code.args[0]) if code.op == "if" else None
+    if found is None or found[:2] != ("==", _CARDS):
         return None
+    _, _, g, neg = found
+    _, a, b = code.args
+    if neg:
+        a, b = b, a
+    parts = sum_parts(b, check)
+    if parts is None or not (a.constant and LO <= a.value <= HI):
+        return None
+    gx = a.value
     i, p, j, q, eq, t, k, x, y, low, high, slow = parts
-    if guard is None:
-        if eq:
-            def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-                n = len(values)
-                e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
-                r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] == k else y)
-                return r if low <= r <= high else slow(s, r)
-        else:
-            def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-                n = len(values)
-                e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
-                r = (s := (e[i] + p) * (e[j] + q)) + (x if e[t] >= k else y)
-                return r if low <= r <= high else slow(s, r)
-        return expedition
-    g, gx = guard
     if eq:
         def guarded(colour: int, values: Sequence[int], wagers: int) -> int:
             n = len(values)
@@ -159,81 +146,50 @@ def _expedition(plan: tuple, points: bool, pad: list, check: Check) -> Callable[
     ``points``; a test ``cards == K`` is made before it is built, and a constant
     branch is returned without one.
     """
-    kind = plan[0]
-    if kind == "test":
-        _, eq, i, k, (x, fa), (y, fb) = plan
-        if eq and i == _CARDS:
-            def by_cards(colour: int, values: Sequence[int], wagers: int) -> int:
-                n = len(values)
-                cards = n + wagers
-                if cards == k:
-                    if fa is None:
-                        return x
-                    f = fa
-                elif fb is None:
-                    return y
-                else:
-                    f = fb
-                e = (colour, values, wagers, n, cards, sum(values) if points else 0)
-                return f([*e, *pad] if pad else e)
-            return by_cards
-
-        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+    f, checked, eq, i, k, (x, fa), (y, fb) = plan
+    if f is None and eq and i == _CARDS:
+        def by_cards(colour: int, values: Sequence[int], wagers: int) -> int:
             n = len(values)
-            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
-            if pad:  # room for the let and aggregate names
-                e = [*e, *pad]
+            cards = n + wagers
+            if cards == k:
+                if fa is None:
+                    return x
+                g = fa
+            elif fb is None:
+                return y
+            else:
+                g = fb
+            e = (colour, values, wagers, n, cards, sum(values) if points else 0)
+            return g([*e, *pad] if pad else e)
+        return by_cards
+
+    def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
+        n = len(values)  # the frame inline: a call to build it costs more than most formulas
+        e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
+        if pad:  # room for the let and aggregate names
+            e = [*e, *pad]
+        if f is None:
             if e[i] == k if eq else e[i] >= k:
                 return x if fa is None else fa(e)
             return y if fb is None else fb(e)
-    elif kind == "safe":
-        f = plan[1]
-
-        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-            n = len(values)
-            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
-            if pad:  # room for the let and aggregate names
-                e = [*e, *pad]
-            return f(e)
-    else:
-        f = plan[1]
-
-        def expedition(colour: int, values: Sequence[int], wagers: int) -> int:
-            n = len(values)
-            e = (colour, values, wagers, n, n + wagers, sum(values) if points else 0)
-            if pad:  # room for the let and aggregate names
-                e = [*e, *pad]
-            r = f(e)
-            if NSMALL <= r <= SMALL:
-                return r
-            return check(r)
+        r = f(e)
+        return check(r) if checked and not NSMALL <= r <= SMALL else r
     return expedition
 
 
 def _generic(plan: tuple, frame: Callable[..., list], pad: list,
              check: Check) -> Callable[..., int]:
-    kind = plan[0]
-    if kind == "test":
-        _, eq, i, k, (x, fa), (y, fb) = plan
+    """The function of the pawn, round and match scopes: the frame built by ``frame``."""
+    f, checked, eq, i, k, (x, fa), (y, fb) = plan
 
-        def run(*args: Any) -> int:
-            e = frame(*args) + pad
+    def run(*args: Any) -> int:
+        e = frame(*args) + pad
+        if f is None:
             if e[i] == k if eq else e[i] >= k:
                 return x if fa is None else fa(e)
             return y if fb is None else fb(e)
-    elif kind == "safe":
-        f = plan[1]
-
-        def run(*args: Any) -> int:
-            return f(frame(*args) + pad)
-    else:
-        f = plan[1]
-
-        def run(*args: Any) -> int:
-            r = f(frame(*args) + pad)
-            if NSMALL <= r <= SMALL:
-                return r
-            return check(r)
+        r = f(e)
+        return check(r) if checked and not NSMALL <= r <= SMALL else r
     return run
 
 
