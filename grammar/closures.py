@@ -50,12 +50,12 @@ Pick = tuple[str, int, Any, int, int]
 Prod = tuple[int, int, int, int]
 
 
-def test_of(code: Code) -> Test | None:
+def as_test(code: Code) -> Test | None:
     """``(op, i, k, negated)`` when the boolean ``code`` is ``e[i] op k``, op ``==`` or ``>=``."""
     if code.op == "slot" and code.type == BOOL:
         return "==", code.value, True, False
     if code.op == "not":
-        inner = test_of(code.args[0])
+        inner = as_test(code.args[0])
         return None if inner is None else (inner[0], inner[1], inner[2], not inner[3])
     if code.op == "cmp":
         a, b = code.args
@@ -67,19 +67,19 @@ def test_of(code: Code) -> Test | None:
     return None
 
 
-def pick_of(code: Code) -> Pick | None:
+def as_pick(code: Code) -> Pick | None:
     """``(op, i, k, x, y)`` when ``code`` is ``x if e[i] op k else y`` with constants x, y."""
     if code.op != "if":
         return None
     test, a, b = code.args
-    found = test_of(test)
+    found = as_test(test)
     if found is None or not (a.constant and b.constant):
         return None
     op, i, k, neg = found
     return (op, i, k, b.value, a.value) if neg else (op, i, k, a.value, b.value)
 
 
-def prod_of(code: Code) -> Prod | None:
+def as_product(code: Code) -> Prod | None:
     """``(i, p, j, q)`` when ``code`` is the product ``(e[i] + p) * (e[j] + q)``."""
     if code.op == "*" and code.args[0].op == "slot" and code.args[1].op == "slot":
         a, b = code.args
@@ -115,7 +115,7 @@ def _add(code: Code) -> Fn:
     a, b = code.args
     if b.constant:
         k = b.value
-        prod = prod_of(a)
+        prod = as_product(a)
         if prod is not None:
             return _prod_plus_const(prod, k, a)
         f = closure(a)
@@ -127,7 +127,7 @@ def _add(code: Code) -> Fn:
         if b.op == "slot":
             j, k = b.value, p + b.off
             return lambda e: e[i] + e[j] + k
-        pick = pick_of(b)
+        pick = as_pick(b)
         if pick is not None:  # the offset goes into the branches
             op, t, k, x, y = pick
             x, y = x + p, y + p
@@ -138,11 +138,11 @@ def _add(code: Code) -> Fn:
         if p:
             return lambda e: e[i] + g(e) + p
         return lambda e: e[i] + g(e)
-    if pick_of(a) is not None and pick_of(b) is None:
+    if as_pick(a) is not None and as_pick(b) is None:
         a, b = b, a  # a pick never fails: evaluating it second changes nothing
-    pick = pick_of(b)
-    if pick is not None and pick_of(a) is None:
-        prod = prod_of(a)
+    pick = as_pick(b)
+    if pick is not None and as_pick(a) is None:
+        prod = as_product(a)
         if prod is not None:
             return _prod_plus_pick(prod, pick, a)
         f = closure(a)
@@ -292,7 +292,7 @@ _TESTS = {
 
 
 def _cmp(code: Code) -> Fn:
-    found = test_of(code)
+    found = as_test(code)
     if found is not None:
         op, i, k, neg = found
         return _TESTS[op, neg](i, k)
@@ -323,7 +323,7 @@ def _cmps(code: Code) -> Fn:
 
 
 def _not(code: Code) -> Fn:
-    found = test_of(code)
+    found = as_test(code)
     if found is not None:
         op, i, k, neg = found
         return _TESTS[op, neg](i, k)
@@ -345,7 +345,7 @@ def _logic(code: Code) -> Fn:
 
 def _if(code: Code) -> Fn:
     test, a, b = code.args
-    found = test_of(test)
+    found = as_test(test)
     if found is not None:
         op, i, k, neg = found
         return _branches(op, i, k, b, a) if neg else _branches(op, i, k, a, b)
@@ -574,9 +574,9 @@ def sum_parts(code: Code, check: Check) -> SumParts | None:
     if code.op != "+":
         return None
     a, b = code.args
-    if prod_of(b) is not None:
+    if as_product(b) is not None:
         a, b = b, a
-    prod, pick = prod_of(a), pick_of(b)
+    prod, pick = as_product(a), as_pick(b)
     if prod is None or not a.value or not (b.constant or pick is not None):
         return None
     i, p, j, q = prod

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .closures import (NSMALL, SMALL, Check, Fn, checked_once, closure, result, sum_parts,
-                       test_of)
+                       as_test)
 from .ir import Code, within
 from .types import MAX_INT, scope_fields
 
@@ -70,7 +70,7 @@ def entry(code: Code, scope: str, size: int, uses: frozenset[str],
     # e[i] == k (eq) or e[i] >= k choosing between (x, fa) and (y, fb)
     f, checked = None, False
     eq, i, k, yes, no = True, 0, 0, (0, None), (0, None)
-    found = test_of(code.args[0]) if code.op == "if" else None
+    found = as_test(code.args[0]) if code.op == "if" else None
     if found is not None:
         op, i, k, neg = found
         _, a, b = code.args
@@ -106,7 +106,7 @@ def _inline_sum(code: Code, points: bool, check: Check) -> Callable[..., int] | 
     One Python call per row: ``cards`` tested before the frame is built, then
     the sum, checked once.
     """
-    found = test_of(code.args[0]) if code.op == "if" else None
+    found = as_test(code.args[0]) if code.op == "if" else None
     if found is None or found[:2] != ("==", _CARDS):
         return None
     _, _, g, neg = found
