@@ -7,7 +7,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from lostcities.cli.packs import dump_yaml
@@ -52,6 +52,7 @@ def _at(data: Any, path: tuple) -> Any:
 
 @SETTINGS
 @given(mappings, mappings)
+@example(base={"_": {"_": None}}, over={"_": {}})
 def test_merge_maps_deeply_scalars_override_lists_replace(base: dict, over: dict) -> None:
     docs = [parse_yaml(dump_yaml(over), "over.yaml"), parse_yaml(dump_yaml(base), "base.yaml")]
     merged, origins = packs._merge_chain(docs)
@@ -59,9 +60,14 @@ def test_merge_maps_deeply_scalars_override_lists_replace(base: dict, over: dict
     base.pop("extends", None)
     # every value the extending file writes is in the result, from that file
     for path, value in iter_leaves(over):
-        if path:
-            assert _at(merged, path) == value
-            assert origins[path].file == "over.yaml"
+        if not path:
+            continue
+        if value == {} and isinstance(_lookup(base, path), dict):
+            # an empty mapping merges into the base's mapping: it adds nothing
+            assert _at(merged, path) == _lookup(base, path)
+            continue
+        assert _at(merged, path) == value
+        assert origins[path].file == "over.yaml"
     # a base value survives unless the extending file wrote the same path, or replaced an
     # ancestor: wrote something at a path where not both files have a mapping
     for path, value in iter_leaves(base):
