@@ -47,6 +47,8 @@ ARTEFACT, POINTS, STEP = 0, 1, 2
 EFFECTS = {"artefact": ARTEFACT, "points": POINTS, "step": STEP}
 CENTRE = -1
 """``Board.tracks`` of a pawn still in the centre (its space is 0)."""
+PawnPlace = tuple[int, int, bool]
+"""A pawn as the scoring sees it: ``(track, space, leader)``; track -1 in the centre."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ class Board:
                 tuple(self.tokens), tuple(self.artefacts), self.turn_pawn,
                 tuple(self.turn_steps))
 
-    def pawn_places(self, seat: Seat, leader: tuple[bool, ...]) -> tuple[tuple[int, int, bool], ...]:
+    def pawn_places(self, seat: Seat, leader: tuple[bool, ...]) -> tuple[PawnPlace, ...]:
         """``(track, space, leader)`` of each of ``seat``'s pawns (track -1: in the centre)."""
         return tuple(zip(self.tracks[seat], self.spaces[seat], leader))
 
@@ -520,7 +522,8 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
             reason = _pawn_reason(state, move.pawn)
             if reason is not None:
                 return reason
-            turn.push_action(state, space.ranges["pawn"].start + move.pawn)  # type: ignore[operator]
+            pawn_id = space.ranges["pawn"].start + move.pawn  # type: ignore[operator]
+            turn.push_action(state, pawn_id)
             pushed += 1
         elif move.pawn is not None and not sent:
             return (f"{state.tables.codec.format(move.card)} continues a row: no pawn is sent "
@@ -620,7 +623,7 @@ def _step_word(state: GameState, track: object) -> str:
 
 # --------------------------------------------------------------------------- scores
 
-def round_inputs(state: GameState, seat: Seat) -> tuple[tuple[tuple[int, int, bool], ...], int, int]:
+def round_inputs(state: GameState, seat: Seat) -> tuple[tuple[PawnPlace, ...], int, int]:
     """``(pawns, tokens, artefacts)`` of ``seat`` this round, as ``scoring.round`` takes them."""
     b = state.board
     return b.pawn_places(seat, state.tables.board.leader), b.tokens[seat], b.artefacts[seat]

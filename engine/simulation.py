@@ -248,7 +248,8 @@ class Summary:
         lines.append(f"rounds ended by: {ends}")
         c = self.crossings
         if c.count:
-            lines.append(f"bridges crossed per round: mean {c.mean:.2f} (min {c.low}, max {c.high})")
+            lines.append(f"bridges crossed per round: mean {c.mean:.2f} "
+                         f"(min {c.low}, max {c.high})")
             lines.append("artefacts / tokens per match: " + ", ".join(
                 f"seat {seat + 1} {a.mean:.2f} / {t.mean:.1f}"
                 for seat, (a, t) in enumerate(zip(self.artefacts, self.tokens))))
