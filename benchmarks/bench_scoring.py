@@ -3,9 +3,9 @@
 Run: /work/venv/bin/python benchmarks/bench_scoring.py [--rows N] [--rounds R]
 
 The headline is the compiled closures alone (``pack.scoring.expedition.compute``:
-the frame built and the formula's closures run on every call) against a
-hand-written function of the same formula, on varied random legal rows of the
-pack: target within 2x. The row memo the engine calls (``pack.scoring.expedition``
+the compiled function without the memo, the row's fields and the formula computed
+on every call) against a hand-written function of the same formula, on varied
+random legal rows of the pack: target within 2x. The row memo the engine calls (``pack.scoring.expedition``
 remembers rows it has scored) is an extra layer, shown apart: here every row is
 seen again, its best case.
 
