@@ -66,7 +66,7 @@ class Observation:
     rounds: int
     turn: int                           # turns played this round
     to_move: Seat
-    phase: str                          # "card", "draw" or "over"
+    phase: str                          # "card", "pawn", "advance", "draw" or "over"
     hand: tuple[Card, ...]              # sorted
     hand_sizes: tuple[int, ...]
     rows: tuple[tuple[tuple[Card, ...], ...], ...]   # rows[seat][colour], play order
