@@ -484,6 +484,8 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
     """
     b = state.board
     p = state.to_move
+    if not isinstance(move.steps, (tuple, list)):
+        return f"steps {move.steps!r} is not a sequence of tracks"
     if state.phase == TRACK_CARD:
         reason = turn._card_reason(state, move)
         if reason is not None:

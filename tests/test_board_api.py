@@ -97,6 +97,20 @@ def test_mid_turn_legal_moves_complete_the_decisions_already_made():
         apply(s, "p y5 step=b step=b deck").snapshot()
 
 
+@pytest.mark.parametrize("card, pawn, steps, message", [
+    ("g6", "x", (), "pawn 'x' is not a pawn (0-4)"),
+    ("g6", 0, None, "steps None is not a sequence of tracks"),
+    ("y5", None, ("b",), "step 'b' is not a track (0-4)"),
+    ("y5", None, (9,), "step 9 is not a track (0-4)"),
+])
+def test_malformed_board_moves_are_refused_in_one_line(card, pawn, steps, message):
+    from lostcities.engine.turn import illegal_reason
+
+    p, s = chain_position()          # g6 starts the green row; y5 lands on a step tile
+    reason = illegal_reason(s, Move("play", p.cards.parse(card), -1, pawn, steps))
+    assert reason is not None and message in reason and "\n" not in reason
+
+
 def test_describe_move_names_the_pawn_and_the_steps():
     p, s = chain_position()
     assert describe_move(s, Move.parse("p y5 step=b step=b deck", p)) == \
