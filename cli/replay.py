@@ -12,11 +12,6 @@ from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 if TYPE_CHECKING:
     from lostcities.engine.state import GameState
 
-#: rich styles for the usual colour names; other colours print plain
-_STYLES = {"yellow": "yellow", "blue": "blue", "white": "bright_white", "green": "green",
-           "red": "red", "purple": "magenta"}
-
-
 def register(app: typer.Typer) -> None:
     """Add ``lc replay`` to the app."""
     app.command("replay")(replay)
@@ -124,16 +119,19 @@ class _Viewer:
             self.current = state.round
             self.console.rule(f"Round {state.round} of {state.rounds_total} - "
                               f"{state.players[state.starter]} starts")
+        from .render import colour_style
+
         text = describe_move(state, move)
         card = state.pack.cards.format(move.card)
-        style = _STYLES.get(state.pack.colours[state.tables.colour_of[move.card]].name, "")
-        if style:
-            text = text.replace(card, f"[{style}]{card}[/]", 1)
+        style = colour_style(state.pack, state.tables.colour_of[move.card])
+        text = text.replace(card, f"[{style}]{card}[/]", 1)
         self.console.print(f"{state.turn + 1:>4}  {state.players[state.to_move]:<12} {text}")
 
     def close_round(self, state: "GameState") -> None:
         """Print the rows and scores of every finished round not shown yet."""
         from rich.table import Table
+
+        from .render import colour_style
 
         while self.shown < len(state.finished):
             result = state.finished[self.shown]
@@ -142,12 +140,23 @@ class _Viewer:
             table = Table(title=f"Round {result.number}: ended by {result.end} after "
                                 f"{len(result.moves)} turns", title_justify="left")
             table.add_column("player")
-            for colour in pack.colours:
-                table.add_column(colour.key, style=_STYLES.get(colour.name, ""))
+            for index, colour in enumerate(pack.colours):
+                table.add_column(colour.key, style=colour_style(pack, index))
+            board = bool(result.pawns)
+            if board:
+                table.add_column("tokens", justify="right")
+                table.add_column("artef.", justify="right")
             table.add_column("score", justify="right")
             for seat, label in enumerate(state.players):
-                rows = _rows(state, result, seat)
-                table.add_row(label, *rows, str(result.scores[seat]))
+                cells = _rows(state, result, seat)
+                if board:
+                    cells = [f"{row}  {pawn}".strip() for row, pawn in
+                             zip(cells, _pawns(pack, result.pawns[seat]))]
+                    cells += [str(result.tokens[seat]), str(result.artefacts[seat])]
+                table.add_row(label, *cells, str(result.scores[seat]))
+            if board:
+                table.caption = (f"pawn positions after each row: @space, * the leader; "
+                                 f"{result.crossings} bridge crossing(s)")
             self.console.print(table)
 
     def match(self, state: "GameState") -> None:
@@ -161,6 +170,15 @@ class _Viewer:
         names = " and ".join(state.players[s] for s in best)
         self.console.print(f"[bold]{names} {'share the win' if len(best) > 1 else 'wins'}[/]"
                            " - every move and score checks")
+
+
+def _pawns(pack: Any, places: Any) -> list[str]:
+    """Per colour, where the seat's pawn on that track ended (``@7*``: space 7, the leader)."""
+    marks = [""] * len(pack.colours)
+    for track, space, leader in places:
+        if track >= 0:
+            marks[track] = f"@{space}{'*' if leader else ''}"
+    return marks
 
 
 def _rows(state: "GameState", result: Any, seat: int) -> list[str]:

@@ -96,3 +96,20 @@ def test_usage_errors_exit_2(tmp_path):
     empty = write(tmp_path, [], "empty.jsonl")
     result = lc("replay", str(empty), "--check")
     assert result.exit_code == 1 and "no records" in result.stderr
+
+
+def test_show_a_board_match_ends_rounds_with_pawns_tokens_and_artefacts(tmp_path):
+    line = games(1, "board-short")[0]
+    record = json.loads(line)
+    result = lc("replay", str(write(tmp_path, [line])))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    state = play_match(pack("board-short"), [GreedyBot(), RandomBot()], 0)
+    final = state.finished[-1]
+    assert f"{final.crossings} bridge crossing(s)" in out
+    engaged = [(space, leader) for seat in range(2)
+               for track, space, leader in final.pawns[seat] if track >= 0]
+    assert engaged and out.count("@") == len(engaged) + 1  # + the caption's "@space"
+    for space, leader in engaged:
+        assert f"@{space}{'*' if leader else ''}" in out
+    assert f"totals: greedy {record['totals'][0]}, random {record['totals'][1]}" in out
