@@ -26,7 +26,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("Move", "ActionSpace", "action_space", "num_actions", "move_to_actions",
                      "actions_to_move", "DECK"), ".moves"),
     **dict.fromkeys(("GameState", "Deal", "RoundResult", "SetupError"), ".state"),
-    **dict.fromkeys(("Observation", "observation"), ".view"),
+    **dict.fromkeys(("Observation", "BoardView", "observation"), ".view"),
     **dict.fromkeys(("record_of", "dumps", "read_records", "replay"), ".records"),
     **dict.fromkeys(("Bot", "SeatView", "RandomBot", "GreedyBot", "BOTS", "make_bot", "BotError"),
                     ".bots"),

@@ -56,6 +56,11 @@ def test_wheel_ships_packs_schema_and_grammar(wheel):
         assert f"lostcities/rulepacks/{name}" in names
     assert "lostcities/rulepacks/pack.schema.json" in names
     assert "lostcities/grammar/scoring.lark" in names
+    assert "lostcities/engine/record.schema.json" in names
+    catalogues = sorted(p.name for p in (ROOT / "cli").glob("messages_*.json"))
+    assert {"messages_en.json", "messages_fr.json"} <= set(catalogues)
+    for name in catalogues:
+        assert f"lostcities/cli/{name}" in names
 
 
 def test_wheel_declares_the_lc_entry_point(wheel):
