@@ -66,14 +66,12 @@ def validate(
         }, indent=2, ensure_ascii=False))
     else:
         emit = _github_line if chosen is Format.github else _text_line
-        seen: set[tuple[str, int, int, str, str]] = set()
+        seen: set[Problem] = set()
         for report in reports:
-            for severity, items in (("error", report.problems), ("note", report.notes)):
-                for item in items:
-                    key = (item.file, item.line, item.col, item.code, item.message)
-                    if key not in seen:  # a base's note shows once, not once per extension
-                        seen.add(key)
-                        typer.echo(emit(severity, item))
+            for item in report.problems:
+                if item not in seen:  # a shared base's problem shows once, not per extension
+                    seen.add(item)
+                    typer.echo(emit(item))
         sys.stderr.write(summary(reports, skipped) + "\n")
     if unusable:
         raise typer.Exit(EXIT_USAGE)
@@ -122,11 +120,9 @@ def summary(reports: list[PackReport], skipped: list[str]) -> str:
     return text
 
 
-def _text_line(severity: str, item: Problem) -> str:
-    if severity == "error":
-        return str(item)
-    where = f"{item.file}:{item.line}:{item.col}" if item.line else item.file
-    return f"{where}: note {item.code} {item.message}"
+def _text_line(item: Problem) -> str:
+    # the one-line problem, then (formulas) the caret excerpt under it, as compilers do
+    return f"{item}\n{item.excerpt.rstrip()}" if item.excerpt else str(item)
 
 
 def _escape(text: str, prop: bool = False) -> str:
@@ -134,12 +130,11 @@ def _escape(text: str, prop: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
-def _github_line(severity: str, item: Problem) -> str:
+def _github_line(item: Problem) -> str:
     """A GitHub Actions workflow command: ``::error file=...,line=...,col=...,title=...::msg``."""
     props = [f"file={_escape(item.file, True)}"]
     if item.line:
         props += [f"line={item.line}", f"col={item.col or 1}"]
     props.append(f"title={_escape(item.code, True)}")
     message = f"{item.code} {item.message}" + (f" ({item.hint})" if item.hint else "")
-    kind = "error" if severity == "error" else "notice"
-    return f"::{kind} {','.join(props)}::{_escape(message)}"
+    return f"::error {','.join(props)}::{_escape(message)}"

@@ -26,6 +26,8 @@ class Problem:
     code: str
     message: str
     hint: str = ""
+    #: a caret excerpt of the source (formula problems), shown under the line in text output
+    excerpt: str = ""
 
     def __str__(self) -> str:
         where = self.file
@@ -42,6 +44,7 @@ class Problem:
             "code": self.code,
             "message": self.message,
             "hint": self.hint,
+            "excerpt": self.excerpt,
         }
 
 
@@ -101,7 +104,8 @@ class ScoringError(LostCitiesError):
         return f"{text}; {self.hint}" if self.hint else text
 
     def as_problem(self) -> Problem:
-        return Problem(self.file, self.line, self.col, self.code, self.message, self.hint)
+        return Problem(self.file, self.line, self.col, self.code, self.message, self.hint,
+                       self.excerpt)
 
 
 class InvalidMoveError(LostCitiesError, ValueError):

@@ -21,7 +21,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -46,10 +46,6 @@ _SCHEMA_CODES = {
     "LC032": "wrong type (text where a number is expected, `yes` where true/false is...)",
     "LC033": "value not allowed: outside its range, not one of the choices, bad pattern, "
              "too few or repeated items",
-}
-NOTE_CODES = {
-    "LC090": "note, not a problem: a scoring formula was not checked because the scoring DSL "
-             "(lostcities.grammar.compile_scoring) is not installed",
 }
 
 _IDS = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -140,12 +136,11 @@ class ResolvedPack:
 
 @dataclass(frozen=True)
 class PackReport:
-    """Everything found about one pack: its problems, notes and, when valid, the pack."""
+    """Everything found about one pack: its problems and, when valid, the pack."""
 
     source: str
     file: str
     problems: tuple[Problem, ...]
-    notes: tuple[Problem, ...] = ()
     resolved: ResolvedPack | None = field(default=None, repr=False)
     pack: RulePack | None = field(default=None, repr=False)
 
@@ -162,8 +157,7 @@ class PackReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"source": self.source, "file": self.file, "id": self.id, "valid": self.valid,
-                "problems": [p.as_dict() for p in self.problems],
-                "notes": [n.as_dict() for n in self.notes]}
+                "problems": [p.as_dict() for p in self.problems]}
 
 
 # --------------------------------------------------------------------- paths
@@ -746,8 +740,7 @@ def _semantic_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]) 
 
 #: every code a pack can get, with its one-line title (docs/rulepacks.md lists them all)
 CODES: dict[str, str] = {**YAML_CODES, **_EXTENDS_CODES, **_SCHEMA_CODES,
-                         **{code: title for code, (title, _fn) in SEMANTIC_CHECKS.items()},
-                         **NOTE_CODES}
+                         **{code: title for code, (title, _fn) in SEMANTIC_CHECKS.items()}}
 
 
 # --------------------------------------------------------------------- formulas
@@ -765,25 +758,15 @@ def formula_marks(resolved: ResolvedPack) -> dict[str, tuple[str, int, int, str]
     return marks
 
 
-def _formula_results(pack: RulePack) -> tuple[list[Problem], list[Problem]]:
-    """(problems, notes) from compiling the pack's formulas, if the DSL is there."""
+def _formula_results(pack: RulePack) -> list[Problem]:
+    """The problems of compiling the pack's formulas (compiled once, cached on the pack)."""
     try:
-        from lostcities.grammar import compile_scoring  # noqa: F401  (presence check)
-    except ImportError:
-        notes = [Problem(file, line, col, "LC090", f"formula `{key}` not yet checked: the "
-                         "scoring DSL (lostcities.grammar.compile_scoring) is not installed")
-                 for key, (file, line, col, _style) in pack.scoring_spec.marks.items()]
-        return [], notes
-    try:
-        pack.scoring  # compiles once and caches on the pack
+        pack.scoring
     except LostCitiesError as err:
         as_problem = getattr(err, "as_problem", None)
         problem = as_problem() if as_problem else Problem(pack.path, 0, 0, "LC100", str(err))
-        if not problem.file:
-            problem = Problem(pack.path, problem.line, problem.col, problem.code,
-                              problem.message, problem.hint)
-        return [problem], []
-    return [], []
+        return [problem if problem.file else replace(problem, file=pack.path)]
+    return []
 
 
 # --------------------------------------------------------------------- pipeline
@@ -791,8 +774,8 @@ def _formula_results(pack: RulePack) -> tuple[list[Problem], list[Problem]]:
 
 def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
     """Unique, in file order, each message on one line whatever text the pack held."""
-    unique = dict.fromkeys(Problem(p.file, p.line, p.col, p.code, one_line(p.message),
-                                   one_line(p.hint)) for p in problems)
+    unique = dict.fromkeys(replace(p, message=one_line(p.message), hint=one_line(p.hint))
+                           for p in problems)
     return tuple(sorted(unique, key=lambda p: (p.file, p.line, p.col, p.code)))
 
 
@@ -822,12 +805,9 @@ def validate_pack(id_or_path: str | os.PathLike[str]) -> PackReport:
     resolved = ResolvedPack(source, display, raw.files, raw.paths, data, origins)
     problems = _semantic_problems(data, origins)
     pack = RulePack.from_mapping(data, path=display, marks=formula_marks(resolved))
-    notes: list[Problem] = []
     if not any(p.code in _FORMULA_SET_CODES for p in problems):  # else nothing to add
-        formula_problems, notes = _formula_results(pack)
-        problems += formula_problems
-    return PackReport(source, display, _sorted(problems), _sorted(notes), resolved,
-                      None if problems else pack)
+        problems += _formula_results(pack)
+    return PackReport(source, display, _sorted(problems), resolved, None if problems else pack)
 
 
 def check_pack(id_or_path: str | os.PathLike[str]) -> list[Problem]:

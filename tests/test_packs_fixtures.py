@@ -24,7 +24,6 @@ EXPECT = re.compile(r"# expect: (LC\d{3}) line (\d+)(?: in (\S+))?")
 #: codes a committed fixture cannot show, each tested where the test makes the condition
 MADE_IN_TESTS = {
     "LC002": "a file over 1 MiB: tests/test_yamlsafe.py::test_file_size_is_checked_before_parsing",
-    "LC090": "a note, present only while the scoring DSL is missing: tests/test_packs_loader.py",
 }
 
 

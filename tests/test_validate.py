@@ -74,8 +74,25 @@ def test_json_is_one_document(tmp_path: Path) -> None:
     assert first["valid"] is False and first["id"] == "bad"
     assert first["problems"] == [{"file": str(bad), "line": 3, "col": 12, "code": "LC040",
                                   "message": first["problems"][0]["message"],
-                                  "hint": first["problems"][0]["hint"]}]
+                                  "hint": first["problems"][0]["hint"], "excerpt": ""}]
     assert second["valid"] is True and second["problems"] == []
+
+
+def test_a_formula_problem_shows_its_caret_excerpt(tmp_path: Path) -> None:
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("id: typo\nextends: duel-classic\nscoring:\n  expedition: |\n"
+                   "    if cards == 0 then 0\n    else (points - cost) * (1 + wager)\n")
+    result = run(str(bad))
+    assert result.exit_code == 1
+    first, *excerpt = result.stdout.splitlines()
+    assert first == (f"{bad}:6:33: error LC102 unknown field `wager` in scoring.expedition "
+                     "(did you mean `wagers`?)")
+    assert excerpt[0] == "    6 |     else (points - cost) * (1 + wager)"  # the file's own line
+    # the carets stand under `wager`, whatever the width of the line-number gutter
+    assert excerpt[1].index("^") == excerpt[0].index("wager)") and excerpt[1].count("^") == 5
+    doc = json.loads(run("--format", "json", str(bad)).stdout)
+    [problem] = doc["packs"][0]["problems"]
+    assert problem["excerpt"].splitlines() == excerpt
 
 
 def test_github_annotations(tmp_path: Path) -> None:
