@@ -1,17 +1,22 @@
 """Engine speed: random duel-classic matches, generic engine vs a hand-specialised loop.
 
-Run: ``python benchmarks/bench_engine.py [--games N] [--sim-games N]``. Prints:
+Run: ``python benchmarks/bench_engine.py [--games N] [--rounds R] [--sim-games N]``. Prints:
 
 1. the baseline: a random-playout loop written by hand for duel-classic only
    (tuples for cards, its rules and scoring hard-coded), choosing uniformly
    among the legal moves it lists each turn; and the same loop sampling a move
-   without listing them (the engine's own trick, to show what genericity costs);
+   without listing them (the engine's own trick: the fair comparison, same work);
 2. the generic engine doing the same work: ``play_match`` with two ``random``
    bots (uniform over the legal moves, from the pack's compiled tables);
-3. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
-4. peak memory of ``lc simulate`` for a small and a 10x larger run (streaming:
+3. the board family through the same engine: random board-classic matches;
+4. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
+5. peak memory of ``lc simulate`` for a small and a 10x larger run (streaming:
    it should not grow with the number of games).
 
+The machine may be shared: the loops run in turns, the same matches in each of
+``R`` rounds, and each figure is the best round's CPU time of this process (other
+processes' load shows in wall time, much less in CPU time); ratios are also given
+round by round (paired: the same round's timings), their median and spread.
 Figures, not assertions: nothing here fails on a slow machine.
 """
 from __future__ import annotations
@@ -21,6 +26,7 @@ import tempfile
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -110,14 +116,25 @@ def engine_match(pack, bots, seed: int) -> int:
     return sum(len(r.moves) for r in state.finished)
 
 
-def timed(label: str, games: int, run) -> float:
-    start = time.perf_counter()
-    turns = sum(run(i) for i in range(games))
-    elapsed = time.perf_counter() - start
-    rate = games / elapsed
-    print(f"{label:<44}{rate:>9.1f} matches/s {turns / elapsed:>11.0f} turns/s "
-          f"({games} matches, {elapsed:.2f} s)")
-    return rate
+def timed_round(run, first: int, games: int) -> tuple[float, float, int]:
+    """``run(i)`` for ``games`` match indices from ``first``: (CPU s, wall s, turns)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    turns = sum(run(i) for i in range(first, first + games))
+    return time.process_time() - cpu, time.perf_counter() - wall, turns
+
+
+def interleaved(contenders: dict[str, object], games: int, rounds: int) -> dict[str, tuple]:
+    """Each contender plays the same ``games`` matches per round, in turns, for ``rounds``
+    rounds; per contender the best round's (CPU s, wall s, turns) and every round's CPU s."""
+    best: dict[str, tuple] = {}
+    cpus: dict[str, list[float]] = {name: [] for name in contenders}
+    for r in range(rounds):
+        for name, run in contenders.items():
+            cpu, wall, turns = timed_round(run, r * games, games)
+            cpus[name].append(cpu)
+            if name not in best or cpu < best[name][0]:
+                best[name] = (cpu, wall, turns)
+    return {name: (*best[name], cpus[name]) for name in contenders}
 
 
 def run_cli(args: list[str]) -> tuple[float, int, float]:
@@ -134,37 +151,56 @@ def run_cli(args: list[str]) -> tuple[float, int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300, help="matches per in-process loop")
+    parser.add_argument("--games", type=int, default=50, help="matches per contender per round")
+    parser.add_argument("--rounds", type=int, default=9,
+                        help="interleaved rounds (each figure is the best round)")
+    parser.add_argument("--board-games", type=int, default=10,
+                        help="board-classic matches per round")
     parser.add_argument("--sim-games", type=int, default=1000, help="matches per lc simulate run")
     parser.add_argument("--only", choices=("loops", "simulate"),
                         help="run only the in-process loops or only lc simulate")
     args = parser.parse_args()
 
-    from lostcities.engine.bots import RandomBot
-    from lostcities.engine.packs import load_pack
-
-    pack = load_pack("duel-classic")
-    bots = [RandomBot(), RandomBot()]
-    engine_match(pack, bots, 0)  # warm up: compile tables and formulas
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.2f} (other work on the machine skews the figures); "
-          f"random duel-classic matches, 2 players, 3 rounds")
+          f"{os.getloadavg()[0]:.2f} (other work on the machine skews wall times; rates are "
+          f"per CPU second of this process, best of {args.rounds} interleaved rounds)")
     if args.only != "simulate":
-        loops(pack, bots, args.games)
+        loops(args.games, args.board_games, args.rounds)
     if args.only != "loops":
         simulate_runs(args.sim_games)
 
 
-def loops(pack, bots, games: int) -> None:
-    """The hand-specialised loops and the engine, in this process."""
-    base = timed("baseline (hand-specialised, lists moves)", games,
-                 lambda i: baseline_match(random.Random(i))[1])
-    fast = timed("baseline (hand-specialised, samples cells)", games,
-                 lambda i: baseline_match(random.Random(i), sample=True)[1])
-    eng = timed("generic engine (play_match, random bots)", games,
-                lambda i: engine_match(pack, bots, i))
-    print(f"engine / listing baseline: {eng / base:.2f}x; "
-          f"engine / sampling baseline: {eng / fast:.2f}x")
+def loops(games: int, board_games: int, rounds: int) -> None:
+    """The hand-specialised loops and the engine, in this process, interleaved."""
+    from lostcities.engine.bots import RandomBot
+    from lostcities.engine.packs import load_pack
+
+    duel, board = load_pack("duel-classic"), load_pack("board-classic")
+    bots = [RandomBot(), RandomBot()]
+    engine_match(duel, bots, 0)  # warm up: compile tables and formulas
+    engine_match(board, bots, 0)
+    contenders = {
+        "baseline, lists moves": lambda i: baseline_match(random.Random(i))[1],
+        "baseline, samples cells": lambda i: baseline_match(random.Random(i), sample=True)[1],
+        "engine, play_match random bots": lambda i: engine_match(duel, bots, i),
+    }
+    print(f"random duel-classic matches, 2 players, 3 rounds; {games} matches per round")
+    results = interleaved(contenders, games, rounds)
+    for name, (cpu, wall, turns, _) in results.items():
+        print(f"  {name:<34}{games / cpu:>8.1f} matches/s {turns / cpu:>9.0f} turns/s "
+              f"(best round {cpu:.3f} CPU-s, {wall:.3f} s wall)")
+    names = list(results)
+    for base in names[:2]:
+        for eng in names[2:]:
+            paired = [b / e for b, e in zip(results[base][3], results[eng][3])]
+            print(f"  {eng} / {base}: best {results[base][0] / results[eng][0]:.2f}x, "
+                  f"paired rounds median {statistics.median(paired):.2f}x "
+                  f"(min {min(paired):.2f}, max {max(paired):.2f})")
+    print(f"random board-classic matches, 2 players; {board_games} matches per round")
+    (cpu, wall, turns, _), = interleaved(
+        {"board": lambda i: engine_match(board, bots, i)}, board_games, rounds).values()
+    print(f"  {'engine, play_match random bots':<34}{board_games / cpu:>8.1f} matches/s"
+          f" {turns / cpu:>9.0f} turns/s (best round {cpu:.3f} CPU-s, {wall:.3f} s wall)")
 
 
 def simulate_runs(games: int) -> None:
