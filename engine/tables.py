@@ -12,7 +12,7 @@ are all equal so far).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
 
 from .cards import CardCodec
@@ -20,6 +20,7 @@ from .rules import RulePack
 
 if TYPE_CHECKING:
     from .board import BoardTables
+    from .moves import Move
 
 NO_NUMBERS = 0
 UP, DOWN, OPEN = 0, 1, 2
@@ -91,6 +92,17 @@ class Tables:
     board: Optional["BoardTables"]
     #: the phase a turn starts in: ``state.CARD``, or ``state.TRACK_CARD`` for a board pack
     card_phase: int
+    #: every turn without pawn or steps as a ready, immutable Move, so that the hot loop
+    #: builds none: ``moves[action][card][draw]`` (draw a colour index, or DECK = -1, the
+    #: last entry) and ``last_moves[action][card]`` (no draw)
+    moves: dict[str, tuple[tuple["Move", ...], ...]] = field(repr=False, compare=False)
+    last_moves: dict[str, tuple["Move", ...]] = field(repr=False, compare=False)
+
+    def move(self, action: str, card: int, draw: Optional[int]) -> "Move":
+        """The ready :class:`Move` of ``action`` ``card`` then ``draw`` (None: no draw)."""
+        if draw is None:
+            return self.last_moves[action][card]
+        return self.moves[action][card][draw]
 
     def accepts(self, row_state_: int, card: int) -> bool:
         """Whether a row in ``row_state_`` accepts ``card`` by the ordering and wager rules."""
@@ -108,6 +120,7 @@ class Tables:
 
 def compile_tables(pack: RulePack) -> Tables:
     """Compile ``pack`` into :class:`Tables` (prefer :func:`tables_of`, which caches)."""
+    from .moves import DECK, DISCARD, PLAY, Move
     from .state import CARD, TRACK_CARD, SetupError
 
     step = ORDERINGS.get(pack.ordering)
@@ -138,6 +151,11 @@ def compile_tables(pack: RulePack) -> Tables:
         allowed.append(tuple(ok_row))
         after.append(tuple(next_row))
     slot_of = tuple(k % slots for k in range(codec.n_kinds))
+    draws = [*range(codec.n_colours), DECK]  # DECK = -1 indexes the last entry
+    moves = {a: tuple(tuple(Move(a, k, d, codec=codec) for d in draws)
+                      for k in range(codec.n_kinds)) for a in (PLAY, DISCARD)}
+    last_moves = {a: tuple(Move(a, k, None, codec=codec) for k in range(codec.n_kinds))
+                  for a in (PLAY, DISCARD)}
     return Tables(
         codec=codec,
         n_colours=codec.n_colours,
@@ -159,6 +177,8 @@ def compile_tables(pack: RulePack) -> Tables:
         colours=range(codec.n_colours),
         board=None if pack.board is None else _compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,
+        moves=moves,
+        last_moves=last_moves,
     )
 
 

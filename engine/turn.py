@@ -239,24 +239,29 @@ def legal_moves(state: GameState) -> list[Move]:
     In the draw phase (after :func:`step` made the card decision) these are the
     moves completing the turn with that card.
     """
-    codec = state.tables.codec
+    t = state.tables
     if state.board is not None:
         return _board.legal_moves(state)
     if state.phase == OVER:
         return []
     if state.phase == DRAW:
         action, card = state.pending  # type: ignore[misc]
-        return [Move(action, card, d, codec=codec)
+        return [t.move(action, card, d)
                 for d in _draws(state, _discarded_colour(state, action, card))]
     plays, discards = _card_options(state)
-    out: list[Move] = []
     draws = _base_draws(state)
+    if state.last_play:
+        return [t.last_moves[PLAY][k] for k in plays] + \
+            [t.last_moves[DISCARD][k] for k in discards]
+    out: list[Move] = []
     for card in plays:
-        out.extend(Move(PLAY, card, d, codec=codec) for d in draws)
-    colour_of = state.tables.colour_of
+        row = t.moves[PLAY][card]
+        out.extend(row[d] for d in draws)  # type: ignore[index]
+    colour_of = t.colour_of
     for card in discards:
-        out.extend(Move(DISCARD, card, d, codec=codec)
-                   for d in _after_discard(state, draws, colour_of[card]))
+        row = t.moves[DISCARD][card]
+        after = _after_discard(state, draws, colour_of[card])
+        out.extend(row[d] for d in after)  # type: ignore[index]
     return out
 
 
@@ -393,31 +398,38 @@ def _end_turn(state: GameState, source: DrawSource, move: Optional[Move],
               ended: Optional[str] = None) -> None:
     """Close the turn (``move``: as made); the round ends by ``ended`` or the pack's rules."""
     t = state.tables
-    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
-                       state.turn, state.last_play, state.pending, state.deal, state.hands,
-                       state.rows, state.row_states, state.playable, state.piles, state.deck,
-                       state.moves, len(state.finished)))
     if move is None or move.codec is None:
         action, card = state.pending  # type: ignore[misc]
-        move = Move(action, card, source, codec=t.codec)
-    state.moves.append(move)
-    state.turn += 1
-    state.pending = None
+        move = t.move(action, card, source)
     reason = None
+    last_play = state.last_play
     if source is None:  # the last play, or the round ended mid-turn (``ended``)
         reason = ended or DRAW_PILE_EMPTY
     elif not state.deck and source == DECK:
         if t.last_play:
-            state.last_play = True
+            last_play = True
         else:
             reason = DRAW_PILE_EMPTY
-    if reason is None and state.turn >= t.turn_cap:
+    if reason is None and state.turn + 1 >= t.turn_cap:
         reason = TURN_CAP
-    if reason is None:
+    if reason is None:  # the common case: the next player's turn, a small undo entry
+        state.undo.append(("turn", state.to_move, state.pending, state.last_play))
+        state.moves.append(move)
+        state.turn += 1
+        state.pending = None
+        state.last_play = last_play
         state.to_move = (state.to_move + 1) % state.n
         state.phase = t.card_phase
-    else:
-        _end_round(state, reason)
+        return
+    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
+                       state.turn, state.last_play, state.pending, state.deal, state.hands,
+                       state.rows, state.row_states, state.playable, state.piles, state.deck,
+                       state.moves, len(state.finished)))
+    state.moves.append(move)
+    state.turn += 1
+    state.pending = None
+    state.last_play = last_play
+    _end_round(state, reason)
 
 
 def _row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
@@ -477,6 +489,11 @@ def _undo_one(state: GameState, entry: tuple) -> None:
         _, p, source, card = entry
         state.hands[p].pop()
         (state.deck if source == DECK else state.piles[source]).append(card)
+        state.phase = DRAW
+    elif kind == "turn":
+        _, state.to_move, state.pending, state.last_play = entry
+        state.moves.pop()
+        state.turn -= 1
         state.phase = DRAW
     elif kind == "board":
         _board.undo(state, entry)
@@ -550,37 +567,33 @@ def random_move(state: GameState, rng: random.Random) -> Move:
             return _board.random_move(state, rng)
         return rng.choice(legal_moves(state))
     t = state.tables
-    codec = t.codec
     plays, discards = _card_options(state)
-    draws = _base_draws(state)
-    if state.last_play:
-        i = rng.randrange(len(plays) + len(discards))
-        if i < len(plays):
-            return Move(PLAY, plays[i], None, codec=codec)
-        return Move(DISCARD, discards[i - len(plays)], None, codec=codec)
-    # uniform over the cells (option, column) that are legal moves: columns are the
-    # draws, plus one for the discarded card's own pile when it may be retaken
-    n_draws = len(draws)
     n_plays = len(plays)
     options = n_plays + len(discards)
+    if state.last_play:
+        i = rng.randrange(options)
+        if i < n_plays:
+            return t.last_moves[PLAY][plays[i]]
+        return t.last_moves[DISCARD][discards[i - n_plays]]
+    # uniform over the cells (option, column) that are legal moves: columns are the
+    # draws, plus one for the discarded card's own pile when it may be retaken
+    draws = _base_draws(state)
+    n_draws = len(draws)
     retake = not t.no_retake
     columns = n_draws + retake
-    colour_of = t.colour_of
-    piles = state.piles
     while True:
-        i = rng.randrange(options * columns)
-        option, column = divmod(i, columns)
+        option, column = divmod(rng.randrange(options * columns), columns)
         if option < n_plays:
             if column < n_draws:
-                return Move(PLAY, plays[option], draws[column], codec=codec)
+                return t.moves[PLAY][plays[option]][draws[column]]
             continue
         card = discards[option - n_plays]
-        colour = colour_of[card]
+        colour = t.colour_of[card]
         if column < n_draws:
             if draws[column] != colour or retake:
-                return Move(DISCARD, card, draws[column], codec=codec)
-        elif not piles[colour]:  # the extra column: retake from a pile that was empty
-            return Move(DISCARD, card, colour, codec=codec)
+                return t.moves[DISCARD][card][draws[column]]
+        elif not state.piles[colour]:  # the extra column: retake from a pile that was empty
+            return t.moves[DISCARD][card][colour]
 
 
 # --------------------------------------------------------------------------- actions
