@@ -83,7 +83,7 @@ class GameState:
     __slots__ = ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
                  "starter", "to_move", "phase", "turn", "hands", "rows", "row_states",
                  "playable", "piles", "deck", "deal", "last_play", "pending", "moves",
-                 "finished", "undo", "board")
+                 "finished", "undo", "board", "held_bits", "playable_bits", "pile_bits")
 
     pack: RulePack
     tables: Tables
@@ -110,12 +110,20 @@ class GameState:
     finished: list[RoundResult]
     undo: list[tuple]
     board: Any                            # a board.Board for board packs, else None
+    #: hands, playable and piles again as bit masks, kept in step by the engine (see
+    #: turn.derive): held_bits[seat] has bit k while the seat holds a card k,
+    #: playable_bits[seat] bit k while its row accepts k, pile_bits bit c while pile c
+    #: is not empty
+    held_bits: list[int]
+    playable_bits: list[int]
+    pile_bits: int
 
     def copy(self) -> "GameState":
         """An independent copy (without the undo stack of :func:`~.turn.push`)."""
         new = GameState.__new__(GameState)
         for name in ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
-                     "starter", "to_move", "phase", "turn", "deal", "last_play", "pending"):
+                     "starter", "to_move", "phase", "turn", "deal", "last_play", "pending",
+                     "pile_bits"):
             setattr(new, name, getattr(self, name))
         new.hands = [h[:] for h in self.hands]
         new.rows = [[r[:] for r in rows] for rows in self.rows]
@@ -125,6 +133,8 @@ class GameState:
         new.deck = self.deck[:]
         new.moves = self.moves[:]
         new.finished = self.finished[:]
+        new.held_bits = self.held_bits[:]
+        new.playable_bits = self.playable_bits[:]
         new.undo = []
         new.board = None if self.board is None else self.board.copy()
         return new
@@ -139,7 +149,8 @@ class GameState:
                 tuple(tuple(p) for p in self.playable),
                 tuple(tuple(p) for p in self.piles), tuple(self.deck), self.deal,
                 self.last_play, self.pending, tuple(self.moves),
-                None if self.board is None else self.board.snapshot(), tuple(self.finished))
+                None if self.board is None else self.board.snapshot(), tuple(self.finished),
+                tuple(self.held_bits), tuple(self.playable_bits), self.pile_bits)
 
     def __repr__(self) -> str:
         return (f"<GameState {self.pack.id} round {self.round}/{self.rounds_total} "

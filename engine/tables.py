@@ -87,6 +87,13 @@ class Tables:
     deck: tuple[int, ...]
     #: playable[card] of a player whose rows are all empty
     fresh_playable: tuple[bool, ...]
+    #: the same facts as bit masks over card kinds (bit k: card k), which the random
+    #: move counts and picks from without listing cards: colour_bits[colour] (every card
+    #: of the colour), allowed_bits[row_state][colour] (the cards of the colour a row in
+    #: that state accepts) and fresh_playable_bits
+    colour_bits: tuple[int, ...]
+    allowed_bits: tuple[tuple[int, ...], ...]
+    fresh_playable_bits: int
     colours: range
     #: the board game's tracks, pawns and tiles (None in a duel)
     board: Optional["BoardTables"]
@@ -151,6 +158,9 @@ def compile_tables(pack: RulePack) -> Tables:
         allowed.append(tuple(ok_row))
         after.append(tuple(next_row))
     slot_of = tuple(k % slots for k in range(codec.n_kinds))
+    fresh_playable = tuple(allowed[NO_NUMBERS][s] for s in slot_of)
+    allowed_bits = tuple(tuple(sum(1 << (c * slots + s) for s in range(slots) if ok[s])
+                               for c in range(codec.n_colours)) for ok in allowed)
     draws = [*range(codec.n_colours), DECK]  # DECK = -1 indexes the last entry
     moves = {a: tuple(tuple(Move(a, k, d, codec=codec) for d in draws)
                       for k in range(codec.n_kinds)) for a in (PLAY, DISCARD)}
@@ -173,7 +183,10 @@ def compile_tables(pack: RulePack) -> Tables:
         turn_cap=pack.turn_cap,
         hand_size=pack.hand_size,
         deck=tuple(pack.deck()),
-        fresh_playable=tuple(allowed[NO_NUMBERS][s] for s in slot_of),
+        fresh_playable=fresh_playable,
+        colour_bits=tuple(((1 << slots) - 1) << (c * slots) for c in range(codec.n_colours)),
+        allowed_bits=allowed_bits,
+        fresh_playable_bits=sum(1 << k for k, ok in enumerate(fresh_playable) if ok),
         colours=range(codec.n_colours),
         board=None if pack.board is None else _compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,

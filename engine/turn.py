@@ -18,7 +18,7 @@ Two ways to drive it:
 from __future__ import annotations
 
 import random
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from . import board as _board
 from .cards import Card
@@ -147,9 +147,8 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
     state.deal = deal
     state.hands = [list(h) for h in deal.hands]
     state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
-    state.row_states = [[NO_NUMBERS] * t.n_colours for _ in range(n)]
-    state.playable = [list(t.fresh_playable) for _ in range(n)]
     state.piles = [[] for _ in range(t.n_colours)]
+    derive(state)
     state.deck = list(reversed(deal.draw_pile))
     state.last_play = False
     state.pending = None
@@ -161,6 +160,20 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
             state.last_play = True
         else:
             _end_round(state, DRAW_PILE_EMPTY)
+
+
+def derive(state: GameState) -> None:
+    """Compute the state's derived fields from its hands, rows and piles: ``row_states``,
+    ``playable`` and the bit masks. The engine keeps them in step itself; call this after
+    building or changing a position by hand (e.g. dealing a guess at hidden cards)."""
+    t = state.tables
+    state.row_states = [[t.state_of(row) for row in rows] for rows in state.rows]
+    state.playable = [[ok for rs in states for ok in t.allowed[rs]]
+                      for states in state.row_states]
+    state.playable_bits = [sum(t.allowed_bits[rs][c] for c, rs in enumerate(states))
+                           for states in state.row_states]
+    state.held_bits = [sum(1 << k for k in set(hand)) for hand in state.hands]
+    state.pile_bits = sum(1 << c for c, pile in enumerate(state.piles) if pile)
 
 
 # --------------------------------------------------------------------------- legality
@@ -364,6 +377,8 @@ def _decide_card(state: GameState, action: Action, card: Card,
     hand = state.hands[p]
     index = hand.index(card)
     del hand[index]
+    if card not in hand:
+        state.held_bits[p] ^= 1 << card
     colour = t.colour_of[card]
     old = -1
     if action == PLAY:
@@ -371,11 +386,10 @@ def _decide_card(state: GameState, action: Action, card: Card,
         old = state.row_states[p][colour]
         new = t.after[old][t.slot_of[card]]
         if new != old:
-            state.row_states[p][colour] = new
-            s = t.slots
-            state.playable[p][colour * s:(colour + 1) * s] = t.allowed[new]
+            _set_row_state(state, p, colour, new)
     else:
         state.piles[colour].append(card)
+        state.pile_bits |= 1 << colour
     state.undo.append(("card", p, action, card, index, old))
     state.pending = (action, card)
     if not settle:
@@ -386,10 +400,27 @@ def _decide_card(state: GameState, action: Action, card: Card,
         state.phase = DRAW
 
 
+def _set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
+    """Seat ``p``'s row of ``colour`` is now in row state ``rs``: what it accepts follows."""
+    t = state.tables
+    state.row_states[p][colour] = rs
+    s = t.slots
+    state.playable[p][colour * s:(colour + 1) * s] = t.allowed[rs]
+    state.playable_bits[p] = (state.playable_bits[p] & ~t.colour_bits[colour]) \
+        | t.allowed_bits[rs][colour]
+
+
 def _decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = None) -> None:
     p = state.to_move
-    card = state.deck.pop() if source == DECK else state.piles[source].pop()  # type: ignore[index]
+    if source == DECK:
+        card = state.deck.pop()
+    else:
+        pile = state.piles[source]  # type: ignore[index]
+        card = pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << source  # type: ignore[operator]
     state.hands[p].append(card)
+    state.held_bits[p] |= 1 << card
     state.undo.append(("draw", p, source, card))
     _end_turn(state, source, move)
 
@@ -424,7 +455,8 @@ def _end_turn(state: GameState, source: DrawSource, move: Optional[Move],
     state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
                        state.turn, state.last_play, state.pending, state.deal, state.hands,
                        state.rows, state.row_states, state.playable, state.piles, state.deck,
-                       state.moves, len(state.finished)))
+                       state.moves, len(state.finished), state.held_bits, state.playable_bits,
+                       state.pile_bits))
     state.moves.append(move)
     state.turn += 1
     state.pending = None
@@ -477,18 +509,27 @@ def _undo_one(state: GameState, entry: tuple) -> None:
         if action == PLAY:
             state.rows[p][colour].pop()
             if state.row_states[p][colour] != old:
-                state.row_states[p][colour] = old
-                s = t.slots
-                state.playable[p][colour * s:(colour + 1) * s] = t.allowed[old]
+                _set_row_state(state, p, colour, old)
         else:
-            state.piles[colour].pop()
+            pile = state.piles[colour]
+            pile.pop()
+            if not pile:
+                state.pile_bits ^= 1 << colour
         state.hands[p].insert(index, card)
+        state.held_bits[p] |= 1 << card
         state.pending = None
         state.phase = t.card_phase
     elif kind == "draw":
         _, p, source, card = entry
-        state.hands[p].pop()
-        (state.deck if source == DECK else state.piles[source]).append(card)
+        hand = state.hands[p]
+        hand.pop()
+        if card not in hand:
+            state.held_bits[p] ^= 1 << card
+        if source == DECK:
+            state.deck.append(card)
+        else:
+            state.piles[source].append(card)
+            state.pile_bits |= 1 << source
         state.phase = DRAW
     elif kind == "turn":
         _, state.to_move, state.pending, state.last_play = entry
@@ -500,7 +541,8 @@ def _undo_one(state: GameState, entry: tuple) -> None:
     else:
         (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
          state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
-         state.playable, state.piles, state.deck, state.moves, finished) = entry
+         state.playable, state.piles, state.deck, state.moves, finished, state.held_bits,
+         state.playable_bits, state.pile_bits) = entry
         state.moves.pop()
         del state.finished[finished:]
         state.phase = state.tables.card_phase if state.pending is None else DRAW
@@ -561,39 +603,74 @@ def _move_text(state: GameState, move: object) -> str:
 
 
 def random_move(state: GameState, rng: random.Random) -> Move:
-    """A legal move drawn uniformly from :func:`legal_moves`, without listing them all."""
+    """A legal move drawn uniformly from :func:`legal_moves`, without listing them all.
+
+    It counts and picks the cards from the state's bit masks, in the order of
+    :func:`legal_moves` (by card, then by draw), so that it needs no list of moves.
+    """
     if state.phase != CARD:
         if state.phase == TRACK_CARD:
             return _board.random_move(state, rng)
         return rng.choice(legal_moves(state))
     t = state.tables
-    plays, discards = _card_options(state)
-    n_plays = len(plays)
-    options = n_plays + len(discards)
+    p = state.to_move
+    held = state.held_bits[p]
+    plays = held & state.playable_bits[p]
+    if t.lowest_in_hand and plays:
+        plays = sum(1 << k for k in _card_options(state)[0])
+    n_plays = plays.bit_count()
+    options = n_plays + held.bit_count()
     if state.last_play:
         i = rng.randrange(options)
         if i < n_plays:
-            return t.last_moves[PLAY][plays[i]]
-        return t.last_moves[DISCARD][discards[i - n_plays]]
+            return t.last_moves[PLAY][_nth_bit(plays, i)]
+        return t.last_moves[DISCARD][_nth_bit(held, i - n_plays)]
     # uniform over the cells (option, column) that are legal moves: columns are the
-    # draws, plus one for the discarded card's own pile when it may be retaken
-    draws = _base_draws(state)
-    n_draws = len(draws)
+    # draws (the deck, then the non-empty piles by colour), plus one for the discarded
+    # card's own pile when it may be retaken
+    piles = state.pile_bits
+    deck = 1 if state.deck else 0
+    n_draws = deck + piles.bit_count()
     retake = not t.no_retake
     columns = n_draws + retake
     while True:
         option, column = divmod(rng.randrange(options * columns), columns)
-        if option < n_plays:
-            if column < n_draws:
-                return t.moves[PLAY][plays[option]][draws[column]]
-            continue
-        card = discards[option - n_plays]
-        colour = t.colour_of[card]
         if column < n_draws:
-            if draws[column] != colour or retake:
-                return t.moves[DISCARD][card][draws[column]]
-        elif not state.piles[colour]:  # the extra column: retake from a pile that was empty
-            return t.moves[DISCARD][card][colour]
+            draw = DECK if column < deck else _nth_bit(piles, column - deck)
+            if option < n_plays:
+                return t.moves[PLAY][_nth_bit(plays, option)][draw]
+            card = _nth_bit(held, option - n_plays)
+            if draw != t.colour_of[card] or retake:
+                return t.moves[DISCARD][card][draw]
+        elif option >= n_plays:  # the extra column: retake from a pile that was empty
+            card = _nth_bit(held, option - n_plays)
+            colour = t.colour_of[card]
+            if not piles >> colour & 1:
+                return t.moves[DISCARD][card][colour]
+
+
+def playout(state: GameState, rng: random.Random,
+            policy: Callable[[GameState, random.Random], Move] = random_move) -> GameState:
+    """Play ``state`` on to the end of the match in place, each move ``policy(state, rng)``
+    (default :func:`random_move`), and return it: random matches and search rollouts.
+
+    The policy is trusted to give legal moves, so none is checked; each is pushed as
+    :func:`push` does, and the undo stack is emptied: a playout is not popped. The
+    same ``rng`` gives the same match as pushing the policy's moves one by one.
+    """
+    undo = state.undo
+    undo.clear()
+    while state.phase != OVER:
+        push(state, policy(state, rng))
+        undo.clear()
+    return state
+
+
+def _nth_bit(bits: int, i: int) -> int:
+    """The index of the ``i``-th set bit of ``bits``, counting from the lowest (0-based)."""
+    for _ in range(i):
+        bits &= bits - 1
+    return (bits & -bits).bit_length() - 1
 
 
 # --------------------------------------------------------------------------- actions
@@ -772,6 +849,6 @@ def describe_move(state: GameState, move: Move) -> str:
 
 
 __all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
-           "push", "pop", "apply", "random_move", "legal_actions", "legal_action_mask",
+           "push", "pop", "apply", "random_move", "playout", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
            "next_starter", "continue_match", "describe_move"]
