@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
-from .bots import Bot, BotError, SeatView, make_bot
+from .bots import Bot, BotError, RandomBot, SeatView, make_bot
 from .errors import LostCitiesError
 from .rules import RulePack
 
@@ -93,12 +93,17 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     """Play one match of bots (one per seat); returns the final GameState.
 
     Bots draw their randomness from a generator seeded by ``seed`` too. Raises
-    :class:`BotError` when a bot fails or returns an illegal move.
+    :class:`BotError` when a bot fails or returns an illegal move. When every seat is
+    the engine's own random bot, the match is one :func:`~.turn.playout` (the same
+    moves from the same draws, without a view per turn or a check of moves it makes
+    legal by construction).
     """
-    from .turn import illegal_reason, is_over, new_game, push
+    from .turn import illegal_reason, is_over, new_game, playout, push
 
     state = new_game(pack, list(labels or [b.name for b in bots]), seed)
     rng = random.Random(f"lostcities-bots:{seed}")
+    if all(type(bot) is RandomBot for bot in bots):
+        return playout(state, rng)
     undo = state.undo
     while not is_over(state):
         seat = state.to_move
