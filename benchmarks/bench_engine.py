@@ -7,7 +7,9 @@ Run: ``python benchmarks/bench_engine.py [--games N] [--rounds R] [--sim-games N
    among the legal moves it lists each turn; and the same loop sampling a move
    without listing them (the engine's own trick: the fair comparison, same work);
 2. the generic engine doing the same work: ``play_match`` with two ``random``
-   bots (uniform over the legal moves, from the pack's compiled tables);
+   bots (uniform over the legal moves, from the pack's compiled tables), which
+   is one ``playout``; and the same random moves through the bot interface (a
+   view per turn, each move checked), what any other bot pays;
 3. the board family through the same engine: random board-classic matches;
 4. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
 5. peak memory of ``lc simulate`` for a small and a 10x larger run (streaming:
@@ -175,14 +177,19 @@ def loops(games: int, board_games: int, rounds: int) -> None:
     from lostcities.engine.bots import RandomBot
     from lostcities.engine.packs import load_pack
 
+    class ViewRandomBot(RandomBot):
+        """The random bot through the bot interface: a view per turn, each move checked."""
+
     duel, board = load_pack("duel-classic"), load_pack("board-classic")
     bots = [RandomBot(), RandomBot()]
+    viewing = [ViewRandomBot(), ViewRandomBot()]
     engine_match(duel, bots, 0)  # warm up: compile tables and formulas
     engine_match(board, bots, 0)
     contenders = {
         "baseline, lists moves": lambda i: baseline_match(random.Random(i))[1],
         "baseline, samples cells": lambda i: baseline_match(random.Random(i), sample=True)[1],
         "engine, play_match random bots": lambda i: engine_match(duel, bots, i),
+        "engine, through the bot interface": lambda i: engine_match(duel, viewing, i),
     }
     print(f"random duel-classic matches, 2 players, 3 rounds; {games} matches per round")
     results = interleaved(contenders, games, rounds)
@@ -197,10 +204,12 @@ def loops(games: int, board_games: int, rounds: int) -> None:
                   f"paired rounds median {statistics.median(paired):.2f}x "
                   f"(min {min(paired):.2f}, max {max(paired):.2f})")
     print(f"random board-classic matches, 2 players; {board_games} matches per round")
-    (cpu, wall, turns, _), = interleaved(
-        {"board": lambda i: engine_match(board, bots, i)}, board_games, rounds).values()
-    print(f"  {'engine, play_match random bots':<34}{board_games / cpu:>8.1f} matches/s"
-          f" {turns / cpu:>9.0f} turns/s (best round {cpu:.3f} CPU-s, {wall:.3f} s wall)")
+    results = interleaved({"engine, play_match random bots": lambda i: engine_match(board, bots, i),
+                           "engine, through the bot interface":
+                               lambda i: engine_match(board, viewing, i)}, board_games, rounds)
+    for name, (cpu, wall, turns, _) in results.items():
+        print(f"  {name:<34}{board_games / cpu:>8.1f} matches/s {turns / cpu:>9.0f} turns/s "
+              f"(best round {cpu:.3f} CPU-s, {wall:.3f} s wall)")
 
 
 def simulate_runs(games: int) -> None:

@@ -94,6 +94,9 @@ class Tables:
     colour_bits: tuple[int, ...]
     allowed_bits: tuple[tuple[int, ...], ...]
     fresh_playable_bits: int
+    #: pile_draws[pile_bits]: the non-empty piles of that mask, by colour (where a turn may
+    #: draw besides the deck)
+    pile_draws: tuple[tuple[int, ...], ...]
     colours: range
     #: the board game's tracks, pawns and tiles (None in a duel)
     board: Optional["BoardTables"]
@@ -187,6 +190,8 @@ def compile_tables(pack: RulePack) -> Tables:
         colour_bits=tuple(((1 << slots) - 1) << (c * slots) for c in range(codec.n_colours)),
         allowed_bits=allowed_bits,
         fresh_playable_bits=sum(1 << k for k, ok in enumerate(fresh_playable) if ok),
+        pile_draws=tuple(tuple(c for c in range(codec.n_colours) if bits >> c & 1)
+                         for bits in range(1 << codec.n_colours)),
         colours=range(codec.n_colours),
         board=None if pack.board is None else _compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,

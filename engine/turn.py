@@ -629,14 +629,15 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     # draws (the deck, then the non-empty piles by colour), plus one for the discarded
     # card's own pile when it may be retaken
     piles = state.pile_bits
+    draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
-    n_draws = deck + piles.bit_count()
+    n_draws = deck + len(draws)
     retake = not t.no_retake
     columns = n_draws + retake
     while True:
         option, column = divmod(rng.randrange(options * columns), columns)
         if column < n_draws:
-            draw = DECK if column < deck else _nth_bit(piles, column - deck)
+            draw = DECK if column < deck else draws[column - deck]
             if option < n_plays:
                 return t.moves[PLAY][_nth_bit(plays, option)][draw]
             card = _nth_bit(held, option - n_plays)
