@@ -405,16 +405,41 @@ def legal_moves(state: GameState) -> list[Move]:
 
 
 def random_move(state: GameState, rng: random.Random) -> Move:
-    """A move drawn uniformly from :func:`legal_moves`, listing only the chosen card's."""
+    """A move drawn uniformly from :func:`legal_moves`, building only the chosen one."""
     options = _options(state)
-    sizes = [sum(1 if ended else len(draws) for _, _, ended in paths)
-             for _, _, paths, draws in options]
+    sizes = [_count(paths, draws) for _, _, paths, draws in options]
     i = rng.randrange(sum(sizes))
     for (action, card, paths, draws), size in zip(options, sizes):
         if i < size:
-            return _moves(action, card, paths, draws, state.tables.codec)[i]
+            return _nth_move(state, action, card, paths, draws, i)
         i -= size
     raise AssertionError("unreachable: i < sum(sizes)")
+
+
+def _count(paths: list[Path], draws: list[DrawSource]) -> int:
+    """How many moves :func:`_moves` makes of these paths and draws."""
+    if len(paths) == 1:
+        return 1 if paths[0][2] else len(draws)
+    return sum(1 if ended else len(draws) for _, _, ended in paths)
+
+
+def _nth_move(state: GameState, action: Action, card: Card, paths: list[Path],
+              draws: list[DrawSource], i: int) -> Move:
+    """``_moves(action, card, paths, draws, codec)[i]``, without building the others."""
+    t = state.tables
+    for pawn, steps, ended in paths:
+        n = 1 if ended else len(draws)
+        if i < n:
+            draw = None if ended else draws[i]
+            if pawn is None and not steps:
+                return t.move(action, card, draw)
+            return Move(action, card, draw, pawn, steps, t.codec)
+        i -= n
+    raise AssertionError("unreachable: i < _count(paths, draws)")
+
+
+_NO_PATH: list[Path] = [(None, (), False)]
+"""The board decisions of a discard: none."""
 
 
 def _options(state: GameState) -> list[tuple[Action, Card, list[Path], list[DrawSource]]]:
@@ -422,9 +447,13 @@ def _options(state: GameState) -> list[tuple[Action, Card, list[Path], list[Draw
     plays, discards = card_options(state)
     base = turn._base_draws(state)
     colour_of = state.tables.colour_of
-    none: list[Path] = [(None, (), False)]
+    after: dict[int, list[DrawSource]] = {}  # the draws after a discard, by its colour
+    for k in discards:
+        colour = colour_of[k]
+        if colour not in after:
+            after[colour] = turn._after_discard(state, base, colour)
     return [(PLAY, k, _paths(state, k), base) for k in plays] + \
-        [(DISCARD, k, none, turn._after_discard(state, base, colour_of[k])) for k in discards]
+        [(DISCARD, k, _NO_PATH, after[colour_of[k]]) for k in discards]
 
 
 def _moves(action: Action, card: Card, paths: list[Path], draws: list[DrawSource],

@@ -137,6 +137,21 @@ def test_random_move_stays_uniform_on_other_row_and_round_rules(sections):
     assert checked
 
 
+def test_random_move_is_uniform_on_a_board_with_pawn_and_step_choices():
+    p = pack("board-classic")
+    rng = random.Random(2)
+    s = new_game(p, 2, 1)
+    checked = 0
+    while not is_over(s) and checked < 4:
+        legal = legal_moves(s)
+        if len({(m.action, m.card) for m in legal}) < len(legal) - 20 and \
+                any(m.pawn is not None or m.steps for m in legal):
+            _assert_uniform(p, s, rng)
+            checked += 1
+        push(s, random_move(s, rng))
+    assert checked
+
+
 def test_ready_moves_are_the_plain_moves():
     p = pack("duel-classic")
     t = tables_of(p)
