@@ -139,12 +139,18 @@ def interleaved(contenders: dict[str, object], games: int, rounds: int) -> dict[
     return {name: (*best[name], cpus[name]) for name in contenders}
 
 
-def run_cli(args: list[str]) -> tuple[float, int, float]:
-    """``lc ARGS`` in a subprocess: wall time, peak RSS of its processes (KiB), CPU seconds."""
+LC = [sys.executable, "-c", "from lostcities.cli.app import main; main()"]
+
+
+def run_cli(*commands: list[str]) -> tuple[float, int, float]:
+    """``lc ARGS`` for each command, in subprocesses run at once: wall time, peak RSS of a
+    process (KiB), CPU seconds of them all."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from lostcities.cli.app import main; main()", *args],
-                   check=True, stdout=subprocess.DEVNULL)
+    procs = [subprocess.Popen([*LC, *args], stdout=subprocess.DEVNULL) for args in commands]
+    for proc, args in zip(procs, commands):
+        if proc.wait():
+            raise SystemExit(f"lc {' '.join(args)} failed")
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -212,18 +218,32 @@ def loops(games: int, board_games: int, rounds: int) -> None:
               f"(best round {cpu:.3f} CPU-s, {wall:.3f} s wall)")
 
 
-def simulate_runs(games: int) -> None:
-    """lc simulate in subprocesses: 1 vs 2 workers, and peak memory."""
-    one, _, cpu1 = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
-                            "--bots", "random,random", "--workers", "1", "--json"])
-    two, _, cpu2 = run_cli(["simulate", "--pack", "duel-classic", "--games", str(games),
-                            "--bots", "random,random", "--workers", "2", "--json"])
-    print(f"lc simulate --workers 1: {games / one:9.1f} matches/s ({games} matches, {one:.2f} s "
-          f"wall, start-up included; {cpu1:.2f} CPU-s)")
-    print(f"lc simulate --workers 2: {games / two:9.1f} matches/s ({games} matches, {two:.2f} s "
-          f"wall; {cpu2:.2f} CPU-s in all processes); speed-up {one / two:.2f}x")
-    print(f"  work per match with 2 workers: {cpu2 / cpu1:.2f}x that of 1 worker, so on two "
-          f"idle cores the speed-up would be about {2 * cpu1 / cpu2:.2f}x")
+def simulate_runs(games: int, repeats: int = 3) -> None:
+    """lc simulate in subprocesses: 1 vs 2 workers, and peak memory.
+
+    Also, as a control, two independent ``--workers 1`` processes of half the matches
+    each, run at once: what two busy processes cost on this machine without any
+    exchange between them. Each figure is the best of ``repeats`` interleaved runs.
+    """
+    def sim(n: int, workers: int) -> list[str]:
+        return ["simulate", "--pack", "duel-classic", "--games", str(n), "--bots",
+                "random,random", "--workers", str(workers), "--json"]
+
+    runs: dict[str, list[tuple[float, int, float]]] = {"one": [], "two": [], "halves": []}
+    for _ in range(repeats):
+        runs["one"].append(run_cli(sim(games, 1)))
+        runs["two"].append(run_cli(sim(games, 2)))
+        runs["halves"].append(run_cli(sim(games // 2, 1), sim(games - games // 2, 1)))
+    (one, _, cpu1), (two, _, cpu2), (halves, _, cpu_h) = (
+        min(r, key=lambda x: x[0]) for r in runs.values())
+    print(f"lc simulate, {games} random duel-classic matches, best of {repeats} interleaved runs "
+          f"(start-up of about 0.3 CPU-s per process included)")
+    print(f"  --workers 1: {games / one:9.1f} matches/s ({one:.2f} s wall; {cpu1:.2f} CPU-s)")
+    print(f"  --workers 2: {games / two:9.1f} matches/s ({two:.2f} s wall; {cpu2:.2f} CPU-s in all "
+          f"processes); speed-up {one / two:.2f}x, CPU {cpu2 / cpu1:.2f}x that of 1 worker")
+    print(f"  control, two independent --workers 1 processes of half the matches at once: "
+          f"{halves:.2f} s wall, {cpu_h:.2f} CPU-s ({cpu_h / cpu1:.2f}x)")
+    print(f"  on two idle cores the speed-up would be about {2 * cpu1 / cpu2:.2f}x")
 
     with tempfile.TemporaryDirectory() as tmp:
         small, big = max(1, games // 10), games
@@ -232,10 +252,10 @@ def simulate_runs(games: int) -> None:
         _, peak_big, _ = run_cli(["simulate", "--games", str(big), "--record",
                                os.path.join(tmp, "b.jsonl"), "--json"])
         size = os.path.getsize(os.path.join(tmp, "b.jsonl"))
-    print(f"peak memory of lc simulate --record: {peak_small / 1024:.1f} MiB for {small} matches,"
+    print(f"  peak memory of lc simulate --record: {peak_small / 1024:.1f} MiB for {small} matches,"
           f" {peak_big / 1024:.1f} MiB for {big} matches (records written: "
           f"{size / 1e6:.1f} MB)")
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"  load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
