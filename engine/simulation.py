@@ -98,14 +98,15 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     moves from the same draws, without a view per turn or a check of moves it makes
     legal by construction).
     """
-    from .turn import illegal_reason, is_over, new_game, playout, push
+    from .state import OVER
+    from .turn import illegal_reason, new_game, playout, push
 
     state = new_game(pack, list(labels or [b.name for b in bots]), seed)
     rng = random.Random(f"lostcities-bots:{seed}")
     if all(type(bot) is RandomBot for bot in bots):
         return playout(state, rng)
     undo = state.undo
-    while not is_over(state):
+    while state.phase != OVER:
         seat = state.to_move
         try:
             move = bots[seat].choose(SeatView(state, seat, rng))
