@@ -8,6 +8,7 @@ of games.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import os
@@ -356,8 +357,16 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     # fork starts workers in milliseconds with the pack already loaded; it is safe
     # here because no thread runs yet (a progress bar must start on its first call)
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(ref, specs, seed, record is not None)) as pool:
+    # frozen, the objects a forked worker inherits are never visited by its garbage
+    # collector, so their memory pages stay shared instead of being copied (fewer page
+    # faults, less CPU); the parent's collector gets them back once the workers exist
+    gc.freeze()
+    try:
+        pool = ctx.Pool(workers, initializer=_init_worker,
+                        initargs=(ref, specs, seed, record is not None))
+    finally:
+        gc.unfreeze()
+    with pool:
         for results in pool.imap(_run_chunk, _spans(games, size)):
             for result in results:
                 take(result)
