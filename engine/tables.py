@@ -85,15 +85,12 @@ class Tables:
     turn_cap: int
     hand_size: int
     deck: tuple[int, ...]
-    #: playable[card] of a player whose rows are all empty
-    fresh_playable: tuple[bool, ...]
-    #: the same facts as bit masks over card kinds (bit k: card k), which the random
+    #: ``allowed`` again as bit masks over card kinds (bit k: card k), which the random
     #: move counts and picks from without listing cards: colour_bits[colour] (every card
-    #: of the colour), allowed_bits[row_state][colour] (the cards of the colour a row in
-    #: that state accepts) and fresh_playable_bits
+    #: of the colour) and allowed_bits[row_state][colour] (the cards of the colour a row
+    #: in that state accepts)
     colour_bits: tuple[int, ...]
     allowed_bits: tuple[tuple[int, ...], ...]
-    fresh_playable_bits: int
     #: pile_draws[pile_bits]: the non-empty piles of that mask, by colour (where a turn may
     #: draw besides the deck)
     pile_draws: tuple[tuple[int, ...], ...]
@@ -161,7 +158,6 @@ def compile_tables(pack: RulePack) -> Tables:
         allowed.append(tuple(ok_row))
         after.append(tuple(next_row))
     slot_of = tuple(k % slots for k in range(codec.n_kinds))
-    fresh_playable = tuple(allowed[NO_NUMBERS][s] for s in slot_of)
     allowed_bits = tuple(tuple(sum(1 << (c * slots + s) for s in range(slots) if ok[s])
                                for c in range(codec.n_colours)) for ok in allowed)
     draws = [*range(codec.n_colours), DECK]  # DECK = -1 indexes the last entry
@@ -186,10 +182,8 @@ def compile_tables(pack: RulePack) -> Tables:
         turn_cap=pack.turn_cap,
         hand_size=pack.hand_size,
         deck=tuple(pack.deck()),
-        fresh_playable=fresh_playable,
         colour_bits=tuple(((1 << slots) - 1) << (c * slots) for c in range(codec.n_colours)),
         allowed_bits=allowed_bits,
-        fresh_playable_bits=sum(1 << k for k, ok in enumerate(fresh_playable) if ok),
         pile_draws=tuple(tuple(c for c in range(codec.n_colours) if bits >> c & 1)
                          for bits in range(1 << codec.n_colours)),
         colours=range(codec.n_colours),
