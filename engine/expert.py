@@ -47,6 +47,8 @@ class ExpertParams:
     unstarted: float = 0.15       #: an opponent's use of a card of a colour it has not opened
     play_bias: float = 0.3        #: tie-break toward playing rather than discarding
     trust: float = 0.8            #: how much of the unseen cards' expected worth is counted
+    stall: float = 3.0            #: cost of a discard followed by a pile draw (no progress),
+    #: times one more for each of our turns in a row that the draw pile did not shrink
 
 
 class ExpertBot(Bot):
@@ -76,9 +78,13 @@ class ExpertBot(Bot):
         if view.pack.board is not None:
             return self._fallback.choose(view)
         mem = self.memory(view)
-        move = Evaluation(view.pack, view.observation, mem, self.params).best(view.legal_moves)
+        move = self.decide(view, mem)
         mem.played(move)
         return move
+
+    def decide(self, view: SeatView, memory: SeatMemory) -> Move:
+        """The expert's move for ``view`` given the seat's (already updated) memory."""
+        return Evaluation(view.pack, view.observation, memory, self.params).best(view.legal_moves)
 
 
 @dataclass(frozen=True)
@@ -120,36 +126,32 @@ class Evaluation:
 
     def best(self, legal: Sequence[Move]) -> Move:
         """The legal move of highest value (ties: the first in the engine's order)."""
+        return max(self.ranked(legal), key=lambda vm: vm[0])[1]
+
+    def ranked(self, legal: Sequence[Move]) -> list[tuple[float, Move]]:
+        """Each legal move with its value, in the engine's order."""
         obs, t = self.obs, self.t
         hand = list(obs.hand)
         rows = [list(r) for r in obs.rows[self.me]]
         tops = list(obs.pile_tops)
         under = [p[-2] if len(p) > 1 else None for p in self.memory.piles]
-        options: dict[tuple[str, Card], list[Move]] = {}
+        out: list[tuple[float, Move]] = []
         for move in legal:
-            options.setdefault((move.action, move.card), []).append(move)
-        best_move, best_value = legal[0], -math.inf
-        for (action, card), moves in options.items():
-            h = hand[:]
+            action, card = move.action, move.card
+            h, r, piles_top = hand, rows, tops
             if obs.pending is None:
+                h = hand[:]
                 h.remove(card)
-            r = rows
-            piles_top = tops
-            colour = t.colour_of[card]
-            if obs.pending is None:
                 if action == PLAY:
                     r = [row[:] for row in rows]
-                    r[colour].append(card)
+                    r[t.colour_of[card]].append(card)
                 else:
                     piles_top = tops[:]
-                    piles_top[colour] = card
+                    piles_top[t.colour_of[card]] = card
             bias = self.p.play_bias if action == PLAY else 0.0
-            for move in moves:
-                value = bias + self._after_draw(h, r, piles_top, under, move.draw,
-                                                action, card)
-                if value > best_value:
-                    best_move, best_value = move, value
-        return best_move
+            out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card),
+                        move))
+        return out
 
     def _after_draw(self, hand: list[Card], rows: list[list[Card]], tops: list[Optional[Card]],
                     under: list[Optional[Card]], draw, action: str, card: Card) -> float:
@@ -162,11 +164,12 @@ class Evaluation:
             return self._deck_average(hand, rows, future, tops, deck - 1, base)
         taken = tops[draw]
         new_tops = tops[:]
-        discarded_here = action != PLAY and self.t.colour_of[card] == draw
-        new_tops[draw] = None if discarded_here else under[draw]
+        retaken = action != PLAY and self.t.colour_of[card] == draw
+        new_tops[draw] = self.obs.pile_tops[draw] if retaken else under[draw]
         if taken is None:
             return -math.inf
-        return self.value(hand + [taken], rows, deck // self.n, new_tops, deck)
+        stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
+        return self.value(hand + [taken], rows, deck // self.n, new_tops, deck) - stall
 
     def _deck_average(self, hand: list[Card], rows: list[list[Card]], future: int,
                       tops: list[Optional[Card]], deck: int, base: float) -> float:

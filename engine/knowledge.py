@@ -34,6 +34,8 @@ class SeatMemory:
         #: known[seat]: cards that seat took from a pile and still holds
         self.known: list[list[Card]] = []
         self.move: Optional[Move] = None
+        #: observations in a row (this one included) since the draw pile last shrank
+        self.stalled = 0
         #: copies[card]: how many of that card the pack's deck holds
         self.copies = [0] * tables.n_kinds
         for card in tables.deck:
@@ -44,6 +46,8 @@ class SeatMemory:
         prev, move = self.obs, self.move
         self.obs, self.move = obs, None
         n = len(obs.players)
+        same = prev is not None and prev.round == obs.round and prev.draw_pile == obs.draw_pile
+        self.stalled = self.stalled + 1 if same else 0
         if (prev is None or prev.round != obs.round or obs.turn != prev.turn + n
                 or len(self.piles) != len(obs.pile_sizes)):
             self._restart(obs)
