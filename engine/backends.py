@@ -1,0 +1,203 @@
+"""Seeded batches of games run on a local process pool or a Ray cluster, resumably.
+
+Work is cut into batches of consecutive game indices (game ``i`` always uses the
+seed :func:`~.simulation.game_seed` ``(seed, i)``). A batch function maps
+``(job, start, stop)`` to a JSON-ready result; it runs the same way in this
+process, in a pool worker or as a Ray task. :func:`run_batches` hands results
+back **in batch order** whatever order they finish in, so anything aggregated
+from them is identical for any number of workers. With a run directory
+(:class:`RunDir`), each batch is written to its own file as soon as it finishes,
+and a run started again on the same directory skips the batches already there.
+
+Backends: ``local`` (``multiprocessing``, forked workers on Linux) and ``ray``
+(``pip install lostcities[ray]``; the cluster from ``address``, else
+``RAY_ADDRESS``, else a local Ray instance). Scheduling is theirs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+from .errors import LostCitiesError
+
+BatchFn = Callable[[Any, int, int], Any]
+"""``fn(job, start, stop)``: play games ``start .. stop-1`` of ``job``; a JSON-ready result."""
+
+BACKENDS = ("local", "ray")
+
+
+class BackendError(LostCitiesError, ValueError):
+    """A backend cannot run: Ray missing or unreachable, a run directory that does not fit."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Games ``start .. stop-1``, the ``index``-th batch of a run."""
+
+    index: int
+    start: int
+    stop: int
+
+
+def batches(games: int, size: int) -> list[Batch]:
+    """``games`` cut into batches of ``size`` (the last one shorter)."""
+    if size < 1:
+        raise ValueError("a batch holds at least one game")
+    return [Batch(i, start, min(games, start + size))
+            for i, start in enumerate(range(0, games, size))]
+
+
+def batch_size(games: int) -> int:
+    """The default batch size for a run of ``games``: about 40 batches, 5 to 200 games each.
+
+    It depends on ``games`` only, so that a run cut into batches is the same on any
+    machine and with any number of workers.
+    """
+    return max(5, min(200, -(-games // 40)))
+
+
+class RunDir:
+    """A folder holding a run's description (``run.json``) and one file per finished batch."""
+
+    def __init__(self, path: os.PathLike | str):
+        self.path = Path(path)
+
+    def open(self, spec: dict[str, Any]) -> dict[int, Any]:
+        """Create the folder for ``spec``, or check it holds a run of the same ``spec``;
+        the results of the batches already finished, by batch index."""
+        spec_file = self.path / "run.json"
+        try:
+            if spec_file.exists():
+                old = json.loads(spec_file.read_text(encoding="utf-8"))
+                if old != json.loads(json.dumps(spec)):
+                    diff = sorted(k for k in set(old) | set(spec) if old.get(k) != spec.get(k))
+                    raise BackendError(f"{self.path}: holds another run (different "
+                                       f"{', '.join(diff)}); use a new folder")
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._write(spec_file, spec)
+            done: dict[int, Any] = {}
+            for item in self.path.glob("batch-*.json"):
+                try:
+                    index = int(item.stem.split("-")[1])
+                    done[index] = json.loads(item.read_text(encoding="utf-8"))
+                except (ValueError, IndexError, json.JSONDecodeError):
+                    continue  # a partial or foreign file: the batch runs again
+            return done
+        except OSError as err:
+            raise BackendError(f"{self.path}: cannot use as a run folder: "
+                               f"{err.strerror or err}") from None
+
+    def save(self, index: int, result: Any) -> None:
+        """Write one finished batch (atomically: a reader never sees half a file)."""
+        try:
+            self._write(self.path / f"batch-{index:06d}.json", result)
+        except OSError as err:
+            raise BackendError(f"{self.path}: cannot write a batch: "
+                               f"{err.strerror or err}") from None
+
+    @staticmethod
+    def _write(path: Path, data: Any) -> None:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = "local",
+                workers: Optional[int] = None, address: Optional[str] = None,
+                done: Optional[dict[int, Any]] = None,
+                save: Optional[Callable[[int, Any], None]] = None) -> Iterator[tuple[Batch, Any]]:
+    """Each batch of ``todo`` with its result, in batch order.
+
+    ``done`` holds results already known (a resumed run): they are not run again.
+    ``save(index, result)`` is called as each batch finishes, in any order. Closing
+    the iterator early (an early stop) ends the workers. ``workers`` (local): the
+    pool's size, default all cores; 1 runs in this process.
+    """
+    done = dict(done or {})
+    pending = [b for b in todo if b.index not in done]
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "ray":
+        finished = _ray(fn, job, pending, address)
+    else:
+        finished = _local(fn, job, pending, workers or os.cpu_count() or 1)
+    try:
+        for batch in todo:
+            while batch.index not in done:
+                index, result = next(finished)
+                done[index] = result
+                if save is not None:
+                    save(index, result)
+            yield batch, done.pop(batch.index)
+    finally:
+        finished.close()
+
+
+def _call(args: tuple[BatchFn, Any, int, int, int]) -> tuple[int, Any]:
+    fn, job, index, start, stop = args
+    return index, fn(job, start, stop)
+
+
+def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int) -> Iterator[tuple[int, Any]]:
+    if workers == 1 or len(pending) <= 1:
+        for b in pending:
+            yield b.index, fn(job, b.start, b.stop)
+        return
+    import gc
+    import multiprocessing as mp
+
+    # fork starts workers in milliseconds with everything loaded (no thread runs yet)
+    ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    gc.freeze()
+    try:
+        pool = ctx.Pool(min(workers, len(pending)))
+    finally:
+        gc.unfreeze()
+    try:
+        yield from pool.imap_unordered(_call, [(fn, job, b.index, b.start, b.stop)
+                                                for b in pending])
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _ray(fn: BatchFn, job: Any, pending: list[Batch],
+         address: Optional[str]) -> Iterator[tuple[int, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise BackendError("--backend ray needs Ray: pip install 'lostcities[ray]'") from None
+    if not ray.is_initialized():
+        target = address or os.environ.get("RAY_ADDRESS") or None
+        try:
+            ray.init(address=target, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+        except Exception as err:  # ray raises ConnectionError, RuntimeError, ValueError...
+            where = target or "a local instance"
+            raise BackendError(f"cannot start Ray on {where}: {type(err).__name__}: "
+                               f"{str(err).splitlines()[0] if str(err) else ''}") from None
+    task = ray.remote(_call)
+    refs = {task.remote((fn, job, b.index, b.start, b.stop)): b.index for b in pending}
+    try:
+        while refs:
+            ready, _ = ray.wait(list(refs), num_returns=1)
+            for ref in ready:
+                del refs[ref]
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayTaskError as err:
+                    cause = getattr(err, "cause", None)
+                    if isinstance(cause, LostCitiesError):
+                        raise cause from None
+                    first = str(cause or err).strip().splitlines()
+                    raise BackendError(f"a Ray task failed: {type(cause or err).__name__}: "
+                                       f"{first[-1] if first else ''}") from None
+                yield result
+    finally:
+        for ref in refs:
+            ray.cancel(ref, force=True)
