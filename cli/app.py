@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "validate",
     "score",
     "simulate",
+    "balance",
     "replay",
     "play",
 )

@@ -7,6 +7,7 @@ only what the player may see; the engine checks every move they return.
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
 from functools import cached_property
 from typing import Callable, Optional
@@ -280,23 +281,43 @@ class _BoardPlan(_Plan):
         return gain
 
 
-#: bots by name; ``module:Class`` names load any other Bot subclass
-BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
-
-
 def _expert() -> Bot:
     from .expert import ExpertBot
 
     return ExpertBot()
 
 
-BOTS["expert"] = _expert
+def _ismcts(level: Optional[int] = None) -> Bot:
+    from .ismcts import DEFAULT_LEVEL, ISMCTSBot
+
+    return ISMCTSBot(DEFAULT_LEVEL if level is None else level)
 
 
-def make_bot(spec: str) -> Bot:
-    """Build a bot from its name in :data:`BOTS` or a ``module:Class`` path."""
+#: bots by name; ``module:Class`` names load any other Bot subclass. A factory that
+#: takes ``level`` gives a bot with levels (``ismcts@2``, ``make_bot("ismcts", level=2)``)
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "greedy": GreedyBot,
+                                       "expert": _expert, "ismcts": _ismcts}
+
+#: the built-in bots from strongest to weakest (measured: benchmarks/bench_bots.py)
+STRENGTH: tuple[str, ...] = ("expert", "ismcts", "greedy", "random")
+
+
+def strongest() -> str:
+    """The name of the strongest built-in bot (the first of :data:`STRENGTH` in :data:`BOTS`)."""
+    return next(name for name in STRENGTH if name in BOTS)
+
+
+def make_bot(spec: str, level: Optional[int] = None) -> Bot:
+    """Build a bot from its name in :data:`BOTS` (``name@LEVEL`` for a level) or a
+    ``module:Class`` path. ``level`` is for bots with levels (e.g. ``ismcts``, 1-5)."""
     spec = spec.strip()
-    factory: Optional[Callable[[], Bot]] = BOTS.get(spec)
+    name, at, level_text = spec.partition("@")
+    if at and name in BOTS:
+        if not level_text.isdigit():
+            raise BotError(f"bot {spec!r}: write a level as a whole number, e.g. {name}@3")
+        level = int(level_text)
+        spec = name
+    factory: Optional[Callable[..., Bot]] = BOTS.get(spec)
     if factory is None and ":" in spec:
         module_name, _, attr = spec.partition(":")
         try:
@@ -310,8 +331,17 @@ def make_bot(spec: str) -> Bot:
         raise BotError(f"unknown bot {spec!r}; built-in bots: {', '.join(BOTS)}, "
                        f"or give module:Class")
     try:
-        bot = factory()
-    except Exception as err:  # a user class failing in __init__
+        if level is None:
+            bot = factory()
+        else:
+            try:
+                inspect.signature(factory).bind(level=level)
+            except (TypeError, ValueError):
+                raise BotError(f"bot {spec!r} has no levels") from None
+            bot = factory(level=level)
+    except BotError:
+        raise
+    except Exception as err:  # a user class failing in __init__, a level out of range
         raise BotError(f"bot {spec!r} could not be built: {err}") from None
     if not callable(getattr(bot, "choose", None)):
         raise BotError(f"bot {spec!r} has no choose(view) method")

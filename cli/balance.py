@@ -1,0 +1,106 @@
+"""``lc balance``: what a house pack changes, measured on paired games against a base pack."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import (EXIT_PROBLEM, EXIT_USAGE, Progress, bot_specs, complete_bot, complete_pack,
+                     fail)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``lc balance`` to the app."""
+    app.command("balance")(balance)
+
+
+def balance(
+    house: str = typer.Argument(..., metavar="HOUSE_PACK", autocompletion=complete_pack,
+                                help="The pack to measure: a pack file or a built-in id."),
+    base: str = typer.Option("duel-classic", "--base", autocompletion=complete_pack,
+                             help="The pack to compare with (built-in id or file)."),
+    games: int = typer.Option(1000, "--games", "-n", min=1,
+                              help="Paired games: each seed is played on both packs."),
+    bots: Optional[str] = typer.Option(
+        "expert,expert", "--bots", "-b", autocompletion=complete_bot,
+        help="One bot per seat for both packs, comma-separated: random, greedy, expert, "
+             "ismcts (ismcts@LEVEL) or module:Class."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed; game i uses a seed derived from it."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w", min=1, show_default=False,
+        help="Local worker processes (default: all cores); results do not depend on it."),
+    precision: Optional[float] = typer.Option(
+        None, "--precision", min=0.0, show_default=False,
+        help="Stop early once every difference's 95% interval is this narrow (half-width): "
+             "absolute for proportions (0.02 = 2 points of percentage), relative to the "
+             "base's mean for other measures (0.02 = 2%)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON document."),
+    plot: Optional[Path] = typer.Option(
+        None, "--plot", dir_okay=False, show_default=False,
+        help="Draw score distributions and differences to this PNG (needs matplotlib: "
+             "pip install 'lostcities[plot]')."),
+    backend: str = typer.Option("local", "--backend",
+                                help="local (process pool) or ray (pip install 'lostcities[ray]')."),
+    address: Optional[str] = typer.Option(
+        None, "--address", show_default=False,
+        help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance)."),
+    resume: Optional[Path] = typer.Option(
+        None, "--resume", file_okay=False, show_default=False,
+        help="Run folder: finished batches are written there; run again with the same "
+             "folder to resume an interrupted run without replaying them."),
+) -> None:
+    """Play HOUSE_PACK and --base on the same seeds and compare, each with a 95% interval
+    and whether the difference is significant: first-player wins, scores (mean, spread,
+    margins, close matches), turns per round, rows opened, wagers, long-expedition
+    bonuses, draws from discard piles, rounds ended by the turn cap, and for board packs
+    bridges crossed and artefacts taken.
+
+    Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options.
+    """
+    import json
+
+    from lostcities.engine.backends import BACKENDS, BackendError
+    from lostcities.engine.balance import balance as run
+    from lostcities.engine.errors import LostCitiesError, PackError
+    from lostcities.engine.packs import load_pack
+
+    if backend not in BACKENDS:
+        fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", EXIT_USAGE)
+    if address is not None and backend != "ray":
+        fail("--address is for --backend ray", EXIT_USAGE)
+    if plot is not None:
+        from importlib.util import find_spec
+
+        if find_spec("matplotlib") is None:
+            fail("--plot needs matplotlib: pip install 'lostcities[plot]'", EXIT_USAGE)
+    packs = []
+    for option, ref in (("HOUSE_PACK", house), ("--base", base)):
+        try:
+            packs.append(load_pack(ref))
+        except PackError as err:
+            fail(f"{option}: {err}", EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
+    specs = bot_specs(bots, packs[0])
+    if not packs[1].min_players <= len(specs) <= packs[1].max_players:
+        fail(f"--bots: {len(specs)} bot(s), but {packs[1].id} is played by "
+             f"{packs[1].min_players}-{packs[1].max_players} players", EXIT_USAGE)
+    try:
+        with Progress(games, "balancing") as tick:
+            report = run(packs[0], packs[1], specs, games, seed, workers=workers,
+                         precision=precision, backend=backend, address=address,
+                         run_dir=None if resume is None else str(resume), progress=tick)
+    except BackendError as err:
+        fail(str(err), EXIT_USAGE)
+    except LostCitiesError as err:
+        fail(str(err), EXIT_PROBLEM)
+    if plot is not None:
+        try:
+            report.plot(str(plot))
+        except OSError as err:
+            fail(f"--plot {plot}: cannot write: {err.strerror or err}", EXIT_USAGE)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        typer.echo(report.text())
+        if plot is not None:
+            typer.echo(f"plot: {plot}")
