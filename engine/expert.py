@@ -32,7 +32,7 @@ from .bots import Bot, GreedyBot, SeatView
 from .cards import Card
 from .knowledge import SeatMemory
 from .moves import DECK, PLAY, Move
-from .tables import NO_NUMBERS, Tables, tables_of
+from .tables import Tables, tables_of
 from .view import Observation
 
 
