@@ -43,10 +43,6 @@ SAVE_FORMAT = "lostcities-save/1"
 HUMAN: Literal["human"] = "human"
 BOT: Literal["bot"] = "bot"
 
-#: the bots this front end knows, strongest first; the first one the engine's registry
-#: holds is the default opponent and gives the hints
-STRENGTH_ORDER: tuple[str, ...] = ("ismcts", "expert", "greedy")
-
 #: command words (English and French) -> command
 COMMANDS: dict[str, str] = {
     **dict.fromkeys(("help", "h", "?", "aide"), "help"),
@@ -165,10 +161,10 @@ def _error(key: str, **params: Any) -> Reply:
 # --------------------------------------------------------------------------- settings
 
 def strongest_bot() -> str:
-    """The strongest bot in the engine's registry, by :data:`STRENGTH_ORDER`."""
-    from lostcities.engine.bots import BOTS
+    """The default opponent, which also gives the hints: the engine registry's strongest bot."""
+    from lostcities.engine.bots import strongest
 
-    return next((name for name in STRENGTH_ORDER if name in BOTS), next(iter(BOTS)))
+    return strongest()
 
 
 def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",

@@ -79,14 +79,14 @@ def test_default_players_are_you_against_the_strongest_bot():
     assert grenoble[0].label == "Vous" and grenoble[1].label != grenoble[2].label
 
 
-def test_strongest_bot_follows_the_strength_order(monkeypatch):
+def test_strongest_bot_follows_the_engine_registry_strength_order(monkeypatch):
     from lostcities.engine import bots
 
-    assert strongest_bot() in bots.BOTS
-    monkeypatch.setitem(bots.BOTS, "expert", bots.GreedyBot)
+    assert strongest_bot() == bots.STRENGTH[0] and strongest_bot() in bots.BOTS
+    monkeypatch.setattr(bots, "STRENGTH", ("greedy", "expert", "random"))
+    assert strongest_bot() == "greedy"
+    monkeypatch.setattr(bots, "BOTS", {k: v for k, v in bots.BOTS.items() if k != "greedy"})
     assert strongest_bot() == "expert"
-    monkeypatch.setitem(bots.BOTS, "ismcts", bots.RandomBot)
-    assert strongest_bot() == "ismcts"
 
 
 def test_players_spec_humans_bots_and_names():
