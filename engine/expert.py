@@ -6,32 +6,40 @@ and its memory of the discard piles (:class:`~.knowledge.SeatMemory`):
 * **its own rows**: for each colour, the row as it would end if it plays the
   cards of that colour it holds in order, plus the cards it has not seen yet
   weighted by its chance to draw them in time. Every value comes from the
-  pack's own expedition formula (costs, multipliers and bonuses are data). A
-  colour is opened only if that promise beats a margin, and wagers only if they
-  add another margin each. The turns left in the draw pile bound how many cards
-  it can still play: when they run short it keeps the best cards (a small
-  knapsack over colours);
+  pack's own formulas: the expedition formula in a duel (costs, multipliers and
+  bonuses are data); on a board, the pawn formula at the space the row's cards
+  carry its pawn to, plus the tiles met on the way (an artefact is worth what the
+  match formula gives for one more). A colour is opened only if that promise
+  beats a margin, and wagers only if they add another margin each. The turns
+  left bound how many cards it can still play: when they run short it keeps the
+  best cards (a small knapsack over colours);
 * **the opponents**: what each could still add to its started rows (cards it
   was seen taking, unseen cards it may hold or draw, and the discard tops it
   could take), bounded by its turns left. A discard that feeds an opponent, a
   pile top left for it, or a draw from the deck that shortens the round while
   it still has cards to play all count against the move;
 * **time**: drawing from a discard pile keeps the draw pile (and the round)
-  longer, which is worth what the extra turns are worth to each side.
+  longer; on a board, the bridge crossings bring the round's end nearer, so a
+  crossing is worth what the turns it removes are worth to each side (bridge
+  timing), and a free leader is kept for the colour where it would gain most
+  (leader placement). The board effects of each move (pawn sent, steps, tiles,
+  crossings) come from the engine itself, played on a copy of the position.
 
-The weights (:class:`ExpertParams`) were tuned on duel-classic with quick
-simulations against ``greedy`` (see ``benchmarks/bench_bots.py``).
+The weights (:class:`ExpertParams`: :data:`DUEL`, :data:`BOARD`) were tuned with
+quick simulations against ``greedy`` (see ``benchmarks/bench_bots.py``).
 """
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from .bots import Bot, GreedyBot, SeatView
+from .bots import Bot, SeatView
 from .cards import Card
-from .knowledge import SeatMemory
-from .moves import DECK, PLAY, Move
+from .knowledge import Determinizer, SeatMemory
+from .moves import DECK, PLAY, Move, action_space
+from .state import GameState
 from .tables import Tables, tables_of
 from .view import Observation
 
@@ -47,23 +55,33 @@ class ExpertParams:
     unstarted: float = 0.15       #: an opponent's use of a card of a colour it has not opened
     play_bias: float = 0.3        #: tie-break toward playing rather than discarding
     trust: float = 0.8            #: how much of the unseen cards' expected worth is counted
+    crossing_pace: float = 6.0    #: board: a player's turns per step of a pawn toward its bridge
     stall: float = 3.0            #: cost of a discard followed by a pile draw (no progress),
     #: times one more for each of our turns in a row that the draw pile did not shrink
 
 
+#: the weights for packs without a board (tuned on duel-classic against greedy)
+DUEL = ExpertParams()
+#: the weights for board packs (tuned on board-classic at 2 and 4 players against greedy):
+#: every card is a step, so rows open readily and playing beats holding
+BOARD = ExpertParams(open_margin=0.0, play_bias=6.0, trust=0.6)
+
+
 class ExpertBot(Bot):
-    """Card counting, row planning from the pack's formulas, opponent denial (duel family).
+    """Card counting and row planning from the pack's formulas, with opponent denial.
 
     Keeps a :class:`~.knowledge.SeatMemory` per seat, so one object can play
-    several seats; board packs are played by the greedy policy for now.
+    several seats. ``params`` / ``board_params``: the weights for packs without
+    and with a board (default :data:`DUEL`, :data:`BOARD`).
     """
 
     name = "expert"
 
-    def __init__(self, params: Optional[ExpertParams] = None):
-        self.params = params or ExpertParams()
+    def __init__(self, params: Optional[ExpertParams] = None,
+                 board_params: Optional[ExpertParams] = None):
+        self.params = params or DUEL
+        self.board_params = board_params or BOARD
         self._memories: dict[int, SeatMemory] = {}
-        self._fallback = GreedyBot()
 
     def memory(self, view: SeatView) -> SeatMemory:
         """The seat's memory, updated with its current observation."""
@@ -75,8 +93,6 @@ class ExpertBot(Bot):
         return mem
 
     def choose(self, view: SeatView) -> Move:
-        if view.pack.board is not None:
-            return self._fallback.choose(view)
         mem = self.memory(view)
         move = self.decide(view, mem)
         mem.played(move)
@@ -84,7 +100,25 @@ class ExpertBot(Bot):
 
     def decide(self, view: SeatView, memory: SeatMemory) -> Move:
         """The expert's move for ``view`` given the seat's (already updated) memory."""
-        return Evaluation(view.pack, view.observation, memory, self.params).best(view.legal_moves)
+        params = self.params if view.pack.board is None else self.board_params
+        return Evaluation(view.pack, view.observation, memory, params).best(view.legal_moves)
+
+
+TrackPlace = tuple[int, bool, int]
+"""Board packs: our pawn on a colour's track as ``(space, leader, number cards in the row)``;
+``(0, False, 0)`` while no pawn is there."""
+
+
+@dataclass(frozen=True)
+class BoardAfter:
+    """Board packs: what one move does to the board, read from the engine."""
+
+    tracks: tuple[TrackPlace, ...]   #: our pawn on each track afterwards
+    gained: float                    #: tokens and artefacts (valued) this move takes
+    ended: bool                      #: the move's crossing ends the round
+    crossings_left: int              #: crossings still to come before the round ends (0: none)
+    distances: tuple[int, ...]       #: steps each engaged pawn (anyone's) needs to cross
+    leader_free: bool                #: our leader is still in the centre
 
 
 @dataclass(frozen=True)
@@ -95,7 +129,7 @@ class ColourPlan:
     value: float
     extra: float = 0.0
     extra_need: float = 0.0
-    key: tuple = ()     #: (colour, hand, row) to build its curve from
+    key: tuple = ()     #: (colour, hand, row, track) to build its curve from
 
 
 class Evaluation:
@@ -121,6 +155,25 @@ class Evaluation:
         self._cache: dict[tuple, ColourPlan] = {}
         self._curve_cache: dict[tuple, list[float]] = {}
         self._opp_cache: dict[tuple, float] = {}
+        self.board = obs.board
+        if self.board is not None:
+            self._board_setup(pack)
+
+    def _board_setup(self, pack) -> None:
+        board = self.board
+        self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
+        match = pack.scoring.match
+        held = board.artefacts[self.me]
+        #: what one more artefact is worth to us at the match's end, by the match formula
+        self.artefact = match([0], held + 1, 0) - match([0], held, 0)
+        self.tile_worth: dict[tuple[int, int], float] = {}
+        for track, space, kind, value in board.tiles:
+            if kind == "artefact":
+                self.tile_worth[(track, space)] = float(self.artefact)
+            elif kind == "points":
+                self.tile_worth[(track, space)] = float(value)
+        self._after: dict[tuple, BoardAfter] = {}
+        self._state: Optional[GameState] = None
 
     # ------------------------------------------------------------------ moves
 
@@ -149,19 +202,21 @@ class Evaluation:
                     piles_top = tops[:]
                     piles_top[t.colour_of[card]] = card
             bias = self.p.play_bias if action == PLAY else 0.0
-            out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card),
-                        move))
+            after = self.board_after(move) if self.board is not None else None
+            out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card,
+                                                after), move))
         return out
 
     def _after_draw(self, hand: list[Card], rows: list[list[Card]], tops: list[Optional[Card]],
-                    under: list[Optional[Card]], draw, action: str, card: Card) -> float:
+                    under: list[Optional[Card]], draw, action: str, card: Card,
+                    after: Optional[BoardAfter]) -> float:
         deck = self.obs.draw_pile
-        if draw is None:  # the last play: nothing more to come
-            return self.value(hand, rows, 0, tops, deck)
+        if draw is None or (after is not None and after.ended):  # nothing more to come
+            return self.value(hand, rows, 0, tops, deck, after)
         if draw == DECK:
-            future = (deck - 1) // self.n
-            base = self.value(hand, rows, future, tops, deck - 1)
-            return self._deck_average(hand, rows, future, tops, deck - 1, base)
+            future = self.future(deck - 1, after)
+            base = self.value(hand, rows, future, tops, deck - 1, after)
+            return self._deck_average(hand, rows, future, tops, deck - 1, base, after)
         taken = tops[draw]
         new_tops = tops[:]
         retaken = action != PLAY and self.t.colour_of[card] == draw
@@ -169,42 +224,162 @@ class Evaluation:
         if taken is None:
             return -math.inf
         stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
-        return self.value(hand + [taken], rows, deck // self.n, new_tops, deck) - stall
+        return self.value(hand + [taken], rows, self.future(deck, after), new_tops, deck,
+                          after) - stall
 
     def _deck_average(self, hand: list[Card], rows: list[list[Card]], future: int,
-                      tops: list[Optional[Card]], deck: int, base: float) -> float:
+                      tops: list[Optional[Card]], deck: int, base: float,
+                      after: Optional[BoardAfter]) -> float:
         """The expected value after drawing an unseen card from the draw pile."""
         t = self.t
         total = 0.0
         weight = 0
         by_colour = [[k for k in hand if t.colour_of[k] == c] for c in t.colours]
-        mine = self._plans(by_colour, rows, future)
+        mine = self._plans(by_colour, rows, future, after)
         for card, count in enumerate(self.unseen):
             if not count:
                 continue
             c = t.colour_of[card]
             plans = mine[:]
-            plans[c] = self.plan(c, tuple(sorted(by_colour[c] + [card])), tuple(rows[c]), future)
+            plans[c] = self.plan(c, tuple(sorted(by_colour[c] + [card])), tuple(rows[c]), future,
+                                 None if after is None else after.tracks[c])
             total += count * self._combine(plans, future)
             weight += count
         if not weight:
             return base
-        return total / weight - self.p.opponent * self.opponents(tops, deck)
+        return total / weight + self._board_extra(by_colour, future, after) \
+            - self.p.opponent * self.opponents(tops, deck, after)
+
+    def board_after(self, move: Move) -> BoardAfter:
+        """What ``move``'s card, pawn and steps do to the board (the engine plays them on
+        a copy of the position; the draw does not matter)."""
+        key = (move.action, move.card, move.pawn, move.steps)
+        after = self._after.get(key)
+        if after is None:
+            after = self._after[key] = self._board_after(move)
+        return after
+
+    def _board_after(self, move: Move) -> BoardAfter:
+        from .turn import pop, push_action
+
+        if self._state is None:
+            self._state = Determinizer(self.pack, self.obs, self.memory).deal(random.Random(0))
+        state, me, t = self._state, self.me, self.t
+        space = action_space(self.pack)
+        decisions = []
+        if self.obs.pending is None:
+            decisions.append(space.card_action(move.action, move.card))
+        if move.pawn is not None:
+            decisions.append(space.ranges["pawn"].start + move.pawn)
+        decisions.extend(space.ranges["advance"].start + track for track in move.steps)
+        before = self.board
+        for action in decisions:
+            push_action(state, action)
+        if state.finished:  # the round ended during the move
+            end = state.finished[-1]
+            places, tokens, artefacts = end.pawns[me], end.tokens[me], end.artefacts[me]
+            ended, crossings, everyone = True, before.crossings_to_end, end.pawns
+        else:
+            b = state.board
+            bt = t.board
+            everyone = tuple(b.pawn_places(p, bt.leader) for p in range(state.n))
+            places, tokens, artefacts = everyone[me], b.tokens[me], b.artefacts[me]
+            ended, crossings = False, b.crossings
+        for _ in decisions:
+            pop(state)
+        rows = [len(r) for r in self.obs.rows[me]]
+        if move.action == PLAY and self.obs.pending is None:
+            rows[t.colour_of[move.card]] += 1
+        tracks = [(0, False, rows[c]) for c in t.colours]
+        for track, spot, leader in places:
+            if track >= 0:
+                tracks[track] = (spot, leader, rows[track])
+        limit = before.bridge_after
+        distances = tuple(limit + 1 - spot for pawns in everyone for track, spot, _ in pawns
+                          if track >= 0 and spot <= limit)
+        gained = (tokens - before.round_tokens[me]) \
+            + self.artefact * (artefacts - before.round_artefacts[me])
+        return BoardAfter(tuple(tracks), float(gained), ended,
+                          max(0, before.crossings_to_end - crossings)
+                          if before.crossings_to_end else 0, distances,
+                          any(track < 0 and leader for track, _, leader in places))
 
     # ------------------------------------------------------------------ values
 
     def value(self, hand: list[Card], rows: list[list[Card]], future: int,
-              tops: list[Optional[Card]], deck: int) -> float:
+              tops: list[Optional[Card]], deck: int, after: Optional[BoardAfter] = None) -> float:
         """Our rows' outlook less the opponents' (weighted) for a position after our turn."""
         t = self.t
         by_colour = [[k for k in hand if t.colour_of[k] == c] for c in t.colours]
-        return self._combine(self._plans(by_colour, rows, future), future) \
-            - self.p.opponent * self.opponents(tops, deck)
+        return self._combine(self._plans(by_colour, rows, future, after), future) \
+            + self._board_extra(by_colour, future, after) \
+            - self.p.opponent * self.opponents(tops, deck, after)
 
-    def _plans(self, by_colour: list[list[Card]], rows: list[list[Card]],
-               future: int) -> list[ColourPlan]:
-        return [self.plan(c, tuple(sorted(by_colour[c])), tuple(rows[c]), future)
+    def future(self, deck: int, after: Optional[BoardAfter]) -> int:
+        """Our turns still to come once the draw pile holds ``deck`` cards (and, on a
+        board, before the bridge crossings that end the round, at a rough guess)."""
+        turns = deck // self.n
+        cap = self._crossing_turns(after)
+        return turns if cap is None else min(turns, cap)
+
+    def _crossing_turns(self, after: Optional[BoardAfter]) -> Optional[int]:
+        """Each player's turns until the crossings that end the round, roughly: a pawn
+        ``d`` steps from its bridge crosses in about ``crossing_pace * d`` turns of its
+        player; the round ends with the ``k``-th such crossing still to come."""
+        if after is None or not after.crossings_left:
+            return None
+        times = sorted(after.distances) + [self.board.bridge_after + 1] * after.crossings_left
+        return max(1, round(self.p.crossing_pace * times[after.crossings_left - 1]))
+
+    def _steps_worth(self, colour: int, values: list[int], track: TrackPlace,
+                     steps: float) -> float:
+        """Board: the row's score after ``steps`` more cards (a fraction interpolates)."""
+        whole = int(steps)
+        low = self.score(colour, values + [0] * whole, 0, track)
+        if steps == whole:
+            return low
+        high = self.score(colour, values + [0] * (whole + 1), 0, track)
+        return low + (steps - whole) * (high - low)
+
+    def score(self, colour: int, values: Sequence[int], wagers: int,
+              track: Optional[TrackPlace] = None) -> float:
+        """What a row of these number values and wagers scores: by the expedition formula,
+        or on a board, the pawn formula at the space its cards carry the pawn to (each
+        card a step, from where the pawn stands), plus the tiles met on the way."""
+        if track is None:
+            return self.f(colour, values, wagers)
+        space, leader, before = track
+        reach = min(self.board.spaces, space + len(values) - before)
+        if reach <= 0:
+            return 0.0
+        gain = 0.0
+        for s in range(space + 1, reach + 1):
+            gain += self.tile_worth.get((colour, s), 0.0)
+        return self.pawn(colour, reach, leader) + gain
+
+    def _plans(self, by_colour: list[list[Card]], rows: list[list[Card]], future: int,
+               after: Optional[BoardAfter] = None) -> list[ColourPlan]:
+        return [self.plan(c, tuple(sorted(by_colour[c])), tuple(rows[c]), future,
+                          None if after is None else after.tracks[c])
                 for c in self.t.colours]
+
+    def _board_extra(self, by_colour: list[list[Card]], future: int,
+                     after: Optional[BoardAfter]) -> float:
+        """On a board: this turn's tokens and artefacts, and where the free leader may go."""
+        if after is None:
+            return 0.0
+        extra = after.gained
+        if after.leader_free:
+            best = 0.0
+            for c, track in enumerate(after.tracks):
+                if track[0] or track[2]:
+                    continue  # engaged already
+                hand = tuple(sorted(by_colour[c]))
+                ordinary = self.plan(c, hand, (), future, track)
+                led = self.plan(c, hand, (), future, (0, True, 0))
+                best = max(best, led.value + led.extra - ordinary.value - ordinary.extra)
+            extra += best
+        return extra
 
     def _combine(self, plans: list[ColourPlan], future: int) -> float:
         need = sum(p.need for p in plans)
@@ -230,17 +405,17 @@ class Evaluation:
         return best[slots]
 
     def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-             future: int) -> ColourPlan:
+             future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
         """The outlook of one of our colours (cached per decision)."""
-        key = (colour, hand, row, future)
+        key = (colour, hand, row, future, track)
         plan = self._cache.get(key)
         if plan is None:
-            plan = self._cache[key] = self._plan(colour, hand, row, future)
+            plan = self._cache[key] = self._plan(colour, hand, row, future, track)
         return plan
 
     def _plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-              future: int) -> ColourPlan:
-        t, f, p = self.t, self.f, self.p
+              future: int, track: Optional[TrackPlace]) -> ColourPlan:
+        t, f, p = self.t, self.score, self.p
         rs = t.state_of(row)
         values = [t.value_of[k] for k in row if not t.is_wager[k]]
         wagers = len(row) - len(values)
@@ -251,11 +426,14 @@ class Evaluation:
         best: Optional[tuple[float, float, int, float]] = None
         for w in range(held_wagers + 1):
             plan_values = values + chain
-            base = f(colour, plan_values, wagers + w)
-            extra = 0.0
-            for v in extras:
-                extra += f(colour, sorted(plan_values + [v]), wagers + w) - base
-            extra *= chance
+            base = f(colour, plan_values, wagers + w, track)
+            if track is None:  # each card adds its own value
+                extra = 0.0
+                for v in extras:
+                    extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
+                extra *= chance
+            else:  # each card adds a step: the expected steps, one after the other
+                extra = self._steps_worth(colour, plan_values, track, chance * len(extras)) - base
             score = base + extra - w * p.wager_margin
             if best is None or score > best[0]:
                 best = (score, base, w, extra)
@@ -263,7 +441,7 @@ class Evaluation:
         _, base, w, extra = best
         need = len(chain) + w
         xneed = chance * len(extras)
-        key = (colour, hand, row)
+        key = (colour, hand, row, track)
         # margins are charged alike before and after a row is opened, so that opening
         # or wagering is chosen for what it promises, never for a margin it would drop
         value = base - p.open_margin - (wagers + w) * p.wager_margin
@@ -276,29 +454,31 @@ class Evaluation:
             return ColourPlan(0, soft, key=key)
         return ColourPlan(need, soft - extra, extra, xneed, key)
 
-    def curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...]) -> list[float]:
+    def curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
+              track: Optional[TrackPlace] = None) -> list[float]:
         """Value of the colour with 0, 1, 2... more plays from hand (the best cards)."""
-        key = (colour, hand, row)
+        key = (colour, hand, row, track)
         curve = self._curve_cache.get(key)
         if curve is None:
-            curve = self._curve_cache[key] = self._curve(colour, hand, row)
+            curve = self._curve_cache[key] = self._curve(colour, hand, row, track)
         return curve
 
-    def _curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...]) -> list[float]:
-        t, f, p = self.t, self.f, self.p
+    def _curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
+               track: Optional[TrackPlace]) -> list[float]:
+        t, f, p = self.t, self.score, self.p
         rs = t.state_of(row)
         values = [t.value_of[k] for k in row if not t.is_wager[k]]
         wagers = len(row) - len(values)
         chain, held_wagers = self._chain(rs, hand)
         sunk = p.open_margin + wagers * p.wager_margin
-        curve = [f(colour, values, wagers) - sunk if row else 0.0]
+        curve = [f(colour, values, wagers, track) - sunk if row else 0.0]
         for k in range(1, len(chain) + held_wagers + 1):
             best = -math.inf
             for w in range(min(k, held_wagers) + 1):
                 if k - w > len(chain):
                     continue
                 numbers = sorted(sorted(chain)[len(chain) - (k - w):]) if k > w else []
-                score = f(colour, values + numbers, wagers + w) - w * p.wager_margin - sunk
+                score = f(colour, values + numbers, wagers + w, track) - w * p.wager_margin - sunk
                 best = max(best, score)
             curve.append(best)
         return curve
@@ -320,20 +500,31 @@ class Evaluation:
 
     # ------------------------------------------------------------------ opponents
 
-    def opponents(self, tops: list[Optional[Card]], deck: int) -> float:
+    def opponents(self, tops: list[Optional[Card]], deck: int,
+                  after: Optional[BoardAfter] = None) -> float:
         """What the opponents may still add to their rows (cached per position)."""
-        key = (tuple(tops), deck)
+        cap = None if after is None else (0 if after.ended else self._crossing_turns(after))
+        key = (tuple(tops), deck, cap)
         value = self._opp_cache.get(key)
         if value is None:
             value = self._opp_cache[key] = sum(
-                self._opponent(s, tops, deck) for s in range(self.n) if s != self.me)
+                self._opponent(s, tops, deck, cap) for s in range(self.n) if s != self.me)
         return value
 
-    def _opponent(self, seat: int, tops: list[Optional[Card]], deck: int) -> float:
-        t, f, obs = self.t, self.f, self.obs
+    def _opponent(self, seat: int, tops: list[Optional[Card]], deck: int,
+                  cap: Optional[int]) -> float:
+        t, f, obs = self.t, self.score, self.obs
         # turns left to this opponent if everyone draws from the deck
         ahead = (seat - self.me) % self.n
         future = max(0, (deck - ahead + self.n) // self.n) if deck else 0
+        if cap is not None:
+            future = min(future, cap)
+        tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
+        if self.board is not None:
+            tracks = [(0, False, len(row)) for row in obs.rows[seat]]
+            for track, spot, leader in self.board.pawns[seat]:
+                if track >= 0:
+                    tracks[track] = (spot, leader, len(obs.rows[seat][track]))
         known = self.memory.known[seat] if self.memory.known else []
         unknown_hand = obs.hand_sizes[seat] - len(known)
         chance = (unknown_hand + max(0, future - 1)) / self.hidden
@@ -342,17 +533,19 @@ class Evaluation:
             rs = t.state_of(row)
             values = [t.value_of[k] for k in row if not t.is_wager[k]]
             wagers = len(row) - len(values)
-            base = f(colour, values, wagers)
+            track = tracks[colour]
+            base = f(colour, values, wagers, track)
             weight = 1.0 if row else self.p.unstarted
             points = plays = 0.0
             for card in self.unseen_by_colour[colour]:
                 if t.after[rs][t.slot_of[card]] >= 0:
-                    points += chance * (f(colour, values + [t.value_of[card]], wagers) - base)
+                    points += chance * (f(colour, values + [t.value_of[card]], wagers, track)
+                                        - base)
                     plays += chance
             for card in list(known) + [tops[colour]]:
                 if card is not None and t.colour_of[card] == colour and not t.is_wager[card] \
                         and t.after[rs][t.slot_of[card]] >= 0:
-                    points += f(colour, values + [t.value_of[card]], wagers) - base
+                    points += f(colour, values + [t.value_of[card]], wagers, track) - base
                     plays += 1
             if points > 0:
                 gains.append((weight * points, plays))

@@ -26,12 +26,12 @@ from typing import Optional
 from .bots import Bot, SeatView
 from .cards import Card
 from .expert import ExpertBot
-from .knowledge import SeatMemory
+from .knowledge import Determinizer, SeatMemory
 from .moves import DECK, DISCARD, PLAY, DrawSource, Move
 from .rules import RulePack
-from .state import OVER, PHASE_NAMES, Deal, GameState
+from .state import OVER, GameState
 from .tables import NO_NUMBERS, Tables, cached_on, tables_of
-from .turn import derive, illegal_reason, legal_moves, new_game, playout, push
+from .turn import illegal_reason, legal_moves, playout, push
 from .view import Observation
 
 #: search iterations per move at each level of ``lc play --level`` (3 is the default)
@@ -82,91 +82,6 @@ class ISMCTSBot(Bot):
                           self.expert)
         memory.played(move)
         return move
-
-
-# ----------------------------------------------------------------- determinisation
-
-def determinize(pack: RulePack, obs: Observation, memory: SeatMemory,
-                rng: random.Random) -> GameState:
-    """A full game state that ``obs`` (and ``memory``) could be looking at.
-
-    Hidden cards are dealt at random from those the seat has not seen; the match
-    is cut to end with the current round (searches look no further).
-    """
-    return Determinizer(pack, obs, memory).deal(rng)
-
-
-class Determinizer:
-    """Builds random full states consistent with one observation (fast when repeated)."""
-
-    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory):
-        t = tables_of(pack)
-        self.t = t
-        self.obs = obs
-        n = len(obs.players)
-        pool = [card for card, count in enumerate(memory.unseen()) for _ in range(count)]
-        known = memory.known if len(memory.known) == n else [[] for _ in range(n)]
-        piles = [list(p) for p in memory.piles]
-        removed = pack.removed_unseen.get(n, 0)
-        slots = (sum(size - len(known[s]) for s, size in enumerate(obs.hand_sizes)
-                     if s != obs.seat) + obs.draw_pile + removed
-                 + sum(p.count(None) for p in piles))
-        if slots != len(pool):  # memory out of step with the pack: count only the tops
-            known = [[] for _ in range(n)]
-            piles = [[None] * (size - 1) + [top] if size else []
-                     for size, top in zip(obs.pile_sizes, obs.pile_tops)]
-            seen = [0] * t.n_kinds
-            for card in obs.cards_seen():
-                seen[card] += 1
-            pool = []
-            for card in t.deck:
-                if seen[card]:
-                    seen[card] -= 1
-                else:
-                    pool.append(card)
-        self.pool = pool
-        self.known = known
-        self.piles = piles
-        self.removed = removed
-        template = new_game(pack, obs.players, 0)
-        template.round = obs.round
-        template.rounds_total = obs.round
-        template.starter = obs.to_move
-        template.to_move = obs.to_move
-        template.turn = obs.turn
-        template.last_play = obs.last_play
-        template.pending = obs.pending
-        template.phase = PHASE_NAMES.index(obs.phase)
-        template.rows = [[list(r) for r in rows] for rows in obs.rows]
-        template.moves = []
-        template.finished = []
-        template.undo = []
-        self.template = template
-
-    def deal(self, rng: random.Random) -> GameState:
-        """One random state consistent with the observation."""
-        obs = self.obs
-        pool = self.pool[:]
-        rng.shuffle(pool)
-        hands: list[list[Card]] = []
-        for seat, size in enumerate(obs.hand_sizes):
-            if seat == obs.seat:
-                hands.append(list(obs.hand))
-            else:
-                hand = list(self.known[seat])
-                for _ in range(size - len(hand)):
-                    hand.append(pool.pop())
-                hands.append(hand)
-        piles = [[pool.pop() if c is None else c for c in pile] for pile in self.piles]
-        deck = [pool.pop() for _ in range(obs.draw_pile)]
-        state = self.template.copy()
-        state.hands = hands
-        state.piles = piles  # type: ignore[assignment]
-        state.deck = deck
-        state.deal = Deal(tuple(tuple(h) for h in hands), tuple(reversed(deck)), tuple(pool))
-        state.seed = rng.getrandbits(48)
-        derive(state)
-        return state
 
 
 # ----------------------------------------------------------------- rollout policy

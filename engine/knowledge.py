@@ -12,12 +12,16 @@ object reused across matches plays each match the same way.
 """
 from __future__ import annotations
 
+import random
 from typing import Optional
 
 from .cards import Card
 from .moves import DECK, PLAY, Move
-from .tables import Tables
-from .view import Observation
+from .rules import RulePack
+from .state import PHASE_NAMES, Deal, GameState
+from .tables import Tables, tables_of
+from .turn import derive, new_game
+from .view import BoardView, Observation
 
 Pile = list[Optional[Card]]
 """A discard pile, bottom first; ``None`` marks a card this seat did not see fall."""
@@ -167,11 +171,106 @@ class SeatMemory:
                 count[card] -= 1
         return [max(0, c) for c in count]
 
-    def hidden_slots(self) -> int:
-        """Places an unseen card may be: unknown hand cards, the draw pile, removed cards
-        and pile cards not seen fall (their number, from the observation)."""
+
+def determinize(pack: RulePack, obs: Observation, memory: SeatMemory,
+                rng: random.Random) -> GameState:
+    """A full game state that ``obs`` (and ``memory``) could be looking at.
+
+    Hidden cards are dealt at random from those the seat has not seen; the match
+    is cut to end with the current round (searches look no further).
+    """
+    return Determinizer(pack, obs, memory).deal(rng)
+
+
+class Determinizer:
+    """Builds random full states consistent with one observation (fast when repeated)."""
+
+    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory):
+        t = tables_of(pack)
+        self.t = t
+        self.obs = obs
+        n = len(obs.players)
+        pool = [card for card, count in enumerate(memory.unseen()) for _ in range(count)]
+        known = memory.known if len(memory.known) == n else [[] for _ in range(n)]
+        piles = [list(p) for p in memory.piles]
+        removed = pack.removed_unseen.get(n, 0)
+        slots = (sum(size - len(known[s]) for s, size in enumerate(obs.hand_sizes)
+                     if s != obs.seat) + obs.draw_pile + removed
+                 + sum(p.count(None) for p in piles))
+        if slots != len(pool):  # memory out of step with the pack: count only the tops
+            known = [[] for _ in range(n)]
+            piles = [[None] * (size - 1) + [top] if size else []
+                     for size, top in zip(obs.pile_sizes, obs.pile_tops)]
+            seen = [0] * t.n_kinds
+            for card in obs.cards_seen():
+                seen[card] += 1
+            pool = []
+            for card in t.deck:
+                if seen[card]:
+                    seen[card] -= 1
+                else:
+                    pool.append(card)
+        self.pool = pool
+        self.known = known
+        self.piles = piles
+        self.removed = removed
+        template = new_game(pack, obs.players, 0)
+        template.round = obs.round
+        template.rounds_total = obs.round
+        template.starter = obs.to_move
+        template.to_move = obs.to_move
+        template.turn = obs.turn
+        template.last_play = obs.last_play
+        template.pending = obs.pending
+        template.phase = PHASE_NAMES.index(obs.phase)
+        template.rows = [[list(r) for r in rows] for rows in obs.rows]
+        template.moves = []
+        template.finished = []
+        template.undo = []
+        if obs.board is not None:
+            template.board = board_from_view(template, obs.board)
+        self.template = template
+
+    def deal(self, rng: random.Random) -> GameState:
+        """One random state consistent with the observation."""
         obs = self.obs
-        assert obs is not None
-        hands = sum(size - (len(self.known[s]) if s != self.seat else size)
-                    for s, size in enumerate(obs.hand_sizes))
-        return hands + obs.draw_pile + sum(p.count(None) for p in self.piles)
+        pool = self.pool[:]
+        rng.shuffle(pool)
+        hands: list[list[Card]] = []
+        for seat, size in enumerate(obs.hand_sizes):
+            if seat == obs.seat:
+                hands.append(list(obs.hand))
+            else:
+                hand = list(self.known[seat])
+                for _ in range(size - len(hand)):
+                    hand.append(pool.pop())
+                hands.append(hand)
+        piles = [[pool.pop() if c is None else c for c in pile] for pile in self.piles]
+        deck = [pool.pop() for _ in range(obs.draw_pile)]
+        state = self.template.copy()
+        state.hands = hands
+        state.piles = piles  # type: ignore[assignment]
+        state.deck = deck
+        state.deal = Deal(tuple(tuple(h) for h in hands), tuple(reversed(deck)), tuple(pool))
+        state.seed = rng.getrandbits(48)
+        derive(state)
+        return state
+
+
+def board_from_view(state: GameState, view: BoardView):
+    """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
+    from .board import new_board
+
+    board = new_board(state, view.tiles)
+    for seat, pawns in enumerate(view.pawns):
+        for pawn, (track, space, _) in enumerate(pawns):
+            board.tracks[seat][pawn] = track
+            board.spaces[seat][pawn] = space
+            if track >= 0:
+                board.on_track[seat][track] = pawn
+    board.crossings = view.crossings
+    board.tokens = list(view.round_tokens)
+    board.artefacts = list(view.round_artefacts)
+    board.turn_pawn = view.turn_pawn
+    board.turn_steps = list(view.turn_steps)
+    return board
