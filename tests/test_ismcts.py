@@ -10,7 +10,7 @@ from enginehelpers import derived, pack
 from lostcities.engine import ismcts
 from lostcities.engine.bots import BotError, GreedyBot, SeatView, make_bot
 from lostcities.engine.expert import ExpertBot
-from lostcities.engine.ismcts import ISMCTSBot, SearchParams, rollout_move
+from lostcities.engine.ismcts import SearchParams, rollout_move
 from lostcities.engine.knowledge import Determinizer, SeatMemory
 from lostcities.engine.simulation import game_seed, play_match
 from lostcities.engine.state import OVER

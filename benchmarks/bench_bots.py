@@ -1,0 +1,173 @@
+"""Bot strength and speed: paired seeds, swapped seats, 95% intervals; time per move; matches/s.
+
+Run: ``python benchmarks/bench_bots.py [--only strength|time|speed] [--seeds N]
+[--ismcts-seeds N] [--ismcts-level L] [--board-seeds N] [--workers K]``. Prints:
+
+1. **strength** on duel-classic: for each pairing, every seed is played twice with
+   the seats swapped (``2 * seeds`` matches). The first bot's share of wins (ties
+   count half) with a Wilson 95% interval, its wins/ties/losses, and its mean score
+   difference per match with a 95% interval (per-seed pairs averaged). Pairings:
+   expert vs random, expert vs greedy (targets 99% and 70%), ismcts vs expert (target
+   60%; ismcts at ``--ismcts-level`` over ``--ismcts-seeds`` seeds, far fewer: each
+   match costs ~70 searches), and on board-classic expert vs greedy at 2 players and
+   at 4 (expert at each seat in turn; an equal player wins 25%);
+2. **time per move** of each bot on duel-classic (mean and worst), ismcts at each level;
+3. **matches per second** of random, greedy, expert and ismcts (level 1) pairs through
+   :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
+
+Games run in the same seeded batches as ``lc balance`` (:mod:`lostcities.engine.backends`):
+the figures do not depend on ``--workers``. Figures, not assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lostcities.engine.backends import batches, run_batches
+from lostcities.engine.simulation import Z95, game_seed, wilson
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """``bot`` against ``others`` on ``pack``: every seed once with ``bot`` at each seat."""
+
+    pack: str
+    bot: str
+    others: str
+    players: int
+    seed: int
+
+
+def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
+    """Batch function: for each seed, ``job.bot`` at each seat in turn; per-seed results."""
+    from lostcities.engine.bots import make_bot
+    from lostcities.engine.packs import load_pack
+    from lostcities.engine.simulation import play_match
+    from lostcities.engine.turn import totals
+
+    pack = load_pack(job.pack)
+    out = []
+    for index in range(start, stop):
+        seed = game_seed(job.seed, index)
+        wins = ties = 0.0
+        diff = 0.0
+        for seat in range(job.players):
+            bots = [make_bot(job.others) for _ in range(job.players)]
+            bots[seat] = make_bot(job.bot)
+            scores = totals(play_match(pack, bots, seed))
+            best_other = max(s for i, s in enumerate(scores) if i != seat)
+            wins += scores[seat] > best_other
+            ties += scores[seat] == best_other
+            diff += scores[seat] - best_other
+        out.append([wins, ties, diff / job.players])
+    return {"seeds": out}
+
+
+def strength(job: Pairing, seeds: int, workers: int, label: str) -> None:
+    """Play and print one pairing."""
+    start = time.perf_counter()
+    rows: list[list[float]] = []
+    size = max(1, min(25, seeds // (workers * 4) or 1))
+    for _, result in run_batches(play_seeds, job, batches(seeds, size), workers=workers):
+        rows.extend(result["seeds"])
+    elapsed = time.perf_counter() - start
+    matches = seeds * job.players
+    wins = sum(r[0] for r in rows)
+    ties = sum(r[1] for r in rows)
+    losses = matches - wins - ties
+    score = wins + ties / 2
+    lo, hi = wilson(round(score), matches)
+    diffs = [r[2] for r in rows]
+    mean = sum(diffs) / len(diffs)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1))
+    half = Z95 * sd / math.sqrt(len(diffs))
+    print(f"  {label:<44} {score / matches:6.1%}  [{lo:.1%}, {hi:.1%}]  "
+          f"W/T/L {wins:.0f}/{ties:.0f}/{losses:.0f} of {matches}  "
+          f"score diff {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}]  ({elapsed:.0f} s)",
+          flush=True)
+
+
+def time_per_move(bot: str, matches: int) -> tuple[float, float, int]:
+    """Mean and worst seconds per decision of ``bot`` against expert on duel-classic."""
+    from lostcities.engine.bots import make_bot
+    from lostcities.engine.packs import load_pack
+    from lostcities.engine.simulation import play_match
+
+    pack = load_pack("duel-classic")
+    inner = make_bot(bot)
+    times: list[float] = []
+
+    class Timed:
+        name = bot
+
+        def choose(self, view: Any) -> Any:
+            t = time.perf_counter()
+            move = inner.choose(view)
+            times.append(time.perf_counter() - t)
+            return move
+
+    for i in range(matches):
+        bots: list[Any] = [Timed(), make_bot("expert")]
+        if i % 2:
+            bots.reverse()
+        play_match(pack, bots, game_seed(99, i))
+    return sum(times) / len(times), max(times), len(times)
+
+
+def speed(bot: str, matches: int, workers: int) -> float:
+    """Matches per second of ``bot`` against itself through simulate()."""
+    from lostcities.engine.simulation import simulate
+
+    start = time.perf_counter()
+    simulate("duel-classic", [bot, bot], matches, 5, workers=workers)
+    return matches / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["strength", "time", "speed"])
+    parser.add_argument("--seeds", type=int, default=1000,
+                        help="seeds per duel pairing (matches: twice as many)")
+    parser.add_argument("--ismcts-seeds", type=int, default=100)
+    parser.add_argument("--ismcts-level", type=int, default=1)
+    parser.add_argument("--board-seeds", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    print(f"bench_bots: {os.cpu_count()} cores, {args.workers} workers, "
+          f"Python {sys.version.split()[0]}")
+    if args.only in (None, "strength"):
+        print("strength (duel-classic unless said; paired seeds, seats swapped):")
+        strength(Pairing("duel-classic", "expert", "random", 2, 1), args.seeds, args.workers,
+                 "expert vs random (target >= 99%)")
+        strength(Pairing("duel-classic", "expert", "greedy", 2, 2), args.seeds, args.workers,
+                 "expert vs greedy (target >= 70%)")
+        level = f"ismcts@{args.ismcts_level}"
+        strength(Pairing("duel-classic", level, "expert", 2, 3), args.ismcts_seeds,
+                 args.workers, f"{level} vs expert (target >= 60%)")
+        strength(Pairing("board-classic", "expert", "greedy", 2, 4), args.board_seeds,
+                 args.workers, "board-classic 2 players: expert vs greedy")
+        strength(Pairing("board-classic", "expert", "greedy", 4, 5), args.board_seeds // 4 or 1,
+                 args.workers, "board-classic 4 players: expert vs 3 greedy")
+    if args.only in (None, "time"):
+        print("time per move (duel-classic, against expert):")
+        for bot, matches in (("random", 20), ("greedy", 10), ("expert", 10), ("ismcts@1", 2),
+                             ("ismcts@2", 1), ("ismcts@3", 1), ("ismcts@4", 1), ("ismcts@5", 1)):
+            mean, worst, n = time_per_move(bot, matches)
+            print(f"  {bot:<10} mean {mean * 1000:9.2f} ms   worst {worst * 1000:9.1f} ms   "
+                  f"({n} moves)", flush=True)
+    if args.only in (None, "speed"):
+        print("matches per second (duel-classic, the bot against itself):")
+        for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts@1", 6)):
+            one = speed(bot, matches, 1)
+            two = speed(bot, matches, 2)
+            print(f"  {bot:<10} 1 worker {one:9.2f}   2 workers {two:9.2f}   ({matches} matches)",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
