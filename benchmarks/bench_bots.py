@@ -137,22 +137,29 @@ def main() -> None:
     parser.add_argument("--ismcts-level", type=int, default=1)
     parser.add_argument("--board-seeds", type=int, default=100)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--pairings", default="expert-random,expert-greedy,ismcts-expert,board2,board4",
+                        help="which strength pairings to play, comma-separated")
     args = parser.parse_args()
     print(f"bench_bots: {os.cpu_count()} cores, {args.workers} workers, "
           f"Python {sys.version.split()[0]}")
     if args.only in (None, "strength"):
         print("strength (duel-classic unless said; paired seeds, seats swapped):")
-        strength(Pairing("duel-classic", "expert", "random", 2, 1), args.seeds, args.workers,
-                 "expert vs random (target >= 99%)")
-        strength(Pairing("duel-classic", "expert", "greedy", 2, 2), args.seeds, args.workers,
-                 "expert vs greedy (target >= 70%)")
         level = f"ismcts@{args.ismcts_level}"
-        strength(Pairing("duel-classic", level, "expert", 2, 3), args.ismcts_seeds,
-                 args.workers, f"{level} vs expert (target >= 60%)")
-        strength(Pairing("board-classic", "expert", "greedy", 2, 4), args.board_seeds,
-                 args.workers, "board-classic 2 players: expert vs greedy")
-        strength(Pairing("board-classic", "expert", "greedy", 4, 5), args.board_seeds // 4 or 1,
-                 args.workers, "board-classic 4 players: expert vs 3 greedy")
+        pairings = {
+            "expert-random": (Pairing("duel-classic", "expert", "random", 2, 1), args.seeds,
+                              "expert vs random (target >= 99%)"),
+            "expert-greedy": (Pairing("duel-classic", "expert", "greedy", 2, 2), args.seeds,
+                              "expert vs greedy (target >= 70%)"),
+            "ismcts-expert": (Pairing("duel-classic", level, "expert", 2, 3), args.ismcts_seeds,
+                              f"{level} vs expert (target >= 60%)"),
+            "board2": (Pairing("board-classic", "expert", "greedy", 2, 4), args.board_seeds,
+                       "board-classic 2 players: expert vs greedy"),
+            "board4": (Pairing("board-classic", "expert", "greedy", 4, 5),
+                       max(1, args.board_seeds // 4), "board-classic 4 players: expert vs 3 greedy"),
+        }
+        for name in args.pairings.split(","):
+            job, seeds, label = pairings[name.strip()]
+            strength(job, seeds, args.workers, label)
     if args.only in (None, "time"):
         print("time per move (duel-classic, against expert):")
         for bot, matches in (("random", 20), ("greedy", 10), ("expert", 10), ("ismcts@1", 2),

@@ -1,19 +1,33 @@
-"""``ismcts``: single-observer information-set Monte Carlo tree search.
+"""``ismcts``: single-observer information-set Monte Carlo tree search, for the round's end.
 
-Each iteration deals the cards the bot cannot see at random, consistently with
-everything it saw (:func:`determinize`: the opponents' hands of the right sizes,
-holding the cards they were seen taking, the draw pile's order, the cards under
-the discard tops it did not see fall, the cards removed unseen). It then
-descends one tree shared by all iterations, one node per decision (a card, then
-a draw, as the engine's action ids), choosing among the moves legal in this
-deal by UCB with availability counts (Cowling, Powley and Whitehouse 2012),
-expands one new decision, plays the round out with a fast rule-based policy
-(:func:`rollout_move`) on the engine's in-place fast path, and backs up each
-seat's result: its score difference at the round's end, normalised.
+A move is searched once the draw pile is short (``SearchParams.horizon`` cards):
+there the rest of the round is a few turns that rollouts can play out faithfully.
+Earlier, and on board packs, the bot plays the expert's move: measured with
+paired seeds, searching earlier made it weaker than the expert, because the
+fast rollout policy plays the long rest of a round worse than the expert judges
+it (see docs/bots.md and ``benchmarks/bench_bots.py``).
 
-The budget per move is a number of iterations (:data:`LEVELS`), so a seeded
-match is reproducible; ``seconds`` adds a time limit. Board packs are played by
-``expert`` (no search yet).
+The search:
+
+* **determinisation**: each pass deals the cards the bot cannot see at random,
+  consistently with everything it saw (:class:`~.knowledge.Determinizer`: the
+  opponents' hands of the right sizes, holding the cards they were seen taking,
+  the draw pile's order, the cards under the discard tops it did not see fall,
+  the cards removed unseen);
+* **root**: the expert's best moves are each tried on the same deal (common
+  random numbers), so their differences are measured with little noise; the
+  expert's first choice is kept unless another beats it by more than
+  ``confidence`` standard errors of the paired differences;
+* **below each candidate**: an information-set tree over every player's moves,
+  chosen by UCB with availability counts among the moves legal in the current
+  deal (Cowling, Powley and Whitehouse 2012), widened progressively (the rollout
+  policy's move first); then a rollout to the round's end with a fast rule-based
+  policy (:func:`rollout_move`) on the engine's in-place path (``turn.playout``);
+  each seat's reward is its score difference at the round's end, normalised (in
+  the last round: the match totals).
+
+The budget is a number of iterations per move (:data:`LEVELS`), so a seeded
+match is reproducible; ``seconds`` adds a time limit.
 """
 from __future__ import annotations
 
@@ -30,12 +44,13 @@ from .knowledge import Determinizer, SeatMemory
 from .moves import DECK, DISCARD, PLAY, DrawSource, Move
 from .rules import RulePack
 from .state import OVER, GameState
-from .tables import NO_NUMBERS, Tables, cached_on, tables_of
+from .tables import NO_NUMBERS
 from .turn import illegal_reason, legal_moves, playout, push
 from .view import Observation
 
-#: search iterations per move at each level of ``lc play --level`` (3 is the default)
-LEVELS: dict[int, int] = {1: 50, 2: 200, 3: 800, 4: 2000, 5: 5000}
+#: search iterations per move at each level of ``lc play --level`` (3 is the default; on
+#: this machine level 3 answers in well under a second, level 5 in a few seconds)
+LEVELS: dict[int, int] = {1: 200, 2: 600, 3: 2000, 4: 5000, 5: 10000}
 DEFAULT_LEVEL = 3
 
 
@@ -49,13 +64,14 @@ class SearchParams:
     candidates: int = 5                #: the expert's best moves compared at the root
     widening: float = 0.5              #: children allowed below a node: 1 + widening * sqrt(visits)
     confidence: float = 1.0            #: standard errors by which a move must beat the expert's
-    horizon: int = 1000                #: search only when the draw pile holds this many cards or fewer
+    horizon: int = 10                  #: search only when the draw pile holds this many cards or fewer
     spread: float = 60.0               #: score difference that moves a round's reward by ~0.25
     final_spread: float = 15.0         #: the same for the match's outcome in its last round
 
 
 class ISMCTSBot(Bot):
-    """Information-set MCTS over the duel (see the module doc); ``level`` 1-5 or ``params``."""
+    """Information-set MCTS at the round's end, the expert before (see the module doc);
+    ``level`` 1-5 or ``params``."""
 
     name = "ismcts"
 
@@ -86,18 +102,6 @@ class ISMCTSBot(Bot):
 
 # ----------------------------------------------------------------- rollout policy
 
-@dataclass(frozen=True)
-class _Fast:
-    """Per-pack facts for the rollout policy."""
-
-    t: Tables
-    expedition: object
-
-
-def _fast(pack: RulePack) -> _Fast:
-    return cached_on(pack, "_ismcts_fast", lambda p: _Fast(tables_of(p), p.scoring.expedition))
-
-
 #: rollout policy settings: open a colour when its cards in hand score at least
 #: OPEN_AT less OPEN_PER_TURN per turn left; play a card skipping at most PLAY_GAP values
 OPEN_AT, OPEN_PER_TURN, PLAY_GAP = 5.0, 0.6, 1
@@ -112,9 +116,8 @@ def rollout_move(state: GameState, rng: random.Random) -> Move:
     the card least useful to it and to the opponents, and draws a pile's top only
     when it continues one of its rows closely.
     """
-    fast = _fast(state.pack)
-    t = fast.t
-    f = fast.expedition
+    t = state.tables
+    f = state.pack.scoring.expedition
     p = state.to_move
     hand = sorted(state.hands[p])
     rows = state.rows[p]

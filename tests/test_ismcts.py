@@ -173,3 +173,18 @@ def test_on_a_board_it_plays_the_experts_moves():
     a = play_match(p, [make_bot("ismcts"), GreedyBot()], 4, ["a", "b"])
     b = play_match(p, [ExpertBot(), GreedyBot()], 4, ["a", "b"])
     assert a.snapshot() == b.snapshot()
+
+
+def test_it_searches_only_once_the_draw_pile_is_short(monkeypatch):
+    piles = []
+    real = ismcts.search
+
+    def watched(pack_, obs, *args):
+        piles.append(obs.draw_pile)
+        return real(pack_, obs, *args)
+
+    monkeypatch.setattr(ismcts, "search", watched)
+    p = derived("duel-classic", match={"rounds": 1})
+    play_match(p, [make_bot("ismcts@1"), ExpertBot()], 9)
+    horizon = SearchParams().horizon
+    assert piles and max(piles) <= horizon and min(piles) <= 2
