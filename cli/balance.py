@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from .common import (EXIT_PROBLEM, EXIT_USAGE, Progress, bot_specs, complete_bot, complete_pack,
-                     fail)
+                     echo_report, fail)
 
 
 def register(app: typer.Typer) -> None:
@@ -58,8 +58,6 @@ def balance(
 
     Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options.
     """
-    import json
-
     from lostcities.engine.backends import BACKENDS, BackendError
     from lostcities.engine.balance import balance as run
     from lostcities.engine.errors import LostCitiesError, PackError
@@ -98,9 +96,4 @@ def balance(
             report.plot(str(plot))
         except OSError as err:
             fail(f"--plot {plot}: cannot write: {err.strerror or err}", EXIT_USAGE)
-    if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        typer.echo(report.text())
-        if plot is not None:
-            typer.echo(f"plot: {plot}")
+    echo_report(report, as_json, None if plot is None else f"plot: {plot}")

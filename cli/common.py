@@ -56,6 +56,18 @@ def bot_specs(text: Optional[str], pack: Any) -> list[str]:
     return specs
 
 
+def echo_report(report: Any, as_json: bool, note: Optional[str] = None) -> None:
+    """Print ``report`` (``to_dict()``/``text()``) as one JSON document, or as text then ``note``."""
+    import json
+
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        typer.echo(report.text())
+        if note:
+            typer.echo(note)
+
+
 def complete_bot(incomplete: str) -> list[str]:
     """Shell completion for --bots: the built-in bot names after the last comma."""
     from lostcities.engine.bots import BOTS

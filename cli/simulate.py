@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from .common import (EXIT_PROBLEM, EXIT_USAGE, Progress, bot_specs, complete_bot, complete_pack,
-                     fail)
+                     echo_report, fail)
 
 
 def register(app: typer.Typer) -> None:
@@ -40,8 +40,6 @@ def simulate(
     Exit 0 when done, 1 when the pack is invalid or a bot plays an illegal move,
     2 on bad options (unknown pack or bot, wrong number of bots, unwritable file).
     """
-    import json
-
     from lostcities.engine.errors import LostCitiesError, PackError
     from lostcities.engine.packs import load_pack
     from lostcities.engine.simulation import simulate as run
@@ -65,9 +63,5 @@ def simulate(
     finally:
         if out is not None:
             out.close()
-    if as_json:
-        typer.echo(json.dumps(summary.to_dict(), indent=2))
-    else:
-        typer.echo(summary.text())
-        if record is not None:
-            typer.echo(f"records: {record} ({summary.games} lines)")
+    echo_report(summary, as_json,
+                None if record is None else f"records: {record} ({summary.games} lines)")
