@@ -39,6 +39,7 @@ from .bots import Bot, SeatView
 from .cards import Card
 from .knowledge import Determinizer, SeatMemory
 from .moves import DECK, PLAY, Move, action_space
+from .rules import RulePack
 from .state import GameState
 from .tables import Tables, tables_of
 from .view import Observation
@@ -135,7 +136,8 @@ class ColourPlan:
 class Evaluation:
     """The expert's view of one decision: values of the positions its moves leave."""
 
-    def __init__(self, pack, obs: Observation, memory: SeatMemory, params: ExpertParams):
+    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory,
+                 params: ExpertParams):
         self.pack = pack
         self.t: Tables = tables_of(pack)
         self.f: Callable[[int, Sequence[int], int], int] = pack.scoring.expedition
@@ -159,7 +161,7 @@ class Evaluation:
         if self.board is not None:
             self._board_setup(pack)
 
-    def _board_setup(self, pack) -> None:
+    def _board_setup(self, pack: RulePack) -> None:
         board = self.board
         self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
         match = pack.scoring.match

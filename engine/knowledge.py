@@ -9,11 +9,15 @@ observations alone, and counts the cards it has never seen (:meth:`unseen`).
 Continuity is checked, never assumed: a new match, a new round, an undo or a
 skipped turn restarts the memory from what the observation shows, so a bot
 object reused across matches plays each match the same way.
+
+:class:`Determinizer` turns that knowledge into full game states: the cards the
+seat has not seen dealt at random where it could not see (searches, and the
+expert's look at a board move's effects).
 """
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .cards import Card
 from .moves import DECK, PLAY, Move
@@ -22,6 +26,9 @@ from .state import PHASE_NAMES, Deal, GameState
 from .tables import Tables, tables_of
 from .turn import derive, new_game
 from .view import BoardView, Observation
+
+if TYPE_CHECKING:
+    from .board import Board
 
 Pile = list[Optional[Card]]
 """A discard pile, bottom first; ``None`` marks a card this seat did not see fall."""
@@ -257,7 +264,7 @@ class Determinizer:
         return state
 
 
-def board_from_view(state: GameState, view: BoardView):
+def board_from_view(state: GameState, view: BoardView) -> "Board":
     """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
     from .board import new_board
 
