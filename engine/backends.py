@@ -166,6 +166,22 @@ def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int) -> Iterato
         pool.join()
 
 
+def _reachable(address: str, seconds: float = 5.0) -> None:
+    """Fail fast, in one line, when a Ray address's host does not answer (ray.init
+    itself would retry for minutes). ``auto``/``local`` and other forms pass."""
+    import socket
+
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as err:
+        raise BackendError(f"cannot reach Ray at {address}: "
+                           f"{err.strerror or type(err).__name__}") from None
+
+
 def _ray(fn: BatchFn, job: Any, pending: list[Batch],
          address: Optional[str]) -> Iterator[tuple[int, Any]]:
     try:
@@ -174,6 +190,8 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
         raise BackendError("--backend ray needs Ray: pip install 'lostcities[ray]'") from None
     if not ray.is_initialized():
         target = address or os.environ.get("RAY_ADDRESS") or None
+        if target:
+            _reachable(target)
         try:
             ray.init(address=target, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)

@@ -132,3 +132,12 @@ def test_ray_missing_or_unreachable_is_one_line(monkeypatch):
     with pytest.raises(BackendError, match=r"needs Ray: pip install 'lostcities\[ray\]'"):
         list(run_batches(seeds_of, 1, batches(4, 2), backend="ray"))
     assert Batch(0, 0, 2) == batches(4, 2)[0]
+
+
+def test_an_unreachable_ray_address_fails_fast_in_one_line():
+    from lostcities.engine.backends import _reachable
+
+    with pytest.raises(BackendError, match="cannot reach Ray at ray://127.0.0.1:1: ") as err:
+        _reachable("ray://127.0.0.1:1", seconds=2)
+    assert "\n" not in str(err.value)
+    _reachable("auto")  # nothing to check: Ray finds the cluster itself
