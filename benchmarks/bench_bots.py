@@ -8,11 +8,11 @@ Run: ``python benchmarks/bench_bots.py [--only strength|time|speed] [--seeds N]
    count half) with a Wilson 95% interval, its wins/ties/losses, and its mean score
    difference per match with a 95% interval (per-seed pairs averaged). Pairings:
    expert vs random, expert vs greedy (targets 99% and 70%), ismcts vs expert (target
-   60%; ismcts at ``--ismcts-level`` over ``--ismcts-seeds`` seeds, far fewer: each
-   match costs ~70 searches), and on board-classic expert vs greedy at 2 players and
-   at 4 (expert at each seat in turn; an equal player wins 25%);
+   60%; ismcts at ``--ismcts-level``, default 3, over ``--ismcts-seeds`` seeds, fewer:
+   each match costs a dozen or more searches), and on board-classic expert vs greedy
+   at 2 players and at 4 (expert at each seat in turn; an equal player wins 25%);
 2. **time per move** of each bot on duel-classic (mean and worst), ismcts at each level;
-3. **matches per second** of random, greedy, expert and ismcts (level 1) pairs through
+3. **matches per second** of random, greedy, expert and ismcts (level 3) pairs through
    :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
 
 Games run in the same seeded batches as ``lc balance`` (:mod:`lostcities.engine.backends`):
@@ -92,8 +92,9 @@ def strength(job: Pairing, seeds: int, workers: int, label: str) -> None:
           flush=True)
 
 
-def time_per_move(bot: str, matches: int) -> tuple[float, float, int]:
-    """Mean and worst seconds per decision of ``bot`` against expert on duel-classic."""
+def time_per_move(bot: str, matches: int) -> tuple[list[float], list[float]]:
+    """Seconds per decision of ``bot`` against expert on duel-classic: every decision,
+    and those with 10 cards or fewer in the draw pile (where ismcts searches)."""
     from lostcities.engine.bots import make_bot
     from lostcities.engine.packs import load_pack
     from lostcities.engine.simulation import play_match
@@ -101,6 +102,7 @@ def time_per_move(bot: str, matches: int) -> tuple[float, float, int]:
     pack = load_pack("duel-classic")
     inner = make_bot(bot)
     times: list[float] = []
+    late: list[float] = []
 
     class Timed:
         name = bot
@@ -108,7 +110,10 @@ def time_per_move(bot: str, matches: int) -> tuple[float, float, int]:
         def choose(self, view: Any) -> Any:
             t = time.perf_counter()
             move = inner.choose(view)
-            times.append(time.perf_counter() - t)
+            spent = time.perf_counter() - t
+            times.append(spent)
+            if view.observation.draw_pile <= 10:
+                late.append(spent)
             return move
 
     for i in range(matches):
@@ -116,7 +121,7 @@ def time_per_move(bot: str, matches: int) -> tuple[float, float, int]:
         if i % 2:
             bots.reverse()
         play_match(pack, bots, game_seed(99, i))
-    return sum(times) / len(times), max(times), len(times)
+    return times, late
 
 
 def speed(bot: str, matches: int, workers: int) -> float:
@@ -134,7 +139,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1000,
                         help="seeds per duel pairing (matches: twice as many)")
     parser.add_argument("--ismcts-seeds", type=int, default=100)
-    parser.add_argument("--ismcts-level", type=int, default=1)
+    parser.add_argument("--ismcts-level", type=int, default=3)
     parser.add_argument("--board-seeds", type=int, default=100)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--pairings", default="expert-random,expert-greedy,ismcts-expert,board2,board4",
@@ -164,12 +169,14 @@ def main() -> None:
         print("time per move (duel-classic, against expert):")
         for bot, matches in (("random", 20), ("greedy", 10), ("expert", 10), ("ismcts@1", 2),
                              ("ismcts@2", 1), ("ismcts@3", 1), ("ismcts@4", 1), ("ismcts@5", 1)):
-            mean, worst, n = time_per_move(bot, matches)
-            print(f"  {bot:<10} mean {mean * 1000:9.2f} ms   worst {worst * 1000:9.1f} ms   "
-                  f"({n} moves)", flush=True)
+            times, late = time_per_move(bot, matches)
+            print(f"  {bot:<10} mean {sum(times) / len(times) * 1000:9.2f} ms   worst "
+                  f"{max(times) * 1000:9.1f} ms   ({len(times)} moves); with 10 cards or fewer "
+                  f"to draw: mean {sum(late) / len(late) * 1000:9.2f} ms, worst "
+                  f"{max(late) * 1000:9.1f} ms ({len(late)} moves)", flush=True)
     if args.only in (None, "speed"):
         print("matches per second (duel-classic, the bot against itself):")
-        for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts@1", 6)):
+        for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts", 10)):
             one = speed(bot, matches, 1)
             two = speed(bot, matches, 2)
             print(f"  {bot:<10} 1 worker {one:9.2f}   2 workers {two:9.2f}   ({matches} matches)",
