@@ -57,6 +57,10 @@ def play(
         help=f"Built-in pack id or a house pack file (default: {DEFAULT_PACK})."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", show_default=False,
                                        help="Deal this match (default: a random seed)."),
+    level: Optional[int] = typer.Option(
+        None, "--level", "-l", show_default=False,
+        help="Search level of the bots that have levels, 1 (quickest) to 5 (deepest; "
+             "ismcts, default 3); bot alone is then ismcts."),
     lang: Optional[str] = typer.Option(
         None, "--lang", autocompletion=complete_lang, show_default=False,
         help="Language of the messages: en or fr (default: from the locale, LANG)."),
@@ -85,7 +89,8 @@ def play(
     data = data_dir()
     if resume or save_file is not None:
         given = [name for name, value in (("--players", players), ("--seed", seed),
-                                          ("--pack", pack)) if value is not None]
+                                          ("--pack", pack), ("--level", level))
+                 if value is not None]
         if given:
             fail(f"{', '.join(given)}: a resumed game keeps its own settings; drop "
                  f"{'them' if len(given) > 1 else 'it'} or start a new game", EXIT_USAGE)
@@ -102,7 +107,7 @@ def play(
     else:
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
-        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data)
+        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level)
         greeting = cat("greeting.unfinished") if unfinished else ""
     try:
         session.autosave_or_fail()
@@ -116,7 +121,7 @@ def play(
 
 
 def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
-         save: Optional[Path], data: Path) -> "Session":
+         save: Optional[Path], data: Path, level: Optional[int] = None) -> "Session":
     import random
 
     from lostcities.engine.errors import PackError
@@ -132,12 +137,14 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
     if seed is None:
         seed = random.SystemRandom().randrange(2 ** 31)
     try:
-        seats = parse_players(players, rules, you=cat("you"), player=cat("player"))
+        seats = parse_players(players, rules, you=cat("you"), player=cat("player"),
+                              level=level)
         return Session(rules, seats, seed, lang=cat.lang, pack_source=source,
                        save_path=save or new_save_path(data, rules.id, seed))
     except SessionError as err:
-        fail(f"--pack {pack_arg}: {err}" if players is None or "--players" not in str(err)
-             else str(err), EXIT_USAGE)
+        text = str(err)
+        fail(text if text.startswith(("--players", "--level")) else f"--pack {pack_arg}: {text}",
+             EXIT_USAGE)
 
 
 def _resume(path: Path) -> "Session":

@@ -168,13 +168,15 @@ def strongest_bot() -> str:
 
 
 def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
-                  player: str = "Player {n}") -> list[Player]:
+                  player: str = "Player {n}", level: Optional[int] = None) -> list[Player]:
     """Read ``--players``: comma-separated ``human``, ``human:NAME``, ``bot``, ``bot:NAME``.
 
     ``bot`` alone is the strongest bot; a bare registry name (``greedy``) is a bot too.
     ``None`` means one human against the strongest bot at the pack's smallest table.
     Human labels: ``you`` for a lone human, ``player`` (with ``{n}``, the seat from 1)
-    for several. Raises :class:`SessionError` naming the bad item.
+    for several. ``level`` (``--level``) goes to every bot that takes one (``ismcts``
+    becomes ``ismcts@LEVEL``), and a plain ``bot`` is then the strongest bot with
+    levels. Raises :class:`SessionError` naming the bad item.
     """
     from lostcities.engine.bots import BOTS, BotError, make_bot
 
@@ -187,7 +189,8 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
         if word == HUMAN:
             kinds.append((HUMAN, name.strip()))
         elif word == BOT:
-            kinds.append((BOT, name.strip() or strongest_bot()))
+            kinds.append((BOT, name.strip() or (_levelled_bot() if level is not None
+                                                else strongest_bot())))
         elif word in BOTS:
             kinds.append((BOT, word))
         else:
@@ -198,6 +201,8 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
                 else f"{pack.min_players} to {pack.max_players}")
         raise SessionError(f"--players: {len(kinds)} player(s) given, {pack.id} is played by "
                            f"{span}")
+    if level is not None:
+        kinds = _with_level(kinds, level)
     humans = sum(kind == HUMAN for kind, _ in kinds)
     out: list[Player] = []
     for seat, (kind, name) in enumerate(kinds):
@@ -210,6 +215,40 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
         else:
             out.append(Player(HUMAN, name or (you if humans == 1 else player.format(n=seat + 1))))
     return _distinct(out)
+
+
+def _levelled_bot() -> str:
+    from lostcities.engine.bots import strongest_with_levels
+
+    name = strongest_with_levels()
+    if name is None:  # pragma: no cover - the registry has ismcts
+        raise SessionError("--level: no built-in bot has levels")
+    return name
+
+
+def _with_level(kinds: list[tuple[str, str]], level: int) -> list[tuple[str, str]]:
+    """``--level``: ``name@LEVEL`` for each bot seat whose bot takes a level."""
+    from lostcities.engine.bots import BotError, has_levels, make_bot
+
+    out: list[tuple[str, str]] = []
+    took = False
+    for kind, name in kinds:
+        if kind == BOT and has_levels(name.partition("@")[0]):
+            if "@" in name:
+                raise SessionError(f"--level {level}: bot:{name} gives its own level; "
+                                   f"give it once")
+            name = f"{name}@{level}"
+            try:
+                make_bot(name)
+            except BotError as err:
+                raise SessionError(f"--level {level}: {err}") from None
+            took = True
+        out.append((kind, name))
+    if not took:
+        raise SessionError(f"--level {level}: no bot in this game has levels (bots with "
+                           f"levels: {_levelled_bot()}, e.g. --players human,bot:"
+                           f"{_levelled_bot()})")
+    return out
 
 
 def _distinct(players: list[Player]) -> list[Player]:

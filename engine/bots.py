@@ -307,6 +307,23 @@ def strongest() -> str:
     return next(name for name in STRENGTH if name in BOTS)
 
 
+def has_levels(name: str) -> bool:
+    """Whether the registry bot ``name`` takes a level (``name@LEVEL``)."""
+    factory = BOTS.get(name)
+    if factory is None:
+        return False
+    try:
+        inspect.signature(factory).bind(level=1)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def strongest_with_levels() -> Optional[str]:
+    """The strongest built-in bot that takes a level (what ``lc play --level`` plays), or None."""
+    return next((name for name in STRENGTH if has_levels(name)), None)
+
+
 def make_bot(spec: str, level: Optional[int] = None) -> Bot:
     """Build a bot from its name in :data:`BOTS` (``name@LEVEL`` for a level) or a
     ``module:Class`` path. ``level`` is for bots with levels (e.g. ``ismcts``, 1-5)."""
@@ -317,6 +334,7 @@ def make_bot(spec: str, level: Optional[int] = None) -> Bot:
             raise BotError(f"bot {spec!r}: write a level as a whole number, e.g. {name}@3")
         level = int(level_text)
         spec = name
+    shown = f"{spec}@{level}" if level is not None else spec
     factory: Optional[Callable[..., Bot]] = BOTS.get(spec)
     if factory is None and ":" in spec:
         module_name, _, attr = spec.partition(":")
@@ -342,7 +360,7 @@ def make_bot(spec: str, level: Optional[int] = None) -> Bot:
     except BotError:
         raise
     except Exception as err:  # a user class failing in __init__, a level out of range
-        raise BotError(f"bot {spec!r} could not be built: {err}") from None
+        raise BotError(f"bot {shown!r} could not be built: {err}") from None
     if not callable(getattr(bot, "choose", None)):
         raise BotError(f"bot {spec!r} has no choose(view) method")
     return bot

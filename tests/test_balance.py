@@ -274,7 +274,7 @@ def test_cli_plot_without_matplotlib_is_one_line(house_file, tmp_path, monkeypat
     (["--address", "x:1"], "--address is for --backend ray"),
     (["-b", "greedy"], "--bots: 1 bot(s) given, cheap-duel is played by 2 players"),
     (["-b", "greedy,nobody"], "--bots: unknown bot 'nobody'"),
-    (["-b", "ismcts@9,greedy"], "--bots: bot 'ismcts' could not be built: ismcts level must be"),
+    (["-b", "ismcts@9,greedy"], "--bots: bot 'ismcts@9' could not be built: ismcts level must be"),
     (["--base", "no-such-pack"], "--base: "),
     (["--games", "0"], "Invalid value for '--games'"),
 ])

@@ -296,6 +296,10 @@ def test_ctrl_c_in_a_script_saves_and_stops(data, small, tmp_path):
     (["--lang", "de"], 2, "--lang de: choose en or fr"),
     (["--players", "human,robot"], 2, "--players: 'robot' is not a player"),
     (["--players", "human"], 2, "--players: 1 player(s) given, duel-classic is played by 2"),
+    (["--level", "4", "--players", "human,bot:greedy"], 2,
+     "--level 4: no bot in this game has levels"),
+    (["--level", "0"], 2, "--level 0: bot 'ismcts@0' could not be built"),
+    (["--resume", "--level", "2"], 2, "--level: a resumed game keeps its own settings"),
     (["--pack", "no-such-pack"], 2, "no-such-pack"),
     (["no-such-save.json"], 2, "no-such-save.json: no such save file"),
 ])

@@ -112,6 +112,34 @@ def test_bad_players_spec_is_one_line(spec, message):
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
 
 
+def test_level_goes_to_the_bots_that_take_one():
+    from lostcities.engine.bots import has_levels, strongest_with_levels
+
+    assert has_levels("ismcts") and not has_levels("expert") and not has_levels("nosuch")
+    assert strongest_with_levels() == "ismcts"
+    # a plain bot (and the default opponent) becomes the strongest bot with levels
+    assert parse_players(None, CLASSIC, level=4) == [
+        Player(HUMAN, "You"), Player(BOT, "ismcts@4", "ismcts@4")]
+    # named bots without levels keep their name, those with levels get it
+    players = parse_players("bot:greedy,bot:ismcts,human", pack("duel-grenoble"), level=1)
+    assert [p.bot for p in players] == ["greedy", "ismcts@1", ""]
+    s = Session(CLASSIC, parse_players("human,bot", CLASSIC, level=2), 1)
+    assert s.bot(s.players[1].bot).params.iterations == 600
+
+
+@pytest.mark.parametrize("spec, level, message", [
+    ("human,bot:greedy", 3, "--level 3: no bot in this game has levels (bots with levels: "
+                            "ismcts, e.g. --players human,bot:ismcts)"),
+    ("human,bot:ismcts@2", 3, "--level 3: bot:ismcts@2 gives its own level; give it once"),
+    ("human,bot", 9, "--level 9: bot 'ismcts@9' could not be built: ismcts level must be one "
+                     "of 1, 2, 3, 4, 5, not 9"),
+])
+def test_bad_level_is_one_line(spec, level, message):
+    with pytest.raises(SessionError) as err:
+        parse_players(spec, CLASSIC, level=level)
+    assert str(err.value) == message
+
+
 def test_board_packs_seat_two_to_four_players():
     board = pack("board-classic")
     players = parse_players("human,bot,bot:random,bot:greedy", board)
