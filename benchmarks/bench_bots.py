@@ -1,7 +1,10 @@
 """Bot strength and speed: paired seeds, swapped seats, 95% intervals; time per move; matches/s.
 
 Run: ``python benchmarks/bench_bots.py [--only strength|time|speed] [--seeds N]
-[--ismcts-seeds N] [--ismcts-level L] [--board-seeds N] [--workers K]``. Prints:
+[--ismcts-seeds N] [--ismcts-level L] [--board-seeds N] [--workers K] [--pairings P,...]
+[--run-dir DIR]``. With ``--run-dir``, each pairing's finished batches are kept in a
+sub-folder and a run started again resumes from them (refused if the engine's source
+changed since: the results would mix two bots). Prints:
 
 1. **strength** on duel-classic: for each pairing, every seed is played twice with
    the seats swapped (``2 * seeds`` matches). The first bot's share of wins (ties
@@ -25,10 +28,10 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, Optional
 
-from lostcities.engine.backends import batches, run_batches
+from lostcities.engine.backends import RunDir, batches, run_batches
 from lostcities.engine.simulation import Z95, game_seed, wilson
 
 
@@ -68,13 +71,43 @@ def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
     return {"seeds": out}
 
 
-def strength(job: Pairing, seeds: int, workers: int, label: str) -> None:
-    """Play and print one pairing."""
+def engine_digest() -> str:
+    """A digest of the engine's source: a run folder resumes only with the same bots."""
+    import hashlib
+    from pathlib import Path
+
+    import lostcities.engine as engine
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(engine.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def strength(job: Pairing, seeds: int, workers: int, label: str,
+             run_dir: Optional[str] = None, size: Optional[int] = None) -> None:
+    """Play and print one pairing. With ``run_dir``, finished batches are kept in a
+    sub-folder per pairing, so that an interrupted run resumes where it stopped."""
     start = time.perf_counter()
     rows: list[list[float]] = []
-    size = max(1, min(25, seeds // (workers * 4) or 1))
-    for _, result in run_batches(play_seeds, job, batches(seeds, size), workers=workers):
+    size = size or max(1, min(25, seeds // (workers * 4) or 1))
+    todo = batches(seeds, size)
+    done: dict[int, Any] = {}
+    save = None
+    if run_dir is not None:
+        folder = RunDir(os.path.join(run_dir, f"{job.pack}-{job.bot}-{job.others}-{job.players}"))
+        done = folder.open({"job": asdict(job), "seeds": seeds, "batch": size,
+                            "engine": engine_digest()})
+        save = folder.save
+        if done:
+            print(f"  ({label}: {len(done)} of {len(todo)} batches already in {folder.path})",
+                  flush=True)
+    for batch, result in run_batches(play_seeds, job, todo, workers=workers, done=done,
+                                     save=save):
         rows.extend(result["seeds"])
+        if run_dir is not None and len(todo) > 1:
+            print(f"    {batch.stop} of {seeds} seeds, {time.perf_counter() - start:.0f} s",
+                  file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - start
     matches = seeds * job.players
     wins = sum(r[0] for r in rows)
@@ -142,6 +175,9 @@ def main() -> None:
     parser.add_argument("--ismcts-level", type=int, default=3)
     parser.add_argument("--board-seeds", type=int, default=100)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--run-dir", help="keep finished batches here (a sub-folder per "
+                        "pairing) and resume from them when run again")
+    parser.add_argument("--batch", type=int, help="seeds per batch (default: from --seeds)")
     parser.add_argument("--pairings", default="expert-random,expert-greedy,ismcts-expert,board2,board4",
                         help="which strength pairings to play, comma-separated")
     args = parser.parse_args()
@@ -164,7 +200,7 @@ def main() -> None:
         }
         for name in args.pairings.split(","):
             job, seeds, label = pairings[name.strip()]
-            strength(job, seeds, args.workers, label)
+            strength(job, seeds, args.workers, label, args.run_dir, args.batch)
     if args.only in (None, "time"):
         print("time per move (duel-classic, against expert):")
         for bot, matches in (("random", 20), ("greedy", 10), ("expert", 10), ("ismcts@1", 2),

@@ -179,6 +179,36 @@ class SeatMemory:
         return [max(0, c) for c in count]
 
 
+class WatchedMemory:
+    """What a seat that watched the whole round knows of a full ``state``: every discard
+    pile card by card (it saw each fall) and, of the other hands, the draw pile and the
+    cards removed, only that it has not seen them. Searches give it to the players they
+    imagine (:mod:`.ismcts`); it answers what :class:`SeatMemory` answers."""
+
+    __slots__ = ("t", "seat", "piles", "known", "stalled", "_unseen")
+
+    def __init__(self, state: GameState, seat: int):
+        t = self.t = state.tables
+        self.seat = seat
+        self.piles: list[Pile] = [list(p) for p in state.piles]
+        self.known: list[list[Card]] = [[] for _ in range(state.n)]
+        self.stalled = 0
+        unseen = [0] * t.n_kinds
+        for other, hand in enumerate(state.hands):
+            if other != seat:
+                for card in hand:
+                    unseen[card] += 1
+        for card in state.deck:
+            unseen[card] += 1
+        for card in state.deal.removed:
+            unseen[card] += 1
+        self._unseen = unseen
+
+    def unseen(self) -> list[int]:
+        """Per card kind: copies in the other hands, the draw pile and the removed cards."""
+        return self._unseen
+
+
 def determinize(pack: RulePack, obs: Observation, memory: SeatMemory,
                 rng: random.Random) -> GameState:
     """A full game state that ``obs`` (and ``memory``) could be looking at.

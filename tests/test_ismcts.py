@@ -1,4 +1,4 @@
-"""ismcts: determinisations consistent with what a seat saw, the rollout policy, the search."""
+"""ismcts: determinisations consistent with what a seat saw, the imagined players, the search."""
 from __future__ import annotations
 
 import random
@@ -10,8 +10,8 @@ from enginehelpers import derived, pack
 from lostcities.engine import ismcts
 from lostcities.engine.bots import BotError, GreedyBot, SeatView, make_bot
 from lostcities.engine.expert import ExpertBot
-from lostcities.engine.ismcts import SearchParams, rollout_move
-from lostcities.engine.knowledge import Determinizer, SeatMemory
+from lostcities.engine.ismcts import SearchParams
+from lostcities.engine.knowledge import Determinizer, SeatMemory, WatchedMemory
 from lostcities.engine.simulation import game_seed, play_match
 from lostcities.engine.state import OVER
 from lostcities.engine.tables import tables_of
@@ -83,29 +83,60 @@ def test_determinisations_differ_but_repeat_with_the_seed():
 
 
 @pytest.mark.parametrize("pack_id", ["duel-classic", "duel-equal", "duel-grenoble"])
-def test_the_rollout_policy_always_plays_legal_moves(pack_id):
+def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
+    """reply() is the expert (REPLY weights) seeing the state as the player to move."""
+    from lostcities.engine.expert import REPLY, Evaluation
+
     p = derived(pack_id, match={"rounds": 1, "continuation": False})
-    for seed in range(15):
+    checked = 0
+    for seed in range(6):
         state = new_game(p, p.min_players, seed)
         rng = random.Random(seed)
         while state.phase != OVER:
-            move = rollout_move(state, rng) if rng.random() < 0.7 else random_move(state, rng)
+            move = ismcts.reply(state)
             assert illegal_reason(state, move) is None, str(move)
-            push(state, move)
+            if checked % 5 == 0:
+                seat = state.to_move
+                ev = Evaluation(p, observation(state, seat), WatchedMemory(state, seat), REPLY)
+                from lostcities.engine.turn import legal_moves
+                assert move == ev.quick_best(legal_moves(state))
+            checked += 1
+            push(state, move if rng.random() < 0.8 else random_move(state, rng))
+    assert checked > 100
 
 
-def test_the_rollout_policy_beats_random():
-    p = derived("duel-classic", match={"rounds": 1})
+def test_the_watched_memory_knows_every_pile_and_counts_the_rest_unseen():
+    p = pack("duel-grenoble")
+    for state, _ in positions("duel-grenoble", 4, every=5):
+        for seat in range(state.n):
+            memory = WatchedMemory(state, seat)
+            assert memory.piles == [list(pile) for pile in state.piles]
+            assert memory.known == [[] for _ in range(state.n)] and memory.stalled == 0
+            hidden = Counter(c for s in range(state.n) if s != seat for c in state.hands[s])
+            hidden.update(state.deck)
+            hidden.update(state.deal.removed)
+            assert Counter({k: n for k, n in enumerate(memory.unseen()) if n}) == hidden
+            assert sum(memory.unseen()) == len(tables_of(p).deck) - len(state.hands[seat]) - sum(
+                len(r) for rows in state.rows for r in rows) - sum(len(x) for x in state.piles)
 
-    class Rollout(GreedyBot):
-        def choose(self, view):
-            return rollout_move(view._state, view.rng)
 
-    wins = 0
-    for i in range(10):
-        scores = play_match(p, [Rollout(), make_bot("random")], game_seed(1, i)).finished[0].scores
-        wins += scores[0] > scores[1]
-    assert wins >= 9
+def test_the_outlook_is_the_score_when_no_turn_is_left():
+    """With no turn left to a player, its outlook is what its rows score now."""
+    from lostcities.engine.turn import live_scores
+
+    checked = 0
+    for seed in range(8):
+        p = pack("duel-classic")
+        state = new_game(p, 2, seed)
+        rng = random.Random(seed)
+        while len(state.deck) > 1:
+            push(state, ismcts.reply(state) if rng.random() < 0.7 else random_move(state, rng))
+        other = 1 - state.to_move          # one card left: only the player to move plays
+        assert ismcts.outlook(state, other) == live_scores(state)[other]
+        # the player to move still has a turn: its outlook counts what it may still play
+        assert ismcts.outlook(state, state.to_move) >= live_scores(state)[state.to_move] - 1e-9
+        checked += 1
+    assert checked == 8
 
 
 def test_a_search_is_reproducible_and_keeps_the_experts_move_without_evidence():
@@ -130,20 +161,20 @@ def test_the_time_limit_stops_the_search(monkeypatch):
     from lostcities.engine.turn import legal_moves
 
     calls = []
-    real = ismcts._iterate
+    real = ismcts.lookahead
 
     def counted(*args):
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(ismcts, "_iterate", counted)
+    monkeypatch.setattr(ismcts, "lookahead", counted)
     ismcts.search(state.pack, obs, memory, legal_moves(state), random.Random(0),
                   SearchParams(iterations=500, seconds=0.0), ExpertBot())
     assert len(calls) == SearchParams().candidates  # one pass over the candidates, no more
     calls.clear()
     ismcts.search(state.pack, obs, memory, legal_moves(state), random.Random(0),
-                  SearchParams(iterations=50), ExpertBot())
-    assert len(calls) == 50
+                  SearchParams(iterations=20), ExpertBot())
+    assert len(calls) == 20 * SearchParams().candidates
 
 
 def test_levels_and_their_errors():
@@ -162,10 +193,11 @@ def test_levels_and_their_errors():
 
 def test_it_plays_whole_matches_legally_and_reproducibly():
     p = derived("duel-equal", match={"rounds": 1, "continuation": False})
-    runs = [play_match(p, [make_bot("ismcts@1"), ExpertBot()], 6) for _ in range(2)]
+    quick = SearchParams(iterations=6)
+    runs = [play_match(p, [ismcts.ISMCTSBot(params=quick), ExpertBot()], 6) for _ in range(2)]
     assert runs[0].snapshot() == runs[1].snapshot()
     three = derived("duel-grenoble", match={"rounds": 1})
-    play_match(three, [make_bot("ismcts@1"), GreedyBot(), GreedyBot()], 2)
+    play_match(three, [ismcts.ISMCTSBot(params=quick), GreedyBot(), GreedyBot()], 2)
 
 
 def test_on_a_board_it_plays_the_experts_moves():
@@ -175,16 +207,33 @@ def test_on_a_board_it_plays_the_experts_moves():
     assert a.snapshot() == b.snapshot()
 
 
-def test_it_searches_only_once_the_draw_pile_is_short(monkeypatch):
-    piles = []
-    real = ismcts.search
+def test_it_searches_every_choice_but_steps_aside_when_stalling(monkeypatch):
+    searched, stalled = [], []
+    real_search, real_decide = ismcts.search, ExpertBot.decide
 
-    def watched(pack_, obs, *args):
-        piles.append(obs.draw_pile)
-        return real(pack_, obs, *args)
+    def watched(pack_, obs, memory, legal, *args):
+        searched.append(len(legal))
+        return real_search(pack_, obs, memory, legal, *args)
+
+    def decide(self, view, memory):
+        stalled.append(memory.stalled)
+        return real_decide(self, view, memory)
 
     monkeypatch.setattr(ismcts, "search", watched)
     p = derived("duel-classic", match={"rounds": 1})
-    play_match(p, [make_bot("ismcts@1"), ExpertBot()], 9)
-    horizon = SearchParams().horizon
-    assert piles and max(piles) <= horizon and min(piles) <= 2
+    bot = ismcts.ISMCTSBot(params=SearchParams(iterations=6))
+    monkeypatch.setattr(ExpertBot, "decide", decide)
+    play_match(p, [bot, GreedyBot()], 9)
+    assert len(searched) > 15 and min(searched) > 1
+    assert all(s >= ismcts.STALL_GUARD for s in stalled)   # the expert decides only then
+    # a seat whose draw pile has not shrunk for STALL_GUARD of its turns gets the expert's move
+    state, memory = next(positions("duel-classic", 2))
+    view = SeatView(state, state.to_move, random.Random(0))
+    bot = ismcts.ISMCTSBot(1)
+    bot.expert._memories[state.to_move] = memory
+    memory.observe = lambda obs: None
+    memory.stalled = ismcts.STALL_GUARD
+    searched.clear()
+    stalled.clear()
+    bot.choose(view)
+    assert not searched and stalled == [ismcts.STALL_GUARD]

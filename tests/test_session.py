@@ -113,6 +113,7 @@ def test_bad_players_spec_is_one_line(spec, message):
 
 
 def test_level_goes_to_the_bots_that_take_one():
+    from lostcities.engine import ismcts
     from lostcities.engine.bots import has_levels, strongest_with_levels
 
     assert has_levels("ismcts") and not has_levels("expert") and not has_levels("nosuch")
@@ -124,7 +125,7 @@ def test_level_goes_to_the_bots_that_take_one():
     players = parse_players("bot:greedy,bot:ismcts,human", pack("duel-grenoble"), level=1)
     assert [p.bot for p in players] == ["greedy", "ismcts@1", ""]
     s = Session(CLASSIC, parse_players("human,bot", CLASSIC, level=2), 1)
-    assert s.bot(s.players[1].bot).params.iterations == 600
+    assert s.bot(s.players[1].bot).params.iterations == ismcts.LEVELS[2]
 
 
 @pytest.mark.parametrize("spec, level, message", [
