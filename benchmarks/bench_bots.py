@@ -11,11 +11,11 @@ changed since: the results would mix two bots). Prints:
    count half) with a Wilson 95% interval, its wins/ties/losses, and its mean score
    difference per match with a 95% interval (per-seed pairs averaged). Pairings:
    expert vs random, expert vs greedy (targets 99% and 70%), ismcts vs expert (target
-   60%; ismcts at ``--ismcts-level``, default 3, over ``--ismcts-seeds`` seeds, fewer:
-   each match costs a dozen or more searches), and on board-classic expert vs greedy
+   60%; ismcts at ``--ismcts-level``, default its default level, over ``--ismcts-seeds``
+   seeds, fewer: each match costs some 70 searches), and on board-classic expert vs greedy
    at 2 players and at 4 (expert at each seat in turn; an equal player wins 25%);
 2. **time per move** of each bot on duel-classic (mean and worst), ismcts at each level;
-3. **matches per second** of random, greedy, expert and ismcts (level 3) pairs through
+3. **matches per second** of random, greedy, expert and ismcts (default level) pairs through
    :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
 
 Games run in the same seeded batches as ``lc balance`` (:mod:`lostcities.engine.backends`):
@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from lostcities.engine.backends import RunDir, batches, run_batches
+from lostcities.engine.ismcts import DEFAULT_LEVEL
 from lostcities.engine.simulation import Z95, game_seed, wilson
 
 
@@ -172,7 +173,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1000,
                         help="seeds per duel pairing (matches: twice as many)")
     parser.add_argument("--ismcts-seeds", type=int, default=100)
-    parser.add_argument("--ismcts-level", type=int, default=3)
+    parser.add_argument("--ismcts-level", type=int, default=DEFAULT_LEVEL)
     parser.add_argument("--board-seeds", type=int, default=100)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--run-dir", help="keep finished batches here (a sub-folder per "
@@ -212,7 +213,7 @@ def main() -> None:
                   f"{max(late) * 1000:9.1f} ms ({len(late)} moves)", flush=True)
     if args.only in (None, "speed"):
         print("matches per second (duel-classic, the bot against itself):")
-        for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts", 10)):
+        for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts", 4)):
             one = speed(bot, matches, 1)
             two = speed(bot, matches, 2)
             print(f"  {bot:<10} 1 worker {one:9.2f}   2 workers {two:9.2f}   ({matches} matches)",

@@ -60,7 +60,7 @@ def play(
     level: Optional[int] = typer.Option(
         None, "--level", "-l", show_default=False,
         help="Search level of the bots that have levels, 1 (quickest) to 5 (deepest; "
-             "ismcts, default 3); bot alone is then ismcts."),
+             "ismcts, default 2); bot alone is then ismcts."),
     lang: Optional[str] = typer.Option(
         None, "--lang", autocompletion=complete_lang, show_default=False,
         help="Language of the messages: en or fr (default: from the locale, LANG)."),
