@@ -298,8 +298,9 @@ def _ismcts(level: Optional[int] = None) -> Bot:
 BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "greedy": GreedyBot,
                                        "expert": _expert, "ismcts": _ismcts}
 
-#: the built-in bots from strongest to weakest (measured: benchmarks/bench_bots.py)
-STRENGTH: tuple[str, ...] = ("expert", "ismcts", "greedy", "random")
+#: the built-in bots from strongest to weakest (measured with paired seeds and swapped
+#: seats on duel-classic: benchmarks/bench_bots.py)
+STRENGTH: tuple[str, ...] = ("ismcts", "expert", "greedy", "random")
 
 
 def strongest() -> str:
