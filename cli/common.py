@@ -105,7 +105,8 @@ class Progress:
             from rich.progress import Progress as Bar
 
             self.bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
-                           TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+                           TextColumn("games, ETA"), TimeRemainingColumn(),
+                           console=Console(stderr=True), transient=True)
             self.bar.start()
             self.task = self.bar.add_task("games", total=self.total)
         self.bar.update(self.task, completed=done)
