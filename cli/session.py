@@ -661,9 +661,12 @@ class Session:
                 return Note("illegal.lowest", {"card": card, "colour": colour,
                                                "lowest": codec.format(lowest)})
             if move.action == PLAY and numbers:
-                return Note(f"illegal.order.{pack.ordering}",
-                            {"card": card, "colour": colour, "last": numbers[-1],
-                             "row": " ".join(codec.format(k) for k in row)})
+                key = f"illegal.order.{pack.ordering}"
+                steps = [b - a for a, b in zip(numbers, numbers[1:]) if b != a]
+                if pack.ordering == "either-direction" and steps:
+                    key += ".up" if steps[0] > 0 else ".down"   # the direction the row took
+                return Note(key, {"card": card, "colour": colour, "last": numbers[-1],
+                                  "row": " ".join(codec.format(k) for k in row)})
             return Note("illegal.other", {"reason": reason})
         if move.draw == DECK and not state.deck:
             return Note("illegal.deck-empty", {})

@@ -304,6 +304,26 @@ def test_equal_values_explained_for_non_decreasing_rows():
     assert s.command("p r5").notes[0].key == "illegal.order.non-decreasing"
 
 
+def test_either_direction_explained_with_the_direction_the_row_took():
+    rules = derived("duel-classic", rows={"ordering": "either-direction"})
+    s = at(Session(rules, [Player(HUMAN, "A"), Player(HUMAN, "B")], 1),
+           ["r7 r5 r9 g3 g5 g2 b2 y9", "y2 y3 y4 y5 y6 y7 y8 b5"], "w2 w3 w4 w5 w7 w8", rules)
+    for line in ("p r7 deck", "p y2 deck", "p r5 deck", "p y3 deck"):
+        assert s.command(line).kind == "moved", line
+    note = s.command("p r9").notes[0]       # r7 r5 went down
+    assert note.key == "illegal.order.either-direction.down"
+    assert note.params == {"card": "r9", "colour": "red", "last": 5, "row": "r7 r5"}
+    for line in ("p g3 deck", "p y4 deck", "p g5 deck", "p y5 deck"):
+        assert s.command(line).kind == "moved", line
+    note = s.command("p g2").notes[0]       # g3 g5 went up
+    assert note.key == "illegal.order.either-direction.up" and note.params["last"] == 5
+    from lostcities.cli.i18n import Catalogue
+
+    assert Catalogue("en")(note.key, **note.params) == (
+        "g2 cannot go on your green row (g3 g5): the row goes up, so it takes 5 or higher")
+    assert "elle monte" in Catalogue("fr")(note.key, **note.params)
+
+
 def test_lowest_in_hand_explained():
     rules = derived("duel-classic", rows={"start": "lowest-in-hand"})
     s = at(Session(rules, [Player(HUMAN, "A"), Player(HUMAN, "B")], 1),
