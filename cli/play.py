@@ -298,7 +298,8 @@ class Terminal:
         if self.interactive:
             self.out.clear()
         self.out.print(table(obs, s.pack, self.cat, me=me, live=live_scores(state),
-                             discard_only=[c for c in obs.hand if c not in playable]))
+                             discard_only=[c for c in obs.hand if c not in playable],
+                             width=self.out.width))
         if self.interactive and self.recent:
             self.out.print(Text(self.cat("table.last-turns"), style="dim"))
             for text in self.recent:

@@ -90,15 +90,25 @@ def _player_label(obs: "Observation", seat: int, cat: "Catalogue",
     return text
 
 
+#: a colour column's width: even when the terminal has room, down to NARROW when not
+#: (its header then wraps: key above name)
+COLOUR_WIDTH, NARROW = 8, 6
+
+
 def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Optional[int],
-                live: Sequence[int]) -> Table:
+                live: Sequence[int], width: Optional[int] = None) -> Table:
     """Every player's expedition rows, one column per colour, the discard piles between."""
     table = Table(box=box.ROUNDED, show_lines=False, padding=(0, 1), expand=False,
                   header_style="bold")
     table.add_column("", no_wrap=True, min_width=10)
+    n_colours = len(pack.colours)
+    # label, colours, score (each with padding), and the borders between them
+    wide = 12 + n_colours * (COLOUR_WIDTH + 2) + 10 + n_colours + 3
+    colour_width = COLOUR_WIDTH if width is None or wide <= width else NARROW
     for c, colour in enumerate(pack.colours):
         table.add_column(Text(f"{colour.key} {cat.colour(colour.name)}",
-                              style=colour_style(pack, c)), justify="center", min_width=8)
+                              style=colour_style(pack, c)), justify="center",
+                         min_width=colour_width)
     table.add_column(cat("table.round-score"), justify="right", no_wrap=True)
     n = len(obs.players)
     bottom = me if me is not None else n - 1
@@ -127,10 +137,10 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
 
 
 def _sections(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Optional[int],
-              live: Sequence[int]) -> list[RenderableType]:
+              live: Sequence[int], width: Optional[int] = None) -> list[RenderableType]:
     """The table's areas: the board game's tracks (when the pack has a board), then
     every player's rows with the discard piles."""
-    rows = _rows_table(obs, pack, cat, me, live)
+    rows = _rows_table(obs, pack, cat, me, live, width)
     return [rows] if obs.board is None else [_board(obs, pack, cat), rows]
 
 
@@ -200,17 +210,18 @@ def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:
 
 def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optional[int],
           live: Sequence[int], hide_hand: bool = False,
-          discard_only: Sequence[int] = ()) -> Group:
+          discard_only: Sequence[int] = (), width: Optional[int] = None) -> Group:
     """The whole table as ``me`` sees it (``me`` None: a spectator, no hand shown).
 
     ``live``: each player's score if the round ended now; ``discard_only``: cards of
-    the hand no row accepts (drawn dimmed).
+    the hand no row accepts (drawn dimmed); ``width``: the terminal's, to narrow the
+    colour columns when six do not fit.
     """
     head = Text()
     head.append(pack.name, style="bold")
     head.append("  ·  " + cat("table.round", round=obs.round, rounds=obs.rounds))
     head.append("  ·  " + cat("table.turn", turn=obs.turn + 1))
-    parts: list[RenderableType] = [head, *_sections(obs, pack, cat, me, live)]
+    parts: list[RenderableType] = [head, *_sections(obs, pack, cat, me, live, width)]
     if me is not None:
         hand = Text(cat("table.hand", name=obs.players[me]) + "  ", style="bold")
         if hide_hand:

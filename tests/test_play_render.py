@@ -69,6 +69,25 @@ def test_the_table_shows_rows_piles_hand_and_scores_without_colour():
     assert obs.hand == tuple(sorted(obs.hand, key=CLASSIC.cards.sort_key))
 
 
+@pytest.mark.parametrize("width", [80, 100])
+def test_six_colours_fit_an_80_column_terminal(width):
+    six = pack("duel-six")
+    s = Session(six, [Player(HUMAN, "You"), Player(HUMAN, "greedy")], 4)
+    obs = observation(s.state, 0)
+    out = text_of(render.table(obs, six, EN, me=0, live=live_scores(s.state), width=width),
+                  width=width)
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= width
+    table = [line for line in lines if line[:1] in "╭│├╰"]
+    assert all(line.endswith(("╮", "│", "┤", "╯")) for line in table)   # nothing cropped
+    assert any("round" in line for line in table) and any("deck: " in line for line in table)
+    for name in ("yellow", "purple"):
+        assert any(name in line for line in table)
+    header = next(i for i, line in enumerate(table) if "purple" in line)
+    # with room, every colour header holds on one line; at 80 columns key above name
+    assert ("y yellow" in table[header]) == (width == 100)
+
+
 def test_the_table_in_colour_and_hidden_hands():
     s = position()
     coloured = text_of(render.table(observation(s.state, 0), CLASSIC, EN, me=0, live=(0, 0)),
