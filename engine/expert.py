@@ -165,6 +165,8 @@ class Evaluation:
         self._cache: dict[tuple, ColourPlan] = {}
         self._curve_cache: dict[tuple, list[float]] = {}
         self._opp_cache: dict[tuple, float] = {}
+        self._extra_cache: dict[tuple, float] = {}
+        self._opp_rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
         self.board = obs.board
         if self.board is not None:
             self._board_setup(pack)
@@ -459,9 +461,13 @@ class Evaluation:
             plan_values = values + chain
             base = f(colour, plan_values, wagers + w, track)
             if track is None:  # each card adds its own value
-                extra = 0.0
-                for v in extras:
-                    extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
+                key = (colour, rs, tuple(plan_values), wagers + w)
+                extra = self._extra_cache.get(key)  # the same for every number of turns left
+                if extra is None:
+                    extra = 0.0
+                    for v in extras:
+                        extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
+                    self._extra_cache[key] = extra
                 extra *= chance
             else:  # each card adds a step: the expected steps, one after the other
                 extra = self._steps_worth(colour, plan_values, track, chance * len(extras)) - base
@@ -544,40 +550,26 @@ class Evaluation:
 
     def _opponent(self, seat: int, tops: list[Optional[Card]], deck: int,
                   cap: Optional[int]) -> float:
-        t, f, obs = self.t, self.score, self.obs
         # turns left to this opponent if everyone draws from the deck
         ahead = (seat - self.me) % self.n
         future = max(0, (deck - ahead + self.n) // self.n) if deck else 0
         if cap is not None:
             future = min(future, cap)
-        tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
-        if self.board is not None:
-            tracks = [(0, False, len(row)) for row in obs.rows[seat]]
-            for track, spot, leader in self.board.pawns[seat]:
-                if track >= 0:
-                    tracks[track] = (spot, leader, len(obs.rows[seat][track]))
         known = self.memory.known[seat] if self.memory.known else []
-        unknown_hand = obs.hand_sizes[seat] - len(known)
+        unknown_hand = self.obs.hand_sizes[seat] - len(known)
         chance = (unknown_hand + max(0, future - 1)) / self.hidden
         gains: list[tuple[float, float]] = []  # (expected points, expected plays)
-        for colour, row in enumerate(obs.rows[seat]):
-            rs = t.state_of(row)
-            values = [t.value_of[k] for k in row if not t.is_wager[k]]
-            wagers = len(row) - len(values)
-            track = tracks[colour]
-            base = f(colour, values, wagers, track)
-            weight = 1.0 if row else self.p.unstarted
+        for colour, (weight, unseen, fits) in enumerate(self._opponent_rows(seat)):
             points = plays = 0.0
-            for card in self.unseen_by_colour[colour]:
-                if t.after[rs][t.slot_of[card]] >= 0:
-                    points += chance * (f(colour, values + [t.value_of[card]], wagers, track)
-                                        - base)
-                    plays += chance
+            for delta in unseen:
+                points += chance * delta
+                plays += chance
             for card in list(known) + [tops[colour]]:
-                if card is not None and t.colour_of[card] == colour and not t.is_wager[card] \
-                        and t.after[rs][t.slot_of[card]] >= 0:
-                    points += f(colour, values + [t.value_of[card]], wagers, track) - base
-                    plays += 1
+                if card is not None:
+                    delta = fits.get(card)
+                    if delta is not None:
+                        points += delta
+                        plays += 1
             if points > 0:
                 gains.append((weight * points, plays))
         need = sum(g[1] for g in gains)
@@ -585,3 +577,34 @@ class Evaluation:
         if need > future:
             total *= future / need if need else 0.0
         return total
+
+    def _opponent_rows(self, seat: int) -> list[tuple[float, list[float], dict[Card, float]]]:
+        """Per colour of an opponent's rows: its weight, what each unseen card that fits
+        would add, and what each card of the colour that fits would add (by card);
+        the same for every move of a decision, so worked out once."""
+        rows = self._opp_rows.get(seat)
+        if rows is not None:
+            return rows
+        t, f, obs = self.t, self.score, self.obs
+        tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
+        if self.board is not None:
+            tracks = [(0, False, len(row)) for row in obs.rows[seat]]
+            for track, spot, leader in self.board.pawns[seat]:
+                if track >= 0:
+                    tracks[track] = (spot, leader, len(obs.rows[seat][track]))
+        rows = []
+        for colour, row in enumerate(obs.rows[seat]):
+            rs = t.state_of(row)
+            values = [t.value_of[k] for k in row if not t.is_wager[k]]
+            wagers = len(row) - len(values)
+            track = tracks[colour]
+            base = f(colour, values, wagers, track)
+            fits: dict[Card, float] = {}
+            for card in t.deck:
+                if t.colour_of[card] == colour and not t.is_wager[card] and card not in fits \
+                        and t.after[rs][t.slot_of[card]] >= 0:
+                    fits[card] = f(colour, values + [t.value_of[card]], wagers, track) - base
+            unseen = [fits[card] for card in self.unseen_by_colour[colour] if card in fits]
+            rows.append((1.0 if row else self.p.unstarted, unseen, fits))
+        self._opp_rows[seat] = rows
+        return rows
