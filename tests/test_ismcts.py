@@ -200,6 +200,15 @@ def test_it_plays_whole_matches_legally_and_reproducibly():
     play_match(three, [ismcts.ISMCTSBot(params=quick), GreedyBot(), GreedyBot()], 2)
 
 
+@pytest.mark.parametrize("pack_id", ["duel-basic", "duel-six", "duel-equal"])
+def test_every_duel_pack_a_legal_round_that_ends_by_the_draw_pile(pack_id):
+    """Every move checked by play_match; no stalling to the turn cap."""
+    p = derived(pack_id, match={"rounds": 1, "continuation": False})
+    bots = [ismcts.ISMCTSBot(params=SearchParams(iterations=4)) for _ in range(p.min_players)]
+    state = play_match(p, bots, game_seed(12, len(pack_id)))
+    assert state.phase == OVER and state.finished[0].end == "draw-pile-empty"
+
+
 def test_on_a_board_it_plays_the_experts_moves():
     p = derived("board-classic", match={"rounds": 1})
     a = play_match(p, [make_bot("ismcts"), GreedyBot()], 4, ["a", "b"])
