@@ -229,6 +229,8 @@ class Terminal:
         return self._human_turn()
 
     def _human_turn(self) -> Optional[int]:
+        from .session import COMMANDS, strongest_bot
+
         session = self.session
         seat = session.state.to_move
         if self.interactive and len(session.humans) > 1 and self.shown_to != seat:
@@ -239,7 +241,12 @@ class Terminal:
             line = self._read(self._prompt())
             if line is None:
                 return self._leave("quit.eof", 0)
-            reply = session.command(line)
+            words = line.split()
+            if self.interactive and words and COMMANDS.get(words[0].lower()) == "hint":
+                with self.out.status(self.cat("bot.thinking", name=strongest_bot())):
+                    reply = session.command(line)   # the search may think a while
+            else:
+                reply = session.command(line)
             if reply.kind == "quit":
                 return self._leave("quit.saved", 0)
             if reply.kind == "board":
