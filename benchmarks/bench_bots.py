@@ -2,9 +2,10 @@
 
 Run: ``python benchmarks/bench_bots.py [--only strength|time|speed] [--seeds N]
 [--ismcts-seeds N] [--ismcts-level L] [--board-seeds N] [--workers K] [--pairings P,...]
-[--run-dir DIR]``. With ``--run-dir``, each pairing's finished batches are kept in a
-sub-folder and a run started again resumes from them (refused if the engine's source
-changed since: the results would mix two bots). Prints:
+[--run-dir DIR] [--batch N]``. With ``--run-dir``, each pairing's finished batches are
+kept in a sub-folder and a run started again resumes from them (refused if the engine's
+source changed since: the results would mix two bots); a run with fewer seeds reports
+the first ones of a longer run in the same folder. Prints:
 
 1. **strength** on duel-classic: for each pairing, every seed is played twice with
    the seats swapped (``2 * seeds`` matches). The first bot's share of wins (ties
@@ -97,8 +98,10 @@ def strength(job: Pairing, seeds: int, workers: int, label: str,
     save = None
     if run_dir is not None:
         folder = RunDir(os.path.join(run_dir, f"{job.pack}-{job.bot}-{job.others}-{job.players}"))
-        done = folder.open({"job": asdict(job), "seeds": seeds, "batch": size,
-                            "engine": engine_digest()})
+        # not the number of seeds: a shorter run reports the first batches of a longer one
+        done = folder.open({"job": asdict(job), "batch": size, "engine": engine_digest()})
+        done = {i: result for i, result in done.items() if i < len(todo)
+                and len(result["seeds"]) == todo[i].stop - todo[i].start}
         save = folder.save
         if done:
             print(f"  ({label}: {len(done)} of {len(todo)} batches already in {folder.path})",
