@@ -311,8 +311,10 @@ def strongest() -> str:
 def has_levels(name: str) -> bool:
     """Whether the registry bot ``name`` takes a level (``name@LEVEL``)."""
     factory = BOTS.get(name)
-    if factory is None:
-        return False
+    return factory is not None and _takes_level(factory)
+
+
+def _takes_level(factory: Callable[..., Bot]) -> bool:
     try:
         inspect.signature(factory).bind(level=1)
     except (TypeError, ValueError):
@@ -353,10 +355,8 @@ def make_bot(spec: str, level: Optional[int] = None) -> Bot:
         if level is None:
             bot = factory()
         else:
-            try:
-                inspect.signature(factory).bind(level=level)
-            except (TypeError, ValueError):
-                raise BotError(f"bot {spec!r} has no levels") from None
+            if not _takes_level(factory):
+                raise BotError(f"bot {spec!r} has no levels")
             bot = factory(level=level)
     except BotError:
         raise
