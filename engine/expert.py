@@ -30,6 +30,7 @@ quick simulations against ``greedy`` (see ``benchmarks/bench_bots.py``).
 """
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from dataclasses import dataclass, replace
@@ -141,11 +142,36 @@ class ColourPlan:
     key: tuple = ()     #: (colour, hand, row, track) to build its curve from
 
 
+class SharedPlans:
+    """Caches that several evaluations of one pack and weights can share (a search
+    evaluates thousands of positions that differ in a few cards).
+
+    Each entry is keyed by everything its value depends on (the colour's cards in
+    hand and in the row, the turns left, the colour's unseen cards and how many cards
+    are unseen in all), so a shared entry is the value the evaluation would work out
+    itself. Packs with a board are not shared: their values depend on the board too.
+    """
+
+    def __init__(self, pack: RulePack, params: ExpertParams):
+        self.t = tables_of(pack)
+        self.params = params
+        self.plans: dict[tuple, ColourPlan] = {}
+        self.curves: dict[tuple, list[float]] = {}
+        self.extras: dict[tuple, float] = {}
+        self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
+        #: a short name for each (colour's unseen cards, number unseen) met, for the keys
+        self.unseen: dict[tuple, int] = {}
+
+
 class Evaluation:
-    """The expert's view of one decision: values of the positions its moves leave."""
+    """The expert's view of one decision: values of the positions its moves leave.
+
+    ``shared``: caches to share with other evaluations of the same pack and weights
+    (:class:`SharedPlans`); the values are the same with or without them.
+    """
 
     def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory,
-                 params: ExpertParams):
+                 params: ExpertParams, shared: Optional[SharedPlans] = None):
         self.pack = pack
         self.t: Tables = tables_of(pack)
         self.f: Callable[[int, Sequence[int], int], int] = pack.scoring.expedition
@@ -162,12 +188,26 @@ class Evaluation:
         for card, count in enumerate(self.unseen):
             if count and not t.is_wager[card]:
                 self.unseen_by_colour[t.colour_of[card]].extend([card] * count)
-        self._cache: dict[tuple, ColourPlan] = {}
-        self._curve_cache: dict[tuple, list[float]] = {}
-        self._opp_cache: dict[tuple, float] = {}
-        self._extra_cache: dict[tuple, float] = {}
-        self._opp_rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
         self.board = obs.board
+        if shared is not None and (shared.t is not t or shared.params is not params):
+            raise ValueError("shared plans made for another pack or other weights")
+        if shared is None or self.board is not None:
+            shared = SharedPlans(pack, params)
+        #: each colour's unseen cards, then with the number unseen, by short name: what a
+        #: shared plan depends on beyond the colour's own cards
+        names = shared.unseen
+        self._unseen_keys = [(names.setdefault(cards, len(names)),
+                              names.setdefault((cards, self.hidden), len(names)))
+                             for cards in map(tuple, self.unseen_by_colour)]
+        self._cache = shared.plans
+        self._curve_cache = shared.curves
+        self._extra_cache = shared.extras
+        self._opp_colour_rows = shared.opponent_rows
+        self._opp_cache: dict[tuple, float] = {}
+        #: per opponent and chance of holding an unseen card: each colour's weight, what
+        #: its unseen and known cards promise (points, plays), and what each card adds
+        self._opp_held: dict[tuple, list[tuple[float, float, float, dict[Card, float]]]] = {}
+        self._opp_rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
         if self.board is not None:
             self._board_setup(pack)
 
@@ -205,18 +245,25 @@ class Evaluation:
     def outlook(self) -> float:
         """What the seat's rows are expected to score by the round's end, in points, from
         its hand, its rows and the cards it has not seen (use with :data:`OUTLOOK`)."""
-        t, obs = self.t, self.obs
+        obs = self.obs
         ahead = (self.me - obs.to_move) % self.n
         future = max(0, -(-(obs.draw_pile - ahead) // self.n))  # our turns left
-        by_colour = [[k for k in obs.hand if t.colour_of[k] == c] for c in t.colours]
-        rows = [list(r) for r in obs.rows[self.me]]
-        return self._combine(self._plans(by_colour, rows, future), future)
+        return self._combine(self._plans(self.by_colour(obs.hand), obs.rows[self.me], future),
+                             future)
+
+    def by_colour(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+        """The hand's cards of each colour, sorted (how positions are valued)."""
+        colour_of = self.t.colour_of
+        out: list[list[Card]] = [[] for _ in self.t.colours]
+        for card in sorted(hand):
+            out[colour_of[card]].append(card)
+        return [tuple(cards) for cards in out]
 
     def ranked(self, legal: Sequence[Move]) -> list[tuple[float, Move]]:
         """Each legal move with its value, in the engine's order."""
         obs, t = self.obs, self.t
-        hand = list(obs.hand)
-        rows = [list(r) for r in obs.rows[self.me]]
+        hand = self.by_colour(obs.hand)
+        rows = list(obs.rows[self.me])
         tops = list(obs.pile_tops)
         under = [p[-2] if len(p) > 1 else None for p in self.memory.piles]
         out: list[tuple[float, Move]] = []
@@ -224,11 +271,13 @@ class Evaluation:
             action, card = move.action, move.card
             h, r, piles_top = hand, rows, tops
             if obs.pending is None:
+                c = t.colour_of[card]
                 h = hand[:]
-                h.remove(card)
+                i = h[c].index(card)
+                h[c] = h[c][:i] + h[c][i + 1:]
                 if action == PLAY:
-                    r = [row[:] for row in rows]
-                    r[t.colour_of[card]].append(card)
+                    r = rows[:]
+                    r[c] = r[c] + (card,)
                 else:
                     piles_top = tops[:]
                     piles_top[t.colour_of[card]] = card
@@ -238,7 +287,8 @@ class Evaluation:
                                                 after), move))
         return out
 
-    def _after_draw(self, hand: list[Card], rows: list[list[Card]], tops: list[Optional[Card]],
+    def _after_draw(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
+                    tops: list[Optional[Card]],
                     under: list[Optional[Card]], draw, action: str, card: Card,
                     after: Optional[BoardAfter]) -> float:
         deck = self.obs.draw_pile
@@ -257,30 +307,30 @@ class Evaluation:
         if taken is None:
             return -math.inf
         stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
-        return self.value(hand + [taken], rows, self.future(deck, after), new_tops, deck,
-                          after) - stall
+        return self.value(_with(hand, self.t.colour_of[taken], taken), rows,
+                          self.future(deck, after), new_tops, deck, after) - stall
 
-    def _deck_average(self, hand: list[Card], rows: list[list[Card]], future: int,
+    def _deck_average(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
+                      future: int,
                       tops: list[Optional[Card]], deck: int, base: float,
                       after: Optional[BoardAfter]) -> float:
         """The expected value after drawing an unseen card from the draw pile."""
         t = self.t
         total = 0.0
         weight = 0
-        by_colour = [[k for k in hand if t.colour_of[k] == c] for c in t.colours]
-        mine = self._plans(by_colour, rows, future, after)
+        mine = self._plans(hand, rows, future, after)
         for card, count in enumerate(self.unseen):
             if not count:
                 continue
             c = t.colour_of[card]
             plans = mine[:]
-            plans[c] = self.plan(c, tuple(sorted(by_colour[c] + [card])), tuple(rows[c]), future,
+            plans[c] = self.plan(c, _insert(hand[c], card), rows[c], future,
                                  None if after is None else after.tracks[c])
             total += count * self._combine(plans, future)
             weight += count
         if not weight:
             return base
-        return total / weight + self._board_extra(by_colour, future, after) \
+        return total / weight + self._board_extra(hand, future, after) \
             - self.p.opponent * self.opponents(tops, deck, after)
 
     def board_after(self, move: Move) -> BoardAfter:
@@ -339,13 +389,13 @@ class Evaluation:
 
     # ------------------------------------------------------------------ values
 
-    def value(self, hand: list[Card], rows: list[list[Card]], future: int,
-              tops: list[Optional[Card]], deck: int, after: Optional[BoardAfter] = None) -> float:
-        """Our rows' outlook less the opponents' (weighted) for a position after our turn."""
-        t = self.t
-        by_colour = [[k for k in hand if t.colour_of[k] == c] for c in t.colours]
-        return self._combine(self._plans(by_colour, rows, future, after), future) \
-            + self._board_extra(by_colour, future, after) \
+    def value(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
+              future: int, tops: list[Optional[Card]], deck: int,
+              after: Optional[BoardAfter] = None) -> float:
+        """Our rows' outlook less the opponents' (weighted) for a position after our turn:
+        ``hand`` and ``rows`` by colour (:meth:`by_colour`)."""
+        return self._combine(self._plans(hand, rows, future, after), future) \
+            + self._board_extra(hand, future, after) \
             - self.p.opponent * self.opponents(tops, deck, after)
 
     def future(self, deck: int, after: Optional[BoardAfter]) -> int:
@@ -390,13 +440,20 @@ class Evaluation:
             gain += self.tile_worth.get((colour, s), 0.0)
         return self.pawn(colour, reach, leader) + gain
 
-    def _plans(self, by_colour: list[list[Card]], rows: list[list[Card]], future: int,
-               after: Optional[BoardAfter] = None) -> list[ColourPlan]:
-        return [self.plan(c, tuple(sorted(by_colour[c])), tuple(rows[c]), future,
-                          None if after is None else after.tracks[c])
-                for c in self.t.colours]
+    def _plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
+               future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
+        cache, unseen = self._cache, self._unseen_keys
+        plans = []
+        for c in self.t.colours:  # plan() inlined: this is the expert's innermost loop
+            track = None if after is None else after.tracks[c]
+            key = (c, hand[c], rows[c], future, track, unseen[c][1])
+            plan = cache.get(key)
+            if plan is None:
+                plan = cache[key] = self._plan(c, hand[c], rows[c], future, track)
+            plans.append(plan)
+        return plans
 
-    def _board_extra(self, by_colour: list[list[Card]], future: int,
+    def _board_extra(self, hand: Sequence[tuple[Card, ...]], future: int,
                      after: Optional[BoardAfter]) -> float:
         """On a board: this turn's tokens and artefacts, and where the free leader may go."""
         if after is None:
@@ -407,20 +464,19 @@ class Evaluation:
             for c, track in enumerate(after.tracks):
                 if track[0] or track[2]:
                     continue  # engaged already
-                hand = tuple(sorted(by_colour[c]))
-                ordinary = self.plan(c, hand, (), future, track)
-                led = self.plan(c, hand, (), future, (0, True, 0))
+                ordinary = self.plan(c, hand[c], (), future, track)
+                led = self.plan(c, hand[c], (), future, (0, True, 0))
                 best = max(best, led.value + led.extra - ordinary.value - ordinary.extra)
             extra += best
         return extra
 
     def _combine(self, plans: list[ColourPlan], future: int) -> float:
-        need = sum(p.need for p in plans)
+        need = sum([p.need for p in plans])
         if need <= future:
             spare = future - need
-            xneed = sum(p.extra_need for p in plans)
+            xneed = sum([p.extra_need for p in plans])
             scale = 1.0 if xneed <= spare else spare / xneed
-            return sum(p.value + scale * p.extra for p in plans)
+            return sum([p.value + scale * p.extra for p in plans])
         return self._knapsack(plans, future)
 
     def _knapsack(self, plans: list[ColourPlan], slots: int) -> float:
@@ -440,7 +496,7 @@ class Evaluation:
     def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
              future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
         """The outlook of one of our colours (cached per decision)."""
-        key = (colour, hand, row, future, track)
+        key = (colour, hand, row, future, track, self._unseen_keys[colour][1])
         plan = self._cache.get(key)
         if plan is None:
             plan = self._cache[key] = self._plan(colour, hand, row, future, track)
@@ -461,7 +517,8 @@ class Evaluation:
             plan_values = values + chain
             base = f(colour, plan_values, wagers + w, track)
             if track is None:  # each card adds its own value
-                key = (colour, rs, tuple(plan_values), wagers + w)
+                key = (colour, rs, tuple(plan_values), wagers + w,
+                       self._unseen_keys[colour][0])
                 extra = self._extra_cache.get(key)  # the same for every number of turns left
                 if extra is None:
                     extra = 0.0
@@ -558,22 +615,31 @@ class Evaluation:
         known = self.memory.known[seat] if self.memory.known else []
         unknown_hand = self.obs.hand_sizes[seat] - len(known)
         chance = (unknown_hand + max(0, future - 1)) / self.hidden
-        gains: list[tuple[float, float]] = []  # (expected points, expected plays)
-        for colour, (weight, unseen, fits) in enumerate(self._opponent_rows(seat)):
-            points = plays = 0.0
-            for delta in unseen:
-                points += chance * delta
-                plays += chance
-            for card in list(known) + [tops[colour]]:
-                if card is not None:
+        held = self._opp_held.get((seat, chance))
+        if held is None:  # the same for every discard top: worked out once
+            held = self._opp_held[(seat, chance)] = []
+            for weight, unseen, fits in self._opponent_rows(seat):
+                points = plays = 0.0
+                for delta in unseen:
+                    points += chance * delta
+                    plays += chance
+                for card in known:
                     delta = fits.get(card)
                     if delta is not None:
                         points += delta
                         plays += 1
+                held.append((weight, points, plays, fits))
+        gains: list[tuple[float, float]] = []  # (expected points, expected plays)
+        for (weight, points, plays, fits), top in zip(held, tops):
+            if top is not None:
+                delta = fits.get(top)
+                if delta is not None:
+                    points += delta
+                    plays += 1
             if points > 0:
                 gains.append((weight * points, plays))
-        need = sum(g[1] for g in gains)
-        total = sum(g[0] for g in gains)
+        need = sum([g[1] for g in gains])
+        total = sum([g[0] for g in gains])
         if need > future:
             total *= future / need if need else 0.0
         return total
@@ -585,7 +651,7 @@ class Evaluation:
         rows = self._opp_rows.get(seat)
         if rows is not None:
             return rows
-        t, f, obs = self.t, self.score, self.obs
+        t, obs = self.t, self.obs
         tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
         if self.board is not None:
             tracks = [(0, False, len(row)) for row in obs.rows[seat]]
@@ -594,17 +660,39 @@ class Evaluation:
                     tracks[track] = (spot, leader, len(obs.rows[seat][track]))
         rows = []
         for colour, row in enumerate(obs.rows[seat]):
-            rs = t.state_of(row)
-            values = [t.value_of[k] for k in row if not t.is_wager[k]]
-            wagers = len(row) - len(values)
             track = tracks[colour]
-            base = f(colour, values, wagers, track)
-            fits: dict[Card, float] = {}
-            for card in t.deck:
-                if t.colour_of[card] == colour and not t.is_wager[card] and card not in fits \
-                        and t.after[rs][t.slot_of[card]] >= 0:
-                    fits[card] = f(colour, values + [t.value_of[card]], wagers, track) - base
-            unseen = [fits[card] for card in self.unseen_by_colour[colour] if card in fits]
-            rows.append((1.0 if row else self.p.unstarted, unseen, fits))
+            key = (colour, row, track, self._unseen_keys[colour][0])
+            entry = self._opp_colour_rows.get(key)
+            if entry is None:
+                entry = self._opp_colour_rows[key] = self._opponent_row(colour, row, track)
+            rows.append(entry)
         self._opp_rows[seat] = rows
         return rows
+
+    def _opponent_row(self, colour: int, row: Sequence[Card], track: Optional[TrackPlace]
+                      ) -> tuple[float, list[float], dict[Card, float]]:
+        t, f = self.t, self.score
+        rs = t.state_of(row)
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        base = f(colour, values, wagers, track)
+        fits: dict[Card, float] = {}
+        for card in t.deck:
+            if t.colour_of[card] == colour and not t.is_wager[card] and card not in fits \
+                    and t.after[rs][t.slot_of[card]] >= 0:
+                fits[card] = f(colour, values + [t.value_of[card]], wagers, track) - base
+        unseen = [fits[card] for card in self.unseen_by_colour[colour] if card in fits]
+        return (1.0 if row else self.p.unstarted, unseen, fits)
+
+
+def _insert(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """Sorted ``cards`` with ``card`` added in order."""
+    i = bisect.bisect_right(cards, card)
+    return cards[:i] + (card,) + cards[i:]
+
+
+def _with(hand: list[tuple[Card, ...]], colour: int, card: Card) -> list[tuple[Card, ...]]:
+    """``hand`` (by colour, sorted) with ``card`` of ``colour`` added in order."""
+    out = hand[:]
+    out[colour] = _insert(hand[colour], card)
+    return out

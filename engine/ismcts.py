@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .bots import Bot, SeatView
-from .expert import OUTLOOK, REPLY, Evaluation, ExpertBot
+from .expert import OUTLOOK, REPLY, Evaluation, ExpertBot, SharedPlans
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
 from .moves import Move
 from .rules import RulePack
@@ -105,7 +105,16 @@ def candidates(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list
     return [ranked[i][1] for i in order[:count]]
 
 
-def reply(state: GameState) -> Move:
+class Models:
+    """The search's models of the players, :func:`reply` and :func:`outlook`, with the
+    plan caches they share across the positions of one search (same values, less work)."""
+
+    def __init__(self, pack: RulePack):
+        self.reply = SharedPlans(pack, REPLY)
+        self.outlook = SharedPlans(pack, OUTLOOK)
+
+
+def reply(state: GameState, models: Optional[Models] = None) -> Move:
     """The expert's move for the player to move in a full ``state``, from what that
     player sees and would remember (the search's model of every player)."""
     legal = legal_moves(state)
@@ -113,13 +122,13 @@ def reply(state: GameState) -> Move:
         return legal[0]
     seat = state.to_move
     return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                      REPLY).quick_best(legal)
+                      REPLY, models and models.reply).quick_best(legal)
 
 
-def outlook(state: GameState, seat: int) -> float:
+def outlook(state: GameState, seat: int, models: Optional[Models] = None) -> float:
     """What ``seat``'s rows are expected to score by the round's end (points)."""
     return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                      OUTLOOK).outlook()
+                      OUTLOOK, models and models.outlook).outlook()
 
 
 def search(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Move],
@@ -129,6 +138,7 @@ def search(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Mov
     if len(moves) == 1:
         return moves[0]
     det = Determinizer(pack, obs, memory)
+    models = Models(pack)
     k = len(moves)
     diffs = [0.0] * k       # paired differences with the expert's first choice
     squares = [0.0] * k
@@ -138,7 +148,7 @@ def search(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Mov
         if params.seconds is not None and done and time.perf_counter() - start > params.seconds:
             break
         deal = det.deal(rng)
-        values = [lookahead(deal, move, obs, params) for move in moves]
+        values = [lookahead(deal, move, obs, params, models) for move in moves]
         done += 1
         for i, v in enumerate(values):
             d = v - values[0]
@@ -154,7 +164,8 @@ def search(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Mov
     return moves[best]
 
 
-def lookahead(deal: GameState, move: Move, obs: Observation, params: SearchParams) -> float:
+def lookahead(deal: GameState, move: Move, obs: Observation, params: SearchParams,
+              models: Optional[Models] = None) -> float:
     """``move`` on a copy of ``deal``, ``params.depth`` expert turns, and the searcher's
     lead then (see the module doc)."""
     state = deal.copy()
@@ -162,11 +173,11 @@ def lookahead(deal: GameState, move: Move, obs: Observation, params: SearchParam
     for _ in range(params.depth):
         if state.phase == OVER or state.round != obs.round:
             break
-        push(state, reply(state))
+        push(state, reply(state, models))
     if state.phase == OVER or state.round != obs.round:
         scores = list(state.finished[-1].scores)
     else:
-        scores = [outlook(state, seat) for seat in range(state.n)]
+        scores = [outlook(state, seat, models) for seat in range(state.n)]
     me = obs.seat
     if obs.round >= obs.rounds:  # the last round: the match's outcome
         scores = [s + total for s, total in zip(scores, obs.totals)]

@@ -105,6 +105,49 @@ def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
     assert checked > 100
 
 
+@pytest.mark.parametrize("pack_id", ["duel-classic", "duel-six", "duel-grenoble", "board-classic"])
+def test_shared_plans_change_no_value(pack_id):
+    """One SharedPlans serves thousands of evaluations of a search: each evaluation's
+    values must be exactly those it works out alone (plans are keyed by all they use)."""
+    from lostcities.engine.expert import DUEL, OUTLOOK, REPLY, Evaluation, SharedPlans
+    from lostcities.engine.turn import legal_moves
+
+    p = pack(pack_id)
+    shared = {params: SharedPlans(p, params) for params in (DUEL, REPLY, OUTLOOK)}
+    checked = 0
+    for seed in range(3):
+        state = new_game(p, p.min_players, seed)
+        rng = random.Random(seed)
+        while state.phase != OVER and state.round == 1:
+            seat = state.to_move
+            legal = legal_moves(state)
+            for params, plans in shared.items():
+                def evaluation(cache):
+                    return Evaluation(p, observation(state, seat), WatchedMemory(state, seat),
+                                      params, cache)
+                assert evaluation(plans).ranked(legal) == evaluation(None).ranked(legal)
+                if params is OUTLOOK:
+                    assert evaluation(plans).outlook() == evaluation(None).outlook()
+            checked += 1
+            push(state, random_move(state, rng))
+    assert checked > 60
+    if p.board is None:  # the caches did fill, so the equality above compared shared values
+        assert all(len(plans.plans) > 100 for plans in shared.values())
+    else:  # a board's plans depend on the board: never shared
+        assert all(not plans.plans for plans in shared.values())
+
+
+def test_shared_plans_refuse_another_pack_or_other_weights():
+    from lostcities.engine.expert import DUEL, REPLY, Evaluation, SharedPlans
+
+    state = new_game(pack("duel-classic"), 2, 1)
+    obs, memory = observation(state, 0), WatchedMemory(state, 0)
+    with pytest.raises(ValueError, match="another pack or other weights"):
+        Evaluation(state.pack, obs, memory, DUEL, SharedPlans(state.pack, REPLY))
+    with pytest.raises(ValueError, match="another pack or other weights"):
+        Evaluation(state.pack, obs, memory, DUEL, SharedPlans(pack("duel-six"), DUEL))
+
+
 def test_the_watched_memory_knows_every_pile_and_counts_the_rest_unseen():
     p = pack("duel-grenoble")
     for state, _ in positions("duel-grenoble", 4, every=5):
