@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 from typer.testing import CliRunner
 
