@@ -185,7 +185,7 @@ def new(
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
 ) -> None:
     """Write a short, commented house pack that extends BASE, ready to edit and validate."""
-    from lostcities.engine.packs import builtin_dir, builtin_path, validate_pack
+    from lostcities.engine.packs import builtin_path, validate_pack
 
     if file.suffix not in (".yaml", ".yml"):
         fail(f"{file}: a pack file name ends in .yaml or .yml", EXIT_USAGE)
@@ -202,11 +202,9 @@ def new(
         extends = os.path.relpath(os.path.abspath(base), os.path.abspath(file.parent))
         extends = extends.replace(os.sep, "/")
         extends = extends if "/" in extends else f"./{extends}"
-    schema_file = builtin_dir() / "pack.schema.json"
-    modeline = os.path.relpath(schema_file, file.parent) \
-        if not os.path.relpath(schema_file).startswith("..") else str(schema_file)
+    modeline, portable = schema_ref(file.parent)
     taken = {resolved.data["id"]} | {Path(f).stem for f in resolved.files}
-    text = house_pack_text(file, resolved.data, extends, modeline.replace(os.sep, "/"), taken)
+    text = house_pack_text(file, resolved.data, extends, modeline, taken)
     try:
         file.write_text(text, encoding="utf-8")
     except OSError as err:
@@ -218,6 +216,29 @@ def new(
         raise typer.Exit(EXIT_PROBLEM)
     typer.echo(f"wrote {file} (id {report.id}, extends {extends}); "
                f"edit it, then run: lc validate {file}")
+    if not portable:
+        typer.echo(f"note: its $schema line points into this Python install (for editor "
+                   f"completion); for a pack you share, keep a copy next to it: "
+                   f"lc schema > {(file.parent / SCHEMA_NAME).as_posix()} (lc new then "
+                   f"points to it)")
+
+
+#: the file name ``lc new`` looks for (and ``lc schema`` suggests) next to a house pack
+SCHEMA_NAME = "pack.schema.json"
+
+
+def schema_ref(folder: Path) -> tuple[str, bool]:
+    """The ``$schema`` reference of the editor modeline of a pack in ``folder``, and
+    whether it travels with the pack: a ``pack.schema.json`` in the folder or one of its
+    parents (a relative path, good in a shared repository), else the installed schema
+    (an absolute path, good on this machine only)."""
+    from lostcities.engine.packs import builtin_dir
+
+    here = folder.resolve()
+    for place in (here, *here.parents):
+        if (place / SCHEMA_NAME).is_file():
+            return os.path.relpath(place / SCHEMA_NAME, here).replace(os.sep, "/"), True
+    return (builtin_dir() / SCHEMA_NAME).as_posix(), False
 
 
 def house_pack_id(file: Path, taken: set[str]) -> str:

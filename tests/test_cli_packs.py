@@ -159,6 +159,24 @@ def test_new_writes_a_valid_commented_house_pack(tmp_path: Path, monkeypatch) ->
     assert report.valid and report.id == "friday-night"
     assert report.pack.house_rule and report.pack.hand_size == 8
     assert "wrote Friday Night.yaml (id friday-night, extends duel-classic)" in result.stdout
+    # no schema copy around it: the modeline is this machine's, and lc new says so
+    assert "note: its $schema line points into this Python install" in result.stdout
+    assert "lc schema > pack.schema.json" in result.stdout
+
+
+def test_new_points_to_a_schema_copy_in_the_folder_or_a_parent(tmp_path: Path) -> None:
+    """A house pack meant to be shared refers to the schema by a relative path."""
+    assert lc("schema").exit_code == 0
+    (tmp_path / "pack.schema.json").write_text(lc("schema").stdout)
+    (tmp_path / "house" / "club").mkdir(parents=True)
+    for target, ref in ((tmp_path / "here.yaml", "pack.schema.json"),
+                        (tmp_path / "house" / "club" / "deep.yaml", "../../pack.schema.json")):
+        result = lc("new", str(target))
+        assert result.exit_code == 0, result.output
+        assert target.read_text().splitlines()[0] == f"# yaml-language-server: $schema={ref}"
+        assert (target.parent / ref).resolve() == (tmp_path / "pack.schema.json").resolve()
+        assert "note:" not in result.stdout
+        assert check_pack(str(target)) == []
 
 
 def test_new_uncommented_examples_still_validate(tmp_path: Path) -> None:
