@@ -50,3 +50,17 @@ def test_the_example_bot_plays_a_board_pack_and_replays_identically():
             for _ in range(2)]
     assert runs[0].snapshot() == runs[1].snapshot()
     assert all(r.moves for r in runs[0].finished)
+
+
+def test_the_documented_ismcts_levels_are_the_code_s():
+    """docs/play.md and docs/bots.md list ismcts.LEVELS and the default level."""
+    from lostcities.engine.ismcts import DEFAULT_LEVEL, LEVELS
+
+    play = (DOC.parent / "play.md").read_text(encoding="utf-8")
+    listed = re.search(r"deals it searches per move \((.*?); see docs", play, re.S).group(1)
+    pairs = re.findall(r"(\d): ([\d,]+)( \(the default\))?", listed)
+    assert {int(lvl): int(n.replace(",", "")) for lvl, n, _ in pairs} == LEVELS
+    assert [int(lvl) for lvl, _, default in pairs if default] == [DEFAULT_LEVEL]
+    bots = DOC.read_text(encoding="utf-8")
+    budget = re.search(r"level 1-5 = ([\d,\s]+)", bots).group(1).strip().rstrip(",")
+    assert [int(n) for n in budget.split(",")] == list(LEVELS.values())
