@@ -1,7 +1,9 @@
-"""``lc score``: the scoring calculator for a game played with real cards."""
+"""``lc score``: the scoring calculator for a game played with real cards, or on a real board."""
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List
 
 import typer
@@ -11,10 +13,18 @@ from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
     from lostcities.engine.rows import Tally
-    from lostcities.engine.rules import RulePack
+    from lostcities.engine.rules import BoardSpec, RulePack
 
 #: separates the cards of one player from the next
 PLAYER_SEPARATOR = "/"
+#: after a pawn's space, marks the leader (y7+); ``*`` is read the same (quote it in a shell).
+#: Colour keys are single letters (pack.schema.json), so neither can be part of a key.
+LEADER_MARKS = "+*"
+#: the board notation's counts, word ``name=N``
+COUNT_WORDS = ("tokens", "artefacts")
+_PAWN = re.compile(r"([a-z])(-?[0-9]+)([+*]?)")
+_COUNT = re.compile(r"([a-z]+)=(.*)")
+_CARD_ONLY = re.compile(r"[a-z]x")  # a wager card: never a pawn
 
 
 def register(app: typer.Typer) -> None:
@@ -22,16 +32,19 @@ def register(app: typer.Typer) -> None:
 
 
 def score(
-    cards: List[str] = typer.Argument(
-        ..., metavar="CARD...", show_default=False,
-        help="The cards on the table: colour key then value, or x for a wager (r5, b10, gx); "
-             "case-insensitive. A / starts the next player's cards."),
+    words: List[str] = typer.Argument(
+        ..., metavar="WORD...", show_default=False,
+        help="The cards on the table: colour key then value, or x for a wager (r5, b10, gx). "
+             "A board pack takes pawns instead: colour key then the space the pawn stands "
+             "on, + after the leader's (y7+ b9 g4), and tokens=N artefacts=N. "
+             "Case-insensitive. A / starts the next player's words."),
     pack_name: str = typer.Option(
         "duel-classic", "--pack", "-p", metavar="PACK", autocompletion=complete_pack_or_file,
-        help="Built-in pack id or pack file whose rules and formulas score the cards."),
+        help="Built-in pack id or pack file whose rules and formulas score the cards or pawns."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
-    """Score expeditions laid out at the table: each row's breakdown, then the total.
+    """Score expeditions laid out at the table, or a board round's pawns: each row's
+    or pawn's points, then the total.
 
     Cards of one colour form that colour's row in the order given, checked against
     the pack (ordering, wagers before numbers, copies in the deck). Example, the
@@ -39,31 +52,45 @@ def score(
 
       lc score y5 y8 y10 wx gx g3 g5 g7 rx rx r2 r3 r5 r7 r8 r10
 
-    Several players: separate their cards with /, e.g. `lc score r5 r8 / b4 b9`.
-    Exit 0 when scored, 1 for a card or row the pack refuses, 2 for bad usage.
+    A board pack (pawns on tracks) takes one word per pawn on a track: its colour
+    key then its space, + after the leader's (or *, quoted); pawns not written
+    are in the centre. tokens=N gives the round's victory-point tokens and
+    artefacts=N the artefacts held (counted at the match's end by the pack's
+    match formula). Example (round total 115, the 2 artefacts -5 at the end):
+
+      lc score --pack board-classic y7+ b9 g4 r2 tokens=15 artefacts=2
+
+    Several players: separate their words with /, e.g. `lc score r5 r8 / b4 b9`.
+    Exit 0 when scored, 1 for a card, pawn or row the pack refuses, 2 for bad usage.
     """
     from lostcities.engine.errors import LostCitiesError
 
-    groups = split_players(cards)
     pack = _load(pack_name)
-    if "expedition" not in pack.scoring.formulas:
-        fail(f"{pack.id} scores pawns on tracks, not expeditions: lc score needs a pack "
-             "with a `scoring.expedition` formula")
+    board = pack.board is not None
+    groups = split_players(words, "pawns" if board else "cards")
+    if board:
+        _score_board(pack, groups, as_json)
+        return
+    _refuse_board_words(pack, groups)
     try:
         tallies = tally_players(pack, groups)
     except LostCitiesError as err:
         fail(str(err))
     if as_json:
         docs = [t.as_dict(pack) for t in tallies]
-        doc = {"pack": pack.id, **docs[0]} if len(docs) == 1 else {"pack": pack.id,
-                                                                    "players": docs}
-        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(_document(pack, docs), indent=2, ensure_ascii=False))
         return
     _print_tables(pack, tallies)
 
 
-def split_players(args: List[str]) -> list[list[str]]:
-    """The card words of each player: arguments split on whitespace and on ``/``."""
+def _document(pack: "RulePack", docs: list[dict]) -> dict:
+    """The JSON document: one player's fields next to the pack, or a list of players."""
+    return {"pack": pack.id, **docs[0]} if len(docs) == 1 else {"pack": pack.id,
+                                                                "players": docs}
+
+
+def split_players(args: List[str], what: str = "cards") -> list[list[str]]:
+    """The words of each player: arguments split on whitespace and on ``/``."""
     groups: list[list[str]] = [[]]
     for arg in args:
         for i, part in enumerate(arg.split(PLAYER_SEPARATOR)):
@@ -73,8 +100,10 @@ def split_players(args: List[str]) -> list[list[str]]:
     for n, group in enumerate(groups, 1):
         if not group:
             who = f"player {n}" if len(groups) > 1 else "the player"
-            fail(f"{who} has no cards: give each player's cards, separated by "
-                 f"{PLAYER_SEPARATOR}", EXIT_USAGE)
+            more = " (tokens=0 for one whose pawns are all in the centre)" \
+                if what == "pawns" else ""
+            fail(f"{who} has no {what}: give each player's {what}, separated by "
+                 f"{PLAYER_SEPARATOR}{more}", EXIT_USAGE)
     return groups
 
 
@@ -118,7 +147,6 @@ def _load(name: str) -> "RulePack":
 
 
 def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
-    from rich.color import Color, ColorParseError
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -136,13 +164,242 @@ def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
         table.add_column("score", justify="right")
         for row in player.expeditions:
             name = pack.colours[row.colour].name
-            try:
-                Color.parse(name)
-                style = name
-            except ColorParseError:
-                style = ""
             cells = " ".join(codec.format(c)[1:] for c in row.cards) or "-"
-            table.add_row(Text(name, style=style), cells,
+            table.add_row(Text(name, style=_style(name)), cells,
                           *(str(row.breakdown[c]) for c in columns), str(row.score))
         console.print(table)
         console.print(f"Total: {player.total}")
+
+
+def _style(name: str) -> str:
+    """A colour's name as its rich style when rich knows it, else no style."""
+    from rich.color import Color, ColorParseError
+
+    try:
+        Color.parse(name)
+    except ColorParseError:
+        return ""
+    return name
+
+
+# --------------------------------------------------------------------------- board packs
+
+@dataclass
+class BoardRound:
+    """One player's round on the board, as written: pawns on tracks, tokens, artefacts."""
+
+    #: ``(track, space, leader)`` of each pawn written, in the order given
+    pawns: list[tuple[int, int, bool]] = field(default_factory=list)
+    tokens: int = 0
+    artefacts: int = 0
+    #: the word of the pawn on each track, for the error naming a second one
+    words: dict[int, str] = field(default_factory=dict)
+
+
+def _refuse_board_words(pack: "RulePack", groups: list[list[str]]) -> None:
+    """A duel pack given the board notation (y7+, tokens=N): say which notation it takes."""
+    for n, words in enumerate(groups, 1):
+        for word in words:
+            if word[-1:] in LEADER_MARKS or "=" in word:
+                example = "r5, gx" if pack.wagers else "r5, g3"
+                fail(_for_player(n, len(groups),
+                                 f"{word!r} is board notation (pawns, tokens, artefacts), but "
+                                 f"{pack.id} scores expeditions of cards: give cards, colour "
+                                 f"key then value{' or x for a wager' if pack.wagers else ''} "
+                                 f"({example})"))
+
+
+def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> BoardRound:
+    """One player's words in the board notation, checked against the pack; ``fail`` in
+    one line naming the word (and ``who``, e.g. ``player 2: ``) otherwise."""
+    spec = pack.board
+    assert spec is not None
+    keys = pack.cards.keys
+    ordinary_pawns = spec.pawns - spec.leaders
+    out = BoardRound()
+    given: set[str] = set()
+    leaders = ordinary = 0
+    for word in words:
+        text = word.lower()
+        count = _COUNT.fullmatch(text)
+        if count:
+            name, value = count.groups()
+            if name not in COUNT_WORDS:
+                fail(f"{who}{word!r}: unknown count {name}=; the board notation counts "
+                     f"tokens=N and artefacts=N", EXIT_USAGE)
+            if not value.isascii() or not value.isdigit():
+                fail(f"{who}{word!r}: {name} is a whole number, 0 or more (e.g. {name}=12)",
+                     EXIT_USAGE)
+            if name in given:
+                fail(f"{who}{word!r}: {name} is given twice (one {name}=N per player)",
+                     EXIT_USAGE)
+            given.add(name)
+            setattr(out, name, int(value))
+            continue
+        pawn = _PAWN.fullmatch(text)
+        if pawn is None:
+            if _CARD_ONLY.fullmatch(text) and text[0] in keys:
+                fail(f"{who}{word!r} is a card, but {pack.id} scores pawns on tracks, not "
+                     f"expeditions: {_board_notation(pack)}")
+            fail(f"{who}{word!r} is neither a pawn nor a count: {_board_notation(pack)}",
+                 EXIT_USAGE)
+        key, digits, mark = pawn.groups()
+        if key not in keys:
+            fail(f"{who}{word!r}: unknown colour {key!r}; this pack's colours are "
+                 f"{', '.join(keys)}")
+        track, space, leader = keys.index(key), int(digits), bool(mark)
+        if not 1 <= space <= spec.spaces:
+            centre = " (a pawn in the centre is not written)" if space == 0 else ""
+            fail(f"{who}{word!r}: space {space} is outside 1-{spec.spaces}, the spaces of a "
+                 f"{pack.id} track{centre}")
+        if track in out.words:
+            fail(f"{who}{word!r}: a second pawn on the {pack.colours[track].name} track, where "
+                 f"{out.words[track]!r} stands; a player has one pawn per track (one word "
+                 f"per pawn: {pack.id} scores pawns on tracks, not cards)")
+        if leader:
+            leaders += 1
+            if not spec.leaders:
+                fail(f"{who}{word!r} marks a leader, but {pack.id} has no leader pawns")
+            if leaders > spec.leaders:
+                fail(f"{who}{word!r}: a leader too many, {pack.id} gives each player only "
+                     f"{spec.leaders} leader pawn{'s' if spec.leaders > 1 else ''}")
+        else:
+            ordinary += 1
+            if ordinary > ordinary_pawns:
+                fail(f"{who}{word!r}: a pawn too many, {pack.id} gives each player "
+                     f"{_pawns_of(spec)}" + (" (mark the leader's word with +)"
+                                             if spec.leaders and not leaders else ""))
+        out.words[track] = word
+        out.pawns.append((track, space, leader))
+    return out
+
+
+def _pawns_of(spec: "BoardSpec") -> str:
+    """``5 pawns, 1 of them the leader``: what a board pack gives each player."""
+    pawns = f"{spec.pawns} pawn{'s' if spec.pawns > 1 else ''}"
+    if not spec.leaders:
+        return pawns
+    return f"{pawns}, {spec.leaders} of them {'the leader' if spec.leaders == 1 else 'leaders'}"
+
+
+def _board_notation(pack: "RulePack") -> str:
+    """The board notation in one clause, with examples from the pack's own keys and spaces."""
+    spec = pack.board
+    assert spec is not None
+    keys = pack.cards.keys
+    first, last = keys[0], keys[-1]
+    space = max(1, spec.spaces - 2)
+    leader = f", {last}{spec.spaces}+ for a leader" if spec.leaders else ""
+    return (f"write one word per pawn on a track, its colour key then its space 1-"
+            f"{spec.spaces} ({first}{space}{leader}), and tokens=N artefacts=N")
+
+
+def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> None:
+    """``lc score`` for a board pack: each player's pawns, tokens and artefacts."""
+    from lostcities.engine.board import CENTRE
+
+    round_formula = pack.scoring.formulas.get("round")
+    if round_formula is not None and "expeditions" in round_formula.uses:
+        fail(f"the round formula of {pack.id} scores card rows as well as pawns: lc score "
+             f"takes the cards or the pawns of a round, not both")
+    players = len(groups)
+    rounds = [read_board_round(pack, words, _for_player(n, players, ""))
+              for n, words in enumerate(groups, 1)]
+    _check_artefacts(pack, rounds)
+    spec = pack.board
+    assert spec is not None
+    docs = []
+    for played in rounds:
+        # the engine's order: the leaders (pawns 0 .. leaders-1), then the ordinary
+        # pawns; the ones not written stand in the centre, as the formulas see them
+        places: list[tuple[int, int, bool]] = []
+        for leader, kind in ((True, spec.leaders), (False, spec.pawns - spec.leaders)):
+            mine = [p for p in played.pawns if p[2] == leader]
+            places += mine + [(CENTRE, 0, leader)] * (kind - len(mine))
+        docs.append(_board_doc(pack, places, played))
+    if as_json:
+        typer.echo(json.dumps(_document(pack, docs), indent=2, ensure_ascii=False))
+        return
+    _print_board(pack, docs)
+
+
+def _check_artefacts(pack: "RulePack", rounds: list[BoardRound]) -> None:
+    """No player, nor all of them, holds more artefacts than the board's tiles give in a match."""
+    spec = pack.board
+    assert spec is not None
+    tiles = sum(t.count for t in spec.tiles if t.kind == "artefact")
+    most = tiles * pack.rounds
+    why = (f"{pack.id}'s board holds {tiles} artefact tile{'s' if tiles != 1 else ''} a "
+           f"round, at most {most} in its {pack.rounds}-round match")
+    for n, played in enumerate(rounds, 1):
+        if played.artefacts > most:
+            fail(_for_player(n, len(rounds), f"'artefacts={played.artefacts}': {why}"))
+    held = sum(p.artefacts for p in rounds)
+    if held > most:
+        fail(f"artefacts: the players hold {held} in all, but {why}")
+
+
+def _board_doc(pack: "RulePack", places: list[tuple[int, int, bool]],
+               played: BoardRound) -> dict:
+    """One player's round scored by the pack's formulas, JSON-ready.
+
+    ``artefact_points`` is the match formula over one round of 0 points with the
+    artefacts held and no tokens: what the artefacts add at the match's end.
+    ``match_total`` is the match formula over this round when the match is this one
+    round (None otherwise).
+    """
+    scoring = pack.scoring
+    result = scoring.round((), places, played.tokens, played.artefacts, 1)
+    return {
+        "pawns": [{"track": pack.colours[track].name if track >= 0 else None, "space": space,
+                   "leader": leader, "score": points}
+                  for (track, space, leader), points in zip(places, result.pawns)],
+        "tokens": played.tokens,
+        "artefacts": played.artefacts,
+        "artefact_points": scoring.match([0], played.artefacts, 0),
+        "total": result.total,
+        "match_total": (scoring.match([result.total], played.artefacts, played.tokens)
+                        if pack.rounds == 1 else None),
+    }
+
+
+def _print_board(pack: "RulePack", docs: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    formulas = pack.scoring.formulas
+    round_text = formulas["round"].source.text if "round" in formulas else None
+    match = formulas.get("match")
+    counts_artefacts = match is not None and "artefacts" in match.uses
+    none = pack.scoring.match([0], 0, 0)
+    for n, player in enumerate(docs, 1):
+        title = f"Player {n}" if len(docs) > 1 else None
+        table = Table(title=title, title_justify="left")
+        table.add_column("track")
+        table.add_column("space", justify="right")
+        table.add_column("leader")
+        table.add_column("points", justify="right")
+        for pawn in player["pawns"]:
+            name = pawn["track"]
+            track = Text(name, style=_style(name)) if name else Text("centre", style="dim")
+            table.add_row(track, str(pawn["space"]), "yes" if pawn["leader"] else "",
+                          str(pawn["score"]))
+        console.print(table)
+        pawns = sum(p["score"] for p in player["pawns"])
+        console.print(f"Pawns: {pawns}  Tokens: {player['tokens']}")
+        how = f" (round formula: {round_text})" if round_text else ""
+        console.print(f"Round total: {player['total']}{how}", soft_wrap=True)
+        held = player["artefacts"]
+        if counts_artefacts:
+            versus = f" ({none} with none)" if held else ""
+            console.print(f"Artefacts: {held}, worth {player['artefact_points']} at the match's "
+                          f"end by the match formula{versus}", soft_wrap=True)
+        else:
+            console.print(f"Artefacts: {held} ({pack.id}'s match formula does not count "
+                          f"them)", soft_wrap=True)
+        if player["match_total"] is not None:
+            console.print(f"Match total: {player['match_total']} (a one-round match: the "
+                          f"match formula over this round, its artefacts and tokens)",
+                          soft_wrap=True)
