@@ -303,6 +303,14 @@ def test_board_refusals_from_other_house_packs(tmp_path: Path) -> None:
     assert "the round formula of rows scores card rows as well as pawns" in result.stderr
 
 
+def assert_one_line_error(result, code: int, message: str) -> None:
+    """``lc score`` refused: exit ``code``, nothing on stdout, one error line with ``message``."""
+    assert result.exit_code == code
+    assert result.stdout == ""
+    assert result.stderr.startswith("lc: error: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize("args, message", [
     (["y10"], "'y10': space 10 is outside 1-9, the spaces of a board-classic track"),
     (["y0"], "'y0': space 0 is outside 1-9, the spaces of a board-classic track (a pawn in "
@@ -329,11 +337,7 @@ def test_board_refusals_from_other_house_packs(tmp_path: Path) -> None:
                                               "board-classic's board holds 9 artefact tiles"),
 ])
 def test_board_input_the_pack_refuses_exits_1(args: list[str], message: str) -> None:
-    result = lc("--pack", "board-classic", *args)
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    assert result.stderr.startswith("lc: error: ") and message in result.stderr
-    assert result.stderr.count("\n") == 1
+    assert_one_line_error(lc("--pack", "board-classic", *args), 1, message)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -351,11 +355,7 @@ def test_board_input_the_pack_refuses_exits_1(args: list[str], message: str) -> 
                   "(tokens=0 for one whose pawns are all in the centre)"),
 ])
 def test_board_usage_errors_exit_2(args: list[str], message: str) -> None:
-    result = lc("--pack", "board-classic", *args)
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    assert result.stderr.startswith("lc: error: ") and message in result.stderr
-    assert result.stderr.count("\n") == 1
+    assert_one_line_error(lc("--pack", "board-classic", *args), 2, message)
 
 
 @pytest.mark.parametrize("args, message", [
