@@ -280,7 +280,7 @@ class Evaluation:
                     r[c] = r[c] + (card,)
                 else:
                     piles_top = tops[:]
-                    piles_top[t.colour_of[card]] = card
+                    piles_top[c] = card
             bias = self.p.play_bias if action == PLAY else 0.0
             after = self.board_after(move) if self.board is not None else None
             out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card,
@@ -442,16 +442,10 @@ class Evaluation:
 
     def _plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
                future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
-        cache, unseen = self._cache, self._unseen_keys
-        plans = []
-        for c in self.t.colours:  # plan() inlined: this is the expert's innermost loop
-            track = None if after is None else after.tracks[c]
-            key = (c, hand[c], rows[c], future, track, unseen[c][1])
-            plan = cache.get(key)
-            if plan is None:
-                plan = cache[key] = self._plan(c, hand[c], rows[c], future, track)
-            plans.append(plan)
-        return plans
+        plan = self.plan
+        if after is None:
+            return [plan(c, hand[c], rows[c], future) for c in self.t.colours]
+        return [plan(c, hand[c], rows[c], future, after.tracks[c]) for c in self.t.colours]
 
     def _board_extra(self, hand: Sequence[tuple[Card, ...]], future: int,
                      after: Optional[BoardAfter]) -> float:
