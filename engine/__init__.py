@@ -8,8 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .errors import (IllegalMoveError, InvalidMoveError, LostCitiesError, PackError, Problem,
-                     RecordError, ScoringError)
+from .errors import (IllegalMoveError, InputError, InvalidMoveError, LostCitiesError, PackError,
+                     Problem, RecordError, ScoringError)
 
 #: public name -> module (relative to this package) that defines it
 _LAZY: dict[str, str] = {
@@ -35,8 +35,8 @@ _LAZY: dict[str, str] = {
                      "ExpeditionTally"), ".rows"),
 }
 
-__all__ = ["IllegalMoveError", "InvalidMoveError", "LostCitiesError", "PackError", "Problem",
-           "RecordError", "ScoringError", *_LAZY]
+__all__ = ["IllegalMoveError", "InputError", "InvalidMoveError", "LostCitiesError", "PackError",
+           "Problem", "RecordError", "ScoringError", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

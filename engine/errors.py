@@ -118,3 +118,8 @@ class IllegalMoveError(LostCitiesError, ValueError):
 
 class RecordError(LostCitiesError):
     """A game record or save file is malformed, foreign, or does not replay."""
+
+
+class InputError(LostCitiesError, ValueError):
+    """A file, path or value from outside was refused before it was used: not a regular
+    file, too large, a name too long, JSON nested too deep, a number too long."""

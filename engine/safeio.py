@@ -1,0 +1,229 @@
+"""Bounded reading of untrusted files: saves, records, packs and paths from the command line.
+
+Everything lostcities reads from a file is data, and data may be hostile. The
+helpers here are the one place that opens such a file or parses its JSON:
+
+- :func:`check_path` refuses a path whose name the file system could not hold
+  (a component over 255 bytes, a whole path over 4,096), before any system call
+  can fail with ``File name too long``.
+- :func:`open_regular` opens without blocking (a FIFO does not hang) and refuses
+  anything that is not a regular file: a directory, a device such as
+  ``/dev/zero`` or ``/dev/full``, a FIFO, a socket.
+- :func:`read_text` reads at most a given number of bytes and refuses a longer
+  file without reading the rest; :func:`read_lines` does the same line by line.
+- :func:`loads_json` parses JSON with the nesting depth, the length of a number
+  and NaN/Infinity refused.
+
+Every refusal is an :class:`~lostcities.engine.errors.InputError` whose text is
+one line: the file (or value) and what is wrong. :data:`LIMITS` holds the caps;
+docs/limits.md lists them with the others.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps applied to files and values read from outside."""
+
+    #: one save file (the largest real save is a few kB)
+    save_bytes: int = 1 << 20
+    #: one line of a record file (one match; a long board match is ~60 kB)
+    record_line_bytes: int = 4 << 20
+    #: a whole record file read at once (lc replay reads line by line instead)
+    record_bytes: int = 256 << 20
+    #: nesting of JSON arrays and objects (a record needs 4)
+    json_depth: int = 32
+    #: digits of a number written in a file (a seed needs at most 20)
+    number_digits: int = 64
+    #: one component of a path, in bytes (the usual file-system limit)
+    name_bytes: int = 255
+    #: a whole path, in bytes (Linux's PATH_MAX)
+    path_bytes: int = 4096
+
+
+LIMITS = Limits()
+
+
+def check_path(path: str | os.PathLike[str], what: str = "") -> Path:
+    """``path`` as a :class:`Path`, or :class:`InputError` if its name is empty or too long.
+
+    ``what`` names where the path came from (``--save``, ``extends``) in the error.
+    """
+    text = os.fspath(path)
+    label = f"{what} " if what else ""
+    if not text:
+        raise InputError(f"{label}'': an empty path; give a file name")
+    if "\0" in text:
+        raise InputError(f"{label}{_shown(text)}: a path cannot hold a NUL character")
+    raw = os.fsencode(text)
+    if len(raw) > LIMITS.path_bytes:
+        raise InputError(f"{label}{_shown(text)}: path longer than {LIMITS.path_bytes:,} bytes")
+    for part in raw.split(b"/"):
+        if len(part) > LIMITS.name_bytes:
+            raise InputError(f"{label}{_shown(text)}: a file or folder name longer than "
+                             f"{LIMITS.name_bytes} bytes")
+    return Path(text)
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A path as shown in an error: repr'd (control characters escaped) and cut to ``limit``."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as an error message shows it: escaped, and cut when it is long."""
+    text = os.fspath(path)
+    if text.isprintable() and len(text) <= 60:
+        return text
+    return _shown(text)
+
+
+def open_regular(path: str | os.PathLike[str], what: str = "") -> int:
+    """Open ``path`` for reading and return the file descriptor, if it is a regular file.
+
+    Opened with ``O_NONBLOCK`` so that a FIFO does not block; refused, with one
+    line, when it is missing, unreadable, a directory, a device, a FIFO or a socket.
+    """
+    where = shown_path(check_path(path, what))
+    label = f"{what} " if what else ""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise InputError(f"{label}{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{label}{where}: is a folder, not a file") from None
+    except OSError as err:
+        raise InputError(f"{label}{where}: cannot be read: {err.strerror or err}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{label}{where}: {_kind_of(mode)}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a folder"
+    if stat.S_ISFIFO(mode):
+        return "is a pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "is a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device"
+    return "is a special file"
+
+
+def read_bytes(path: str | os.PathLike[str], max_bytes: int, what: str = "") -> bytes:
+    """The content of the regular file ``path``, refused if larger than ``max_bytes``."""
+    fd = open_regular(path, what)
+    with os.fdopen(fd, "rb") as stream:
+        raw = stream.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        label = f"{what} " if what else ""
+        raise InputError(f"{label}{shown_path(path)}: larger than {max_bytes:,} bytes; "
+                         f"refused without reading it all")
+    return raw
+
+
+def read_text(path: str | os.PathLike[str], max_bytes: int, what: str = "") -> str:
+    """The UTF-8 text of the regular file ``path`` (see :func:`read_bytes`)."""
+    raw = read_bytes(path, max_bytes, what)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        label = f"{what} " if what else ""
+        raise InputError(f"{label}{shown_path(path)}: not UTF-8 text (byte {err.start + 1})"
+                         ) from None
+
+
+def open_text(path: str | os.PathLike[str], what: str = "") -> TextIO:
+    """The regular file ``path`` opened as UTF-8 text (for :func:`read_lines`)."""
+    return os.fdopen(open_regular(path, what), "r", encoding="utf-8", newline="")
+
+
+def read_lines(stream: TextIO, name: str, max_line: int = LIMITS.record_line_bytes
+               ) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each line of ``stream``, refusing a line over ``max_line``
+    characters without reading the rest of it (``/dev/zero`` through a pipe stops here)."""
+    lineno = 0
+    try:
+        while True:
+            line = stream.readline(max_line + 1)
+            if not line:
+                return
+            lineno += 1
+            if len(line) > max_line and not line.endswith("\n"):
+                raise InputError(f"{name}:{lineno}: a line longer than {max_line:,} characters")
+            yield lineno, line
+    except UnicodeDecodeError as err:
+        raise InputError(f"{name}:{lineno + 1}: not UTF-8 text ({err.reason})") from None
+
+
+def loads_json(text: str, where: str) -> Any:
+    """Parse the JSON ``text``, refusing deep nesting, over-long numbers, NaN and Infinity.
+
+    ``where`` starts every error line (a file name, ``file:line``).
+    """
+    digits = LIMITS.number_digits
+
+    def number(kind: type) -> Any:
+        def parse(token: str) -> Any:
+            if len(token) > digits:
+                raise _Refused(f"a number of {len(token):,} characters (at most {digits})")
+            return kind(token)
+        return parse
+
+    def constant(token: str) -> Any:
+        raise _Refused(f"{token} is not a number JSON allows")
+
+    try:
+        data = json.loads(text, parse_int=number(int), parse_float=number(float),
+                          parse_constant=constant)
+    except _Refused as err:
+        raise InputError(f"{where}: {err}") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested deeper than {LIMITS.json_depth} levels"
+                         ) from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{where}: not JSON: {err.msg} at line {err.lineno} column {err.colno}"
+                         ) from None
+    if _depth(data) > LIMITS.json_depth:
+        raise InputError(f"{where}: JSON nested deeper than {LIMITS.json_depth} levels")
+    return data
+
+
+class _Refused(ValueError):
+    """A value refused while parsing (internal to :func:`loads_json`)."""
+
+
+def _depth(data: Any) -> int:
+    """The nesting depth of parsed JSON (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        elif not isinstance(value, list):
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > LIMITS.json_depth:
+                return deepest
+        stack.extend((item, depth) for item in value)
+    return deepest
