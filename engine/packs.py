@@ -25,8 +25,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from .errors import LostCitiesError, PackError, Problem
+from .errors import InputError, LostCitiesError, PackError, Problem
 from .rules import RulePack
+from .safeio import check_path, read_text, shown_path
 from .yamlsafe import CODES as YAML_CODES
 from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml, one_line
 
@@ -39,6 +40,9 @@ _EXTENDS_CODES = {
     "LC022": f"`extends` chain deeper than {MAX_EXTENDS} links",
     "LC023": "a pack that extends another does not set its own `id`",
     "LC024": "a pack's `id` is the id of a pack it extends",
+    "LC025": "an `extends` path that is absolute, leads out of the folder of the pack named, "
+             "or is too long for the file system",
+    "LC026": "a file that is not a rule pack (its content is not shown)",
 }
 _SCHEMA_CODES = {
     "LC030": "unknown key (with the closest known key as a hint)",
@@ -94,21 +98,36 @@ def _display(path: Path) -> str:
 def locate(id_or_path: str | os.PathLike[str]) -> tuple[Path, str]:
     """The file of a pack given by built-in id or path, and its name for messages.
 
-    Raises :class:`PackError` (LC009) when it is neither.
+    Raises :class:`PackError` (LC009) when it is neither, when the name is too long
+    for the file system, or when it names something other than a regular file.
     """
     text = os.fspath(id_or_path)
     if not _looks_like_path(text):
         path = builtin_path(text)
         if path is not None:
             return path, _display(path)
-    path = Path(text)
-    if path.is_file():
+    try:
+        path = check_path(text)
+        is_file, exists = path.is_file(), os.path.lexists(path)
+    except (InputError, OSError, ValueError) as err:
+        reason = err.args[0] if isinstance(err, InputError) else str(err)
+        raise PackError(Problem(shown_path(text), 0, 0, "LC009",
+                                _without_path(reason, text))) from None
+    if is_file:
         return path, text
-    if path.is_dir():
-        raise PackError(Problem(text, 0, 0, "LC009", "is a directory, not a pack file"))
+    if exists:  # a folder, a FIFO, a device: load_yaml says which, without opening a FIFO
+        load_yaml(path, text)
     close = difflib.get_close_matches(text, builtin_ids(), n=1)
     hint = f"did you mean `{close[0]}`?" if close else "`lc packs` lists the built-in packs"
     raise PackError(Problem(text, 0, 0, "LC009", "no such built-in pack or file", hint))
+
+
+def _without_path(message: str, path: str) -> str:
+    """An :class:`InputError` message about ``path`` without the path (the problem names it)."""
+    for shown in (shown_path(path), "''"):
+        if message.startswith(shown + ": "):
+            return message[len(shown) + 2:]
+    return message
 
 
 # --------------------------------------------------------------------- results
@@ -205,16 +224,64 @@ def _nearest(origins: Mapping[KeyPath, Origin], path: KeyPath) -> Origin:
 # --------------------------------------------------------------------- extends
 
 
-def _load_chain(path: Path, display: str) -> tuple[list[YamlDocument], list[Path], list[Problem]]:
-    """The pack and every pack it extends (this one first); stops at the first broken link."""
+#: codes of problems whose message may quote the file's text (a key, a value, a character)
+_QUOTING_CODES = frozenset({"LC001", "LC006", "LC007"})
+#: a line that only a pack's text holds (used on a file that does not parse)
+_PACK_LINE = re.compile(r"^(?:id|extends|deck)[ \t]*:", re.MULTILINE)
+
+
+def _not_a_pack(doc: YamlDocument | None, problems: list[Problem], path: Path) -> bool:
+    """Whether the file at ``path`` is not a rule pack at all, so that nothing it holds may be
+    quoted: a mapping with neither `extends` nor `deck`, or a file that does not parse
+    and has no `id:`, `extends:` or `deck:` line."""
+    if doc is not None:
+        return isinstance(doc.data, dict) and not ("extends" in doc.data or "deck" in doc.data)
+    if not any(p.code in _QUOTING_CODES for p in problems):
+        return False  # the problems say what is wrong with the file, not what it holds
+    try:
+        text = read_text(path, 1 << 20)
+    except InputError:
+        return True
+    return _PACK_LINE.search(text) is None
+
+
+def _within(target: Path, root: Path) -> bool:
+    """Whether ``target`` (symbolic links followed) lies in the folder ``root``."""
+    real, top = os.path.realpath(target), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _load_chain(path: Path, display: str, allow_outside: bool = False
+                ) -> tuple[list[YamlDocument], list[Path], list[Problem]]:
+    """The pack and every pack it extends (this one first); stops at the first broken link.
+
+    A path in `extends` is relative to the folder of the file that extends; it may not be
+    absolute nor lead out of the folder of the first pack (its *root*), unless
+    ``allow_outside``. A file that is not a pack is named, never quoted.
+    """
     docs: list[YamlDocument] = []
     paths: list[Path] = []
     seen: dict[str, str] = {}
+    root = path.parent
+    link: Problem | None = None  # the `extends` that led to this file
     while True:
+        doc: YamlDocument | None = None
+        problems: list[Problem] = []
         try:
             doc = load_yaml(path, display)
         except PackError as err:
-            return docs, paths, list(err.problems)
+            problems = list(err.problems)
+        if _not_a_pack(doc, problems, path):
+            what = f"`{display}` is not a rule pack"
+            why = ("it does not parse as YAML" if doc is None else
+                   "it has neither `extends:` nor `deck:`")
+            hint = "its content is not shown"
+            if link is None:
+                return docs, paths, [Problem(display, 0, 0, "LC026", f"{what}: {why}", hint)]
+            return docs, paths, [replace(link, code="LC026", message=f"`extends`: {what}: "
+                                         f"{why}", hint=hint)]
+        if doc is None:
+            return docs, paths, problems
         docs.append(doc)
         paths.append(path)
         seen[os.path.realpath(path)] = display
@@ -227,6 +294,9 @@ def _load_chain(path: Path, display: str) -> tuple[list[YamlDocument], list[Path
             return docs, paths, [problem("LC020", "`extends` must name a built-in pack or a "
                                          "file, as text")]
         if _looks_like_path(value):
+            refused = _refused_extends(value, path, root, allow_outside)
+            if refused:
+                return docs, paths, [problem("LC025", *refused)]
             target = path.parent / value
             if not target.is_file():
                 return docs, paths, [problem("LC020", f"`extends: {value}`: no such file "
@@ -236,8 +306,9 @@ def _load_chain(path: Path, display: str) -> tuple[list[YamlDocument], list[Path
         else:
             found = builtin_path(value)
             if found is None:
-                return docs, paths, [problem("LC020", f"`extends: {value}`: no built-in pack "
-                                             f"has this id", _extends_hint(value, path))]
+                return docs, paths, [problem("LC020", f"`extends: {one_line(value)[:64]}`: no "
+                                             "built-in pack has this id",
+                                             _extends_hint(value, path))]
             target, target_display = found, _display(found)
         real = os.path.realpath(target)
         if real in seen:
@@ -246,11 +317,41 @@ def _load_chain(path: Path, display: str) -> tuple[list[YamlDocument], list[Path
         if len(docs) > MAX_EXTENDS:
             return docs, paths, [problem("LC022", f"`extends` chain deeper than {MAX_EXTENDS} "
                                          "links", "extend a pack nearer the top instead")]
+        link = problem("LC020", "")
         path, display = target, target_display
 
 
+def _refused_extends(value: str, path: Path, root: Path, allow_outside: bool
+                     ) -> tuple[str, str] | None:
+    """``(message, hint)`` when the `extends` path ``value`` may not be followed, else None."""
+    try:
+        check_path(value)
+        check_path(path.parent / value)
+    except InputError as err:
+        return (f"`extends`: {_without_path(err.args[0], value)}",
+                "name a file next to this pack, or a built-in pack's id")
+    if allow_outside:
+        return None
+    if os.path.isabs(value):
+        return ("`extends` is an absolute path; a path is relative to the file that extends",
+                "copy the base next to this pack, or allow packs outside its folder")
+    try:
+        outside = not _within(path.parent / value, root)
+    except (OSError, ValueError):
+        outside = True
+    if outside:
+        return (f"`extends: {shown_path(value)}` leads out of the folder of the pack named "
+                f"({_display(root) or '.'})", "packs extend files in their own folder or "
+                "below it, unless packs outside it are allowed")
+    return None
+
+
 def _extends_hint(value: str, path: Path) -> str:
-    if (path.parent / f"{value}.yaml").is_file():
+    try:
+        beside = (path.parent / check_path(f"{value}.yaml")).is_file()
+    except (InputError, OSError, ValueError):
+        beside = False
+    if beside:
         return f"for the file next to this one write `extends: {value}.yaml`"
     close = difflib.get_close_matches(value, builtin_ids(), n=1)
     return f"did you mean `{close[0]}`?" if close else "`lc packs` lists the built-in packs"
@@ -522,6 +623,23 @@ def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
         return
 
 
+#: the most cards a pack's deck may hold (wagers included): board-classic has 110, duel-six 72
+MAX_DECK = 300
+
+
+@_check("LC063", f"the deck holds more than {MAX_DECK} cards")
+def _deck_too_large(d: dict[str, Any]) -> Iterator[Finding]:
+    size = _deck_size(d)
+    if size > MAX_DECK:
+        deck = d["deck"]
+        numbers = max(0, deck["values"]["max"] - deck["values"]["min"] + 1)
+        yield Finding(("deck",), f"the deck holds {size:,} cards ({len(deck['colours'])} "
+                      f"colours × ({numbers} values × {deck['copies']} copies + "
+                      f"{deck['wagers']} wagers)); a deck holds at most {MAX_DECK}",
+                      "use fewer colours, values or copies: a round plays through the deck, "
+                      "and the bots search it", key=True)
+
+
 @_check("LC041", "two colours share a key (keys ignore case)")
 def _colour_keys(d: dict[str, Any]) -> Iterator[Finding]:
     first: dict[str, int] = {}
@@ -779,18 +897,21 @@ def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
     return tuple(sorted(unique, key=lambda p: (p.file, p.line, p.col, p.code)))
 
 
-def validate_pack(id_or_path: str | os.PathLike[str]) -> PackReport:
+def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False
+                  ) -> PackReport:
     """Check one pack completely and report, never raising for a bad pack.
 
     Problems of every stage are collected; the schema must pass before the LC
     semantic checks and the formulas run (they read a well-typed pack).
+    ``allow_outside`` lets `extends` name absolute paths and files outside the
+    folder of the pack named (refused with LC025 by default).
     """
     source = os.fspath(id_or_path)
     try:
         path, display = locate(source)
     except PackError as err:
         return PackReport(source, source, tuple(err.problems))
-    docs, paths, problems = _load_chain(path, display)
+    docs, paths, problems = _load_chain(path, display, allow_outside)
     if not docs:
         return PackReport(source, display, _sorted(problems))
     problems += _chain_id_problems(docs)
@@ -810,14 +931,16 @@ def validate_pack(id_or_path: str | os.PathLike[str]) -> PackReport:
     return PackReport(source, display, _sorted(problems), resolved, None if problems else pack)
 
 
-def check_pack(id_or_path: str | os.PathLike[str]) -> list[Problem]:
+def check_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False
+               ) -> list[Problem]:
     """Every problem of one pack (an empty list when it is valid); never raises for bad input."""
-    return list(validate_pack(id_or_path).problems)
+    return list(validate_pack(id_or_path, allow_outside=allow_outside).problems)
 
 
-def resolve_pack(id_or_path: str | os.PathLike[str]) -> ResolvedPack:
+def resolve_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False
+                 ) -> ResolvedPack:
     """The valid pack's merged mapping with defaults and origins; raises :class:`PackError`."""
-    report = validate_pack(id_or_path)
+    report = validate_pack(id_or_path, allow_outside=allow_outside)
     if report.problems or report.resolved is None:
         raise PackError(list(report.problems))
     return report.resolved
@@ -841,22 +964,23 @@ def _stamps(paths: tuple[Path, ...]) -> tuple[tuple[int, int], ...] | None:
         return None
 
 
-def load_pack(id_or_path: str | os.PathLike[str]) -> RulePack:
+def load_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False) -> RulePack:
     """The :class:`RulePack` of a built-in id or a pack file; raises :class:`PackError`.
 
     Loaded once: later calls return the same object while no file of its
     ``extends`` chain changed on disk (modification time and size).
+    ``allow_outside``: see :func:`validate_pack`.
 
     >>> load_pack("duel-classic").deck_size
     60
     """
     path, display = locate(id_or_path)
-    key = f"{os.path.realpath(path)}\0{display}"
+    key = f"{os.path.realpath(path)}\0{display}\0{allow_outside}"
     hit = _CACHE.get(key)
     if hit is not None and _stamps(hit.paths) == hit.stamps:
         _CACHE.move_to_end(key)
         return hit.pack
-    report = validate_pack(id_or_path)
+    report = validate_pack(id_or_path, allow_outside=allow_outside)
     if report.problems or report.pack is None or report.resolved is None:
         raise PackError(list(report.problems))
     stamps = _stamps(report.resolved.paths)

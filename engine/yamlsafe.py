@@ -30,7 +30,8 @@ import yaml
 from yaml.events import AliasEvent, StreamEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import PackError, Problem
+from .errors import InputError, PackError, Problem
+from .safeio import open_regular, shown_path
 
 KeyPath: TypeAlias = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indexes from the root."""
@@ -44,6 +45,8 @@ class Limits:
     max_depth: int = 32
     max_aliases: int = 100
     max_values: int = 20_000
+    #: characters of a number written in a pack (a pack needs a handful)
+    max_number: int = 64
 
 
 LIMITS = Limits()
@@ -62,6 +65,8 @@ CODES: dict[str, str] = {
     "LC009": "file cannot be read: missing, not a file, no permission, or not UTF-8 text",
     "LC010": "a mapping key that is not a plain text key, or a `<<` merge of something other "
              "than mappings",
+    "LC011": f"a number longer than {LIMITS.max_number} characters, or a decimal beyond the "
+             "range of a float (1e999)",
 }
 
 _CORE = "tag:yaml.org,2002:"
@@ -370,6 +375,10 @@ class _Builder:
         tag, text = node.tag, node.value
         if tag == _STR:
             return text
+        if tag in (_INT, _FLOAT) and len(text) > self.limits.max_number:
+            self.problem("LC011", node, f"a number of {len(text):,} characters (at most "
+                         f"{self.limits.max_number})", "no value of a pack needs so many digits")
+            return 0
         if tag == _NULL and text in _NULLS:
             return None
         if tag == _BOOL and text in _BOOLS:
@@ -384,7 +393,12 @@ class _Builder:
                 return math.nan
             if lowered.endswith("inf"):
                 return -math.inf if lowered.startswith("-") else math.inf
-            return float(text)
+            value = float(text)
+            if math.isinf(value):
+                self.problem("LC011", node, f"`{text}` is beyond the range of a decimal number",
+                             "write a smaller number")
+                return 0
+            return value
         if tag in (_NULL, _BOOL, _INT, _FLOAT):
             self.problem("LC007", node, f"`{text}` is not a valid {_tag_name(tag)} value")
         else:
@@ -453,20 +467,30 @@ def _kind(value: Any) -> str:
     return "text" if isinstance(value, str) else "single value"
 
 
+def _reason(message: str, path: str | os.PathLike[str]) -> str:
+    """What :mod:`.safeio` said about ``path``, without the path (the problem names the file)."""
+    for shown in (shown_path(path), "''"):
+        if message.startswith(shown + ": "):
+            return message[len(shown) + 2:]
+    return message
+
+
 def load_yaml(path: str | os.PathLike[str], file: str | None = None,
               limits: Limits = LIMITS) -> YamlDocument:
     """Read and load the YAML file at ``path``; ``file`` is its name in problems (default: path).
 
-    The size is checked before anything is parsed. Raises :class:`PackError`.
+    Only a regular file is read (a FIFO or a device is refused without blocking, a
+    name too long for the file system is refused before it is opened), and its size
+    is checked before anything is parsed. Raises :class:`PackError`.
     """
     name = os.fspath(path) if file is None else file
     try:
-        with open(path, "rb") as stream:
+        fd = open_regular(path)
+    except InputError as err:
+        _refuse(shown_path(name), "LC009", 0, 0, _reason(str(err), path))
+    try:
+        with os.fdopen(fd, "rb") as stream:
             raw = stream.read(limits.max_bytes + 1)
-    except FileNotFoundError:
-        _refuse(name, "LC009", 0, 0, "no such file")
-    except IsADirectoryError:
-        _refuse(name, "LC009", 0, 0, "is a directory, not a pack file")
     except OSError as err:
         _refuse(name, "LC009", 0, 0, f"cannot be read: {err.strerror or err}")
     if len(raw) > limits.max_bytes:

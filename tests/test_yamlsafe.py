@@ -145,7 +145,7 @@ def test_unreadable_files(tmp_path) -> None:
     with pytest.raises(PackError, match="no such file") as caught:
         load_yaml(tmp_path / "missing.yaml")
     assert caught.value.code == "LC009"
-    with pytest.raises(PackError, match="directory"):
+    with pytest.raises(PackError, match="is a folder"):
         load_yaml(tmp_path)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(b"a: 1\nname: caf\xe9\n")
