@@ -14,7 +14,7 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
 
@@ -32,6 +32,8 @@ EXIT_INTERRUPTED = 130
 WATCH_DELAY = 0.8
 #: the width of the table printed to a pipe (unless $COLUMNS says otherwise)
 PIPE_WIDTH = 100
+#: the longest --delay, in seconds
+MAX_DELAY = 60.0
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +48,7 @@ def complete_lang(incomplete: str) -> list[str]:
 
 def play(
     save_file: Optional[Path] = typer.Argument(
-        None, metavar="SAVE", dir_okay=False, show_default=False,
+        None, metavar="SAVE", show_default=False,
         help="A save file to continue (the same as --resume SAVE)."),
     players: Optional[str] = typer.Option(
         None, "--players", show_default=False,
@@ -67,13 +69,18 @@ def play(
     resume: bool = typer.Option(False, "--resume", "-r",
                                 help="Continue the last saved game (or the SAVE file given)."),
     save: Optional[Path] = typer.Option(
-        None, "--save", dir_okay=False, show_default=False,
-        help="Save to this file after every turn (default: a new file in the data "
-             "directory, $LOSTCITIES_DATA_DIR or ~/.local/share/lostcities)."),
+        None, "--save", show_default=False,
+        help="Save to this file after every turn: a new file, or a resumed game's own save "
+             "(default: a new file in the data directory, $LOSTCITIES_DATA_DIR or "
+             "~/.local/share/lostcities)."),
     delay: Optional[float] = typer.Option(
-        None, "--delay", min=0, show_default=False,
-        help=f"Seconds between bot moves when only bots play (default {WATCH_DELAY} on a "
-             f"terminal, 0 otherwise)."),
+        None, "--delay", show_default=False,
+        help=f"Seconds between bot moves when only bots play, 0 to {MAX_DELAY:g} (default "
+             f"{WATCH_DELAY} on a terminal, 0 otherwise)."),
+    allow_bot: Optional[list[str]] = typer.Option(
+        None, "--allow-bot", metavar="MODULE:CLASS", show_default=False,
+        help="Resuming: let the save's module:Class bot be imported (a save never imports "
+             "code by itself); once per bot."),
 ) -> None:
     """Play Lost Cities in the terminal: p r5 deck plays r5 and draws from the deck,
     d r5 g discards r5 and takes the green pile's top; help lists every command.
@@ -81,13 +88,31 @@ def play(
     Saved after every turn; lc play --resume continues. Exit 0 when the game ends or
     is saved, 1 for a save file that cannot be resumed, 2 for bad options or a missing file.
     """
+    from lostcities.engine.errors import InputError
+    from lostcities.engine.safeio import check_path, shown_path
+
     from .i18n import LANGS, Catalogue, detect_lang
-    from .session import SessionError, data_dir, latest_save
+    from .session import SEED_DIGITS, SessionError, data_dir, latest_save
 
     if lang is not None and lang not in LANGS:
         fail(f"--lang {lang}: choose {' or '.join(LANGS)}", EXIT_USAGE)
+    if delay is not None and not 0 <= delay <= MAX_DELAY:  # nan and inf too
+        fail(f"--delay {delay}: give seconds from 0 to {MAX_DELAY:g}", EXIT_USAGE)
+    if seed is not None and len(str(abs(seed))) > SEED_DIGITS:
+        fail(f"--seed: at most {SEED_DIGITS} digits", EXIT_USAGE)
     data = data_dir()
-    if resume or save_file is not None:
+    try:
+        for what, value in (("--save", save), ("SAVE", save_file), ("--pack", pack),
+                            ("the data directory", data)):
+            if value is not None:
+                check_path(value, what)
+    except InputError as err:
+        fail(str(err), EXIT_USAGE)
+    resuming = resume or save_file is not None
+    if allow_bot and not resuming:
+        fail("--allow-bot: only for resuming a save; a new game imports the bot:MODULE:CLASS "
+             "that --players names", EXIT_USAGE)
+    if resuming:
         given = [name for name, value in (("--players", players), ("--seed", seed),
                                           ("--pack", pack), ("--level", level))
                  if value is not None]
@@ -96,11 +121,16 @@ def play(
                  f"{'them' if len(given) > 1 else 'it'} or start a new game", EXIT_USAGE)
         path = save_file or latest_save(data)
         if path is None:
-            fail(f"--resume: no saved game in {data / 'saves'}; start one with lc play",
-                 EXIT_USAGE)
-        session = _resume(path)
-        if save is not None:
-            session.save_path = save
+            fail(f"--resume: no saved game in {shown_path(data / 'saves')}; start one with "
+                 f"lc play", EXIT_USAGE)
+        target = _target(save or path, own=path)
+        lock = _lock(target)
+        try:
+            session = _resume(path, allow_bot or (), Catalogue(lang or detect_lang()))
+        except BaseException:
+            lock.release()
+            raise
+        session.save_path = target
         cat = Catalogue(lang or session.lang)
         greeting = cat("greeting.resumed", path=path, round=session.state.round,
                        turn=session.state.turn + 1)
@@ -108,16 +138,42 @@ def play(
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
         session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level)
+        assert session.save_path is not None
+        lock = _lock(_target(session.save_path))
         greeting = cat("greeting.unfinished") if unfinished else ""
+    with lock:
+        try:
+            session.autosave_or_fail()
+        except SessionError as err:
+            fail(f"--save: {err}", EXIT_USAGE)
+        interactive = sys.stdin.isatty()
+        if delay is None:
+            delay = WATCH_DELAY if interactive else 0.0
+        code = Terminal(session, cat, interactive=interactive, delay=delay,
+                        data=data).run(greeting)
+    raise typer.Exit(code)
+
+
+def _target(path: Path, own: Optional[Path] = None) -> Path:
+    """The file the game saves to, if it may: new, or the save resumed (``own``)."""
+    from .session import SessionError, check_save_target
+
     try:
-        session.autosave_or_fail()
+        return check_save_target(path, own)
+    except SessionError as err:
+        fail(str(err), EXIT_USAGE)
+
+
+def _lock(path: Path) -> Any:
+    """The save's lock for the whole game, or one line if another lc play holds it."""
+    from .session import SaveInUse, SaveLock, SessionError
+
+    try:
+        return SaveLock.acquire(path)
+    except SaveInUse as err:
+        fail(str(err), EXIT_PROBLEM)
     except SessionError as err:
         fail(f"--save: {err}", EXIT_USAGE)
-    interactive = sys.stdin.isatty()
-    if delay is None:
-        delay = WATCH_DELAY if interactive else 0.0
-    code = Terminal(session, cat, interactive=interactive, delay=delay, data=data).run(greeting)
-    raise typer.Exit(code)
 
 
 def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
@@ -139,23 +195,31 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
     try:
         seats = parse_players(players, rules, you=cat("you"), player=cat("player"),
                               level=level)
+        # the bots --players names were typed here: they may be imported
         return Session(rules, seats, seed, lang=cat.lang, pack_source=source,
-                       save_path=save or new_save_path(data, rules.id, seed))
+                       save_path=save or new_save_path(data, rules.id, seed),
+                       allow_bots=[p.bot for p in seats if p.kind == "bot"])
     except SessionError as err:
         text = str(err)
         fail(text if text.startswith(("--players", "--level")) else f"--pack {pack_arg}: {text}",
              EXIT_USAGE)
 
 
-def _resume(path: Path) -> "Session":
+def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue") -> "Session":
     from lostcities.engine.errors import RecordError
+    from lostcities.engine.safeio import shown_path
 
     from .session import Session
 
-    if not path.is_file():
-        fail(f"{path}: no such save file", EXIT_USAGE)
+    if not os.path.lexists(path):
+        fail(f"{shown_path(path)}: no such save file", EXIT_USAGE)
     try:
-        return Session.load(path)
+        if sys.stdin.isatty():  # every bot turn is played again: the search takes a while
+            from rich.console import Console
+
+            with Console(stderr=True).status(cat("resume.checking")):
+                return Session.load(path, allow_bots=allow_bots)
+        return Session.load(path, allow_bots=allow_bots)
     except RecordError as err:
         fail(str(err), EXIT_PROBLEM)
 

@@ -16,22 +16,31 @@ Commands (``help`` in the catalogue lists them with examples)::
     save [FILE] where the game is saved         quit     save and stop
 
 Save files (``lostcities-save/1``, docs/play.md) hold the settings and the moves;
-:meth:`Session.load` re-plays them through the engine, which checks every move.
-Every save is written atomically (a temporary file, then a rename).
+:meth:`Session.load` re-plays them through the engine, which checks every move, and
+plays every bot turn again to check that the bot did play the saved move (a bot's
+choice depends only on the seed and the position), so an edited save is refused.
+A save is data: it never names code to import (a ``module:Class`` bot is imported on
+resume only when the command line allows it again), its names are bounded, and it is
+read through :mod:`lostcities.engine.safeio`. Every save is written atomically (a
+temporary file, then a rename), only over the game's own save, and
+:class:`SaveLock` keeps a second ``lc play`` off a save in use.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
+import stat
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Literal, Mapping, Optional, Sequence
 
-from lostcities.engine.errors import LostCitiesError, RecordError
+from lostcities.engine.errors import InputError, LostCitiesError, RecordError
 from lostcities.engine.moves import DECK
 from lostcities.engine.records import _engine_version
+from lostcities.engine.safeio import check_path
 
 if TYPE_CHECKING:
     from lostcities.engine.bots import Bot
@@ -42,6 +51,15 @@ if TYPE_CHECKING:
 SAVE_FORMAT = "lostcities-save/1"
 HUMAN: Literal["human"] = "human"
 BOT: Literal["bot"] = "bot"
+#: the longest player name (``--players human:NAME``, a save's ``label``), in characters
+LABEL_CHARS = 40
+#: the longest bot name (``bot:NAME``, a save's ``bot``), in characters
+BOT_NAME_CHARS = 100
+#: the longest save file name, in bytes: ``.NAME.PID.tmp`` and ``.NAME.lock`` are
+#: written beside it and must fit the file system's 255
+SAVE_NAME_BYTES = 240
+#: the largest ``--seed`` (and a save's seed), in digits
+SEED_DIGITS = 20
 
 #: command words (English and French) -> command
 COMMANDS: dict[str, str] = {
@@ -67,6 +85,10 @@ LEADER_WORDS = ("leader", "chef")
 
 class SessionError(LostCitiesError, ValueError):
     """Bad settings for a game (players, pack, save path): one line saying which."""
+
+
+class SaveInUse(SessionError):
+    """The save is open in another ``lc play`` (its :class:`SaveLock` is held)."""
 
 
 @dataclass(frozen=True)
@@ -187,14 +209,22 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
         word, _, name = item.partition(":")
         word = word.strip().lower()
         if word == HUMAN:
+            if name.strip():
+                problem = label_problem(name.strip())
+                if problem:
+                    raise SessionError(f"--players: human:{_cut(name.strip())}: {problem}")
             kinds.append((HUMAN, name.strip()))
         elif word == BOT:
-            kinds.append((BOT, name.strip() or (_levelled_bot() if level is not None
-                                                else strongest_bot())))
+            bot = name.strip()
+            problem = bot_name_problem(bot) if bot else ""
+            if problem:
+                raise SessionError(f"--players: bot:{_cut(bot)}: {problem}")
+            kinds.append((BOT, bot or (_levelled_bot() if level is not None
+                                       else strongest_bot())))
         elif word in BOTS:
             kinds.append((BOT, word))
         else:
-            raise SessionError(f"--players: {item!r} is not a player; write human, human:NAME, "
+            raise SessionError(f"--players: {_cut(item)!r} is not a player; write human, human:NAME, "
                                f"bot or bot:NAME (bots: {', '.join(BOTS)}), comma-separated")
     if not pack.min_players <= len(kinds) <= pack.max_players:
         span = (str(pack.min_players) if pack.min_players == pack.max_players
@@ -208,10 +238,10 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
     for seat, (kind, name) in enumerate(kinds):
         if kind == BOT:
             try:
-                make_bot(name)
+                make_bot(name, allow_import=True)  # typed on the command line
             except BotError as err:
                 raise SessionError(f"--players: {err}") from None
-            out.append(Player(BOT, name, name))
+            out.append(Player(BOT, bot_label(name), name))
         else:
             out.append(Player(HUMAN, name or (you if humans == 1 else player.format(n=seat + 1))))
     return _distinct(out)
@@ -239,7 +269,7 @@ def _with_level(kinds: list[tuple[str, str]], level: int) -> list[tuple[str, str
                                    f"give it once")
             name = f"{name}@{level}"
             try:
-                make_bot(name)
+                make_bot(name, allow_import=True)
             except BotError as err:
                 raise SessionError(f"--level {level}: {err}") from None
             took = True
@@ -252,10 +282,44 @@ def _with_level(kinds: list[tuple[str, str]], level: int) -> list[tuple[str, str
 
 
 def _distinct(players: list[Player]) -> list[Player]:
-    """Labels made unique by the seat number (two greedy bots: ``greedy 1``, ``greedy 2``)."""
+    """Labels made unique by the seat number (two greedy bots: ``greedy 1``, ``greedy 2``),
+    still at most :data:`LABEL_CHARS` long."""
     labels = [p.label for p in players]
-    return [Player(p.kind, f"{p.label} {seat + 1}", p.bot) if labels.count(p.label) > 1 else p
-            for seat, p in enumerate(players)]
+    return [Player(p.kind, f"{p.label[:LABEL_CHARS - 3]} {seat + 1}", p.bot)
+            if labels.count(p.label) > 1 else p for seat, p in enumerate(players)]
+
+
+def label_problem(label: str) -> str:
+    """What is wrong with a player's name, or ``""``: 1 to :data:`LABEL_CHARS` printable
+    characters (no control characters, no line breaks)."""
+    if not label.strip():
+        return "a name cannot be empty"
+    if len(label) > LABEL_CHARS:
+        return f"a name of {len(label):,} characters (at most {LABEL_CHARS})"
+    if not label.isprintable():
+        return "a name cannot hold control characters"
+    return ""
+
+
+def bot_name_problem(name: str) -> str:
+    """What is wrong with a bot's name as text, or ``""`` (its length and characters;
+    whether the bot exists is :func:`~lostcities.engine.bots.make_bot`'s to say)."""
+    if len(name) > BOT_NAME_CHARS:
+        return f"a bot name of {len(name):,} characters (at most {BOT_NAME_CHARS})"
+    if not name.isprintable() or any(c.isspace() for c in name):
+        return "a bot name cannot hold spaces or control characters"
+    return ""
+
+
+def bot_label(name: str) -> str:
+    """The name shown for the bot ``name``: the name, cut to :data:`LABEL_CHARS`."""
+    return name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
+
+
+def _cut(text: str, limit: int = LABEL_CHARS) -> str:
+    """``text`` for an error message: control characters escaped, cut to ``limit``."""
+    shown = text if text.isprintable() else repr(text)[1:-1]
+    return shown if len(shown) <= limit else shown[:limit] + f"... ({len(text):,} chars)"
 
 
 # --------------------------------------------------------------------------- files
@@ -270,8 +334,16 @@ def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
 
 
 def new_save_path(data: Path, pack_id: str, seed: int) -> Path:
-    """A fresh save file name in ``data/saves``: start time, pack and seed."""
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{pack_id}-{seed}"
+    """A fresh save file name in ``data/saves``: start time, pack and seed.
+
+    Raises :class:`SessionError` when ``data`` is a path the file system cannot hold.
+    """
+    try:
+        check_path(data / "saves" / ("x" * SAVE_NAME_BYTES), "the data directory")
+    except InputError:
+        raise SessionError(f"the data directory {_shown(data)}: a path too long for the "
+                           f"file system (set LOSTCITIES_DATA_DIR to a shorter one)") from None
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{pack_id[:64]}-{seed}"
     path = data / "saves" / f"{stem}.json"
     n = 2
     while path.exists():
@@ -291,9 +363,20 @@ def latest_save(data: Path) -> Optional[Path]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
+    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file.
+
+    Raises :class:`OSError` without writing when ``path`` exists and is not a regular
+    file (a folder, a device such as ``/dev/full``, a FIFO): the rename would replace it.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EEXIST, f"{_kind(mode)}, not a regular file; not replaced",
+                      str(path))
+    tmp = temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -305,13 +388,203 @@ def write_atomic(path: Path, text: str) -> None:
             tmp.unlink()
 
 
+def temp_path(path: Path, pid: Optional[int] = None) -> Path:
+    """The temporary file :func:`write_atomic` writes beside ``path``: ``.NAME.PID.tmp``."""
+    return path.with_name(f".{path.name}.{os.getpid() if pid is None else pid}.tmp")
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the save ``path``: ``.NAME.lock`` beside it (see :class:`SaveLock`)."""
+    return path.with_name(f".{path.name}.lock")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def _shown(path: Any) -> str:
+    """A path for a message: as it is when printable and of a usual length (a save's path
+    is often longer than safeio's 60 characters), else escaped and cut."""
+    from lostcities.engine.safeio import shown_path
+
+    text = os.fspath(path)
+    return text if text.isprintable() and len(text) <= 200 else shown_path(text)
+
+
+def check_save_target(path: Path, own: Optional[Path] = None, what: str = "--save") -> Path:
+    """Refuse ``path`` as the file a game saves to, unless it is "this game's save".
+
+    A game saves to a new file, or over ``own``: the save it was resumed from (the
+    same file, under any name). Anything else that exists is refused, with one line:
+    another file (another game's save included), a folder, a device, a FIFO. A name
+    too long for the file system (with the ``.NAME.PID.tmp`` written beside it) is
+    refused too. Raises :class:`SessionError`; ``what`` names the option.
+    """
+    try:
+        check_path(path, what)
+    except InputError as err:
+        raise SessionError(str(err)) from None
+    shown = _shown(path)
+    if len(os.fsencode(path.name)) > SAVE_NAME_BYTES:
+        raise SessionError(f"{what} {shown}: a save file name longer than {SAVE_NAME_BYTES} "
+                           f"bytes (lc play writes .NAME.PID.tmp beside it)")
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.islink(path):
+            raise SessionError(f"{what} {shown}: a link to nothing; give a new file "
+                               f"name") from None
+        return path  # a new file (a missing folder is said when the game saves)
+    except OSError as err:
+        raise SessionError(f"{what} {shown}: {err.strerror or err}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SessionError(f"{what} {shown}: {_kind(st.st_mode)}, not a regular file")
+    if own is not None:
+        try:
+            mine = os.stat(own)
+        except OSError:
+            mine = None
+        if mine is not None and (mine.st_dev, mine.st_ino) == (st.st_dev, st.st_ino):
+            return path
+    raise SessionError(f"{what} {shown}: the file exists; a game saves only to a new file "
+                       f"or over its own save (to continue that game: lc play --resume "
+                       f"{shown})")
+
+
+class SaveLock:
+    """An advisory lock on a save, held for the whole game, so that a second ``lc play``
+    on the same save is refused instead of both writing it.
+
+    The lock is taken on ``.NAME.lock`` beside the save (:func:`lock_path`), not on the
+    save itself: every save renames a new file over the old one, and a lock on the
+    old file would go with it. The lock file holds the owner's process id, for the
+    refusal's message. On acquiring, the temporary files a killed ``lc play`` left
+    (``.NAME.PID.tmp``) are removed: no other process writes this save while we hold
+    its lock. :meth:`release` (or leaving the ``with`` block) removes the lock file.
+    A process killed with ``kill -9`` leaves the file but not the lock (the system
+    drops it). Without ``fcntl`` (Windows) there is no lock and the temporary files
+    are not cleaned (documented in docs/play.md).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.lock_file = lock_path(self.path)
+        self._fd: Optional[int] = None
+
+    @classmethod
+    def acquire(cls, path: Path) -> "SaveLock":
+        """Lock the save ``path``, or raise :class:`SessionError`: ``FILE is open in another
+        lc play (pid N)``, or why the lock file cannot be made."""
+        lock = cls(path)
+        lock._lock()
+        return lock
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock (docs/play.md)
+            return
+        shown = _shown(self.path)
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            while True:
+                fd = os.open(self.lock_file, flags, 0o644)
+                try:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise SessionError(f"{_shown(self.lock_file)}: not a regular file; "
+                                           f"remove it to play {shown}")
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        raise SaveInUse(f"{shown} is open in another lc play (pid "
+                                           f"{_read_pid(fd)}); finish or quit that one "
+                                           f"first") from None
+                except BaseException:
+                    os.close(fd)
+                    raise
+                # the last holder may have removed the file between our open and lock
+                try:
+                    now = os.stat(self.lock_file, follow_symlinks=False)
+                    here = os.fstat(fd)
+                    same = (now.st_dev, now.st_ino) == (here.st_dev, here.st_ino)
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    break
+                os.close(fd)
+            self._fd = fd
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as err:
+            self.release()
+            raise SessionError(f"cannot save to {shown}: {err.strerror or err}") from None
+        self._clean_temps()
+
+    def _clean_temps(self) -> None:
+        """Remove the ``.NAME.PID.tmp`` files of this save (left by a killed process)."""
+        folder = self.path.parent
+        head, tail = f".{self.path.name}.", ".tmp"
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return
+        for name in names:
+            middle = name[len(head):-len(tail)] if name.startswith(head) and \
+                name.endswith(tail) else ""
+            if middle.isdigit():
+                try:
+                    if stat.S_ISREG(os.lstat(folder / name).st_mode):
+                        os.unlink(folder / name)
+                except OSError:
+                    pass
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock (idempotent)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            os.unlink(self.lock_file)  # while still holding it: see _lock
+        except OSError:
+            pass
+        os.close(fd)
+
+    def __enter__(self) -> "SaveLock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read_pid(fd: int) -> str:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return text if text.isdigit() else "unknown"
+
+
 # --------------------------------------------------------------------------- the session
 
 class Session:
     """One match of ``lc play``: the state, the seats, the moves, the save file."""
 
     def __init__(self, pack: "RulePack", players: Sequence[Player], seed: int, *,
-                 lang: str = "en", save_path: Optional[Path] = None, pack_source: str = ""):
+                 lang: str = "en", save_path: Optional[Path] = None, pack_source: str = "",
+                 allow_bots: Collection[str] = ()):
+        """``allow_bots``: the ``module:Class`` bot names this game may import (those the
+        person at the keyboard gave: ``--players``, ``--allow-bot``); any other such name
+        at a seat is refused with :class:`SessionError`, nothing imported."""
         from lostcities.engine.state import SetupError
         from lostcities.engine.turn import new_game
 
@@ -321,6 +594,7 @@ class Session:
         self.lang = lang
         self.save_path = save_path
         self.pack_source = pack_source or pack.id
+        self.allow_bots = frozenset(allow_bots)
         try:
             self.state: GameState = new_game(pack, [p.label for p in players], seed)
         except SetupError as err:
@@ -366,7 +640,7 @@ class Session:
 
         key = name if key is None else key
         if key not in self._bots:
-            self._bots[key] = make_bot(name)
+            self._bots[key] = make_bot(name, allow_import=name in self.allow_bots)
         return self._bots[key]
 
     def _suggest(self, bot_name: str, key: object = None) -> "Move":
@@ -616,7 +890,7 @@ class Session:
             return _error("error.save-args")
         try:
             if args:
-                path = Path(args[0]).expanduser()
+                path = check_save_target(Path(args[0]).expanduser(), self.save_path, "save")
                 write_atomic(path, self.dumps())
             else:
                 path = self.autosave_or_fail()
@@ -730,27 +1004,29 @@ class Session:
         return self.save_path
 
     @classmethod
-    def load(cls, path: Path) -> "Session":
+    def load(cls, path: Path, *, allow_bots: Collection[str] = ()) -> "Session":
         """Resume the game saved in ``path``, re-playing every move through the engine.
 
-        Raises :class:`RecordError` with one line naming the file and what is wrong
-        (not JSON, not a save, a field of the wrong type, a move the rules refuse).
+        Every bot turn is played again and must give the saved move (bots are
+        deterministic for a seed and a position): a save whose bot moves or seed were
+        edited is refused. A seat whose bot is a ``module:Class`` name is refused
+        unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
+        a save never imports code by itself. Raises :class:`RecordError` with one
+        line naming the file and what is wrong (not a regular file, too large, not
+        JSON, not a save, a field of the wrong type or size, a bot not allowed, a
+        move the rules refuse, a bot move that is not the bot's).
         """
+        from lostcities.engine.bots import names_code
         from lostcities.engine.packs import load_pack
         from lostcities.engine.records import FORMAT as RECORD_FORMAT
+        from lostcities.engine.safeio import LIMITS, loads_json, read_text
 
-        where = str(path)
+        where = _shown(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise RecordError(f"{where}: cannot read: {err.strerror or err}") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"{where}: not a lostcities save (not UTF-8 text)") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"{where}: not a lostcities save (not JSON: {err.msg} at line "
-                              f"{err.lineno})") from None
+            text = read_text(path, LIMITS.save_bytes)
+            data = loads_json(text, f"{where}: not a lostcities save")
+        except InputError as err:
+            raise RecordError(str(err)) from None
         fmt = data.get("format") if isinstance(data, dict) else None
         if fmt == RECORD_FORMAT:
             raise RecordError(f"{where}: a finished game's record, not a save; "
@@ -759,6 +1035,11 @@ class Session:
             raise RecordError(f"{where}: not a {SAVE_FORMAT} file (format is "
                               f"{'missing' if fmt is None else repr(fmt)})")
         _check_fields(data, where)
+        for seat, p in enumerate(data["players"]):
+            if p["kind"] == BOT and names_code(p["bot"]) and p["bot"] not in allow_bots:
+                raise RecordError(f"{where}: players[{seat}] ({p['label']}) is the bot "
+                                  f"{p['bot']!r}, code to import; a save imports none: if you "
+                                  f"trust it, resume with --allow-bot {p['bot']}")
         source = data.get("pack_source") or data["pack"]
         try:
             pack = load_pack(source)
@@ -770,7 +1051,7 @@ class Session:
         players = [Player(p["kind"], p["label"], p.get("bot", "")) for p in data["players"]]
         try:
             session = cls(pack, players, data["seed"], lang=data.get("lang", "en"),
-                          save_path=Path(path), pack_source=source)
+                          save_path=Path(path), pack_source=source, allow_bots=allow_bots)
         except SessionError as err:
             raise RecordError(f"{where}: {err}") from None
         session._replay(data["moves"], data["rounds"], where)
@@ -787,7 +1068,19 @@ class Session:
                 if is_over(state):
                     state = continue_match(state)
                 move = Move.parse(text, self.pack)
+                self.state = state
+                player = self.players[state.to_move]
+                if player.kind == BOT:  # the bot's own move, or an edited save
+                    played = self._suggest(player.bot, state.to_move)
+                    if played != move:
+                        raise RecordError(
+                            f"{where}: move {i} (round {state.round}): the save says "
+                            f"{player.label} played {move.text()!r} but that bot plays "
+                            f"{played.text()!r} here: the save was edited (its moves or its "
+                            f"seed) and cannot be resumed")
                 self.state = apply(state, move)
+            except RecordError:
+                raise
             except LostCitiesError as err:
                 raise RecordError(f"{where}: move {i} (round {state.round}): {err}") from None
             self.history.append((state, move))
@@ -808,15 +1101,32 @@ def _check_fields(data: dict[str, Any], where: str) -> None:
                              ("moves", list, "a list of moves")):
         if not isinstance(data.get(name), kind) or isinstance(data.get(name), bool):
             raise bad(name, what)
-    if not isinstance(data.get("pack_source", ""), str) or not isinstance(data.get("lang", ""),
-                                                                          str):
-        raise bad("pack_source/lang", "text")
+    from .i18n import LANGS
+
+    if len(str(abs(data["seed"]))) > SEED_DIGITS:
+        raise bad("seed", f"an integer of at most {SEED_DIGITS} digits")
+    if not isinstance(data.get("pack_source", ""), str):
+        raise bad("pack_source", "text")
+    source = data.get("pack_source", "")
+    if source:
+        try:
+            check_path(source, "pack_source")
+        except InputError as err:
+            raise RecordError(f"{where}: {err}") from None
+    lang = data.get("lang", "en")
+    if lang not in LANGS:
+        raise RecordError(f"{where}: lang: {_cut(str(lang))!r} is not a language of lc play "
+                          f"(expected {' or '.join(LANGS)})")
     for i, p in enumerate(data["players"]):
         if not (isinstance(p, dict) and p.get("kind") in (HUMAN, BOT)
                 and isinstance(p.get("label"), str)
                 and (p["kind"] == HUMAN or isinstance(p.get("bot"), str) and p["bot"])):
             raise bad(f"players[{i}]", '{"kind": "human" or "bot", "label": text, '
                                        '"bot": a bot name for bots}')
+        problem = label_problem(p["label"]) or (p["kind"] == BOT and bot_name_problem(p["bot"]))
+        if problem:
+            field = "label" if label_problem(p["label"]) else "bot"
+            raise RecordError(f"{where}: players[{i}].{field}: {problem}")
     for i, m in enumerate(data["moves"]):
         if not isinstance(m, str):
             raise bad(f"moves[{i}]", "a move in the text form, e.g. 'p r5 deck'")

@@ -1,4 +1,9 @@
-"""Bots: ``random``, ``greedy``, and any ``module:Class`` given by name.
+"""Bots: ``random``, ``greedy``, ``expert``, ``ismcts``, and any ``module:Class`` given by name.
+
+A ``module:Class`` name imports code, so :func:`make_bot` builds one only when its
+caller says the name comes from the person at the keyboard (``allow_import=True``:
+the command line's ``--players``/``--bots``); a name read from a file (a save, a
+record, a room message) never imports anything (:func:`names_code` tells them apart).
 
 A bot gets a :class:`SeatView` on its turn (its own observation, the legal
 moves, a seeded random generator) and returns one of the legal moves. Bots see
@@ -327,9 +332,22 @@ def strongest_with_levels() -> Optional[str]:
     return next((name for name in STRENGTH if has_levels(name)), None)
 
 
-def make_bot(spec: str, level: Optional[int] = None) -> Bot:
+def names_code(spec: str) -> bool:
+    """Whether the bot name ``spec`` is a ``module:Class`` path (code to import) rather
+    than a built-in name of :data:`BOTS` (``greedy``, ``ismcts@3``)."""
+    name = spec.strip().partition("@")[0]
+    return name not in BOTS and ":" in spec
+
+
+def make_bot(spec: str, level: Optional[int] = None, *, allow_import: bool = False) -> Bot:
     """Build a bot from its name in :data:`BOTS` (``name@LEVEL`` for a level) or a
-    ``module:Class`` path. ``level`` is for bots with levels (e.g. ``ismcts``, 1-5)."""
+    ``module:Class`` path. ``level`` is for bots with levels (e.g. ``ismcts``, 1-5).
+
+    A ``module:Class`` path is imported only with ``allow_import=True``, which a
+    caller passes for a name the person at the keyboard typed (a command-line
+    option), never for one read from a file; otherwise :class:`BotError`, and
+    nothing is imported.
+    """
     spec = spec.strip()
     name, at, level_text = spec.partition("@")
     if at and name in BOTS:
@@ -340,6 +358,9 @@ def make_bot(spec: str, level: Optional[int] = None) -> Bot:
     shown = f"{spec}@{level}" if level is not None else spec
     factory: Optional[Callable[..., Bot]] = BOTS.get(spec)
     if factory is None and ":" in spec:
+        if not allow_import:
+            raise BotError(f"bot {spec!r} names code to import (module:Class); only a name "
+                           f"given on the command line is imported")
         module_name, _, attr = spec.partition(":")
         try:
             module = importlib.import_module(module_name)

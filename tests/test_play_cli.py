@@ -336,7 +336,7 @@ def test_an_unwritable_save_path_is_refused(data, tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{not json", "not a lostcities save (not JSON"),
+    ("{not json", "not a lostcities save: not JSON"),
     ('{"format": "lostcities-record/1"}', "a finished game's record, not a save"),
     ('{"format": "lostcities-save/1", "pack": "duel-classic", "seed": 1, "rounds": 3, '
      '"players": [{"kind": "human", "label": "a"}, {"kind": "human", "label": "b"}], '
