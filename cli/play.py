@@ -123,6 +123,7 @@ def play(
         if path is None:
             fail(f"--resume: no saved game in {shown_path(data / 'saves')}; start one with "
                  f"lc play", EXIT_USAGE)
+        _readable(path)  # a device or a FIFO is refused before any lock file is made beside it
         target = _target(save or path, own=path)
         lock = _lock(target)
         try:
@@ -152,6 +153,19 @@ def play(
         code = Terminal(session, cat, interactive=interactive, delay=delay,
                         data=data).run(greeting)
     raise typer.Exit(code)
+
+
+def _readable(path: Path) -> None:
+    """One line unless ``path`` is a regular file that can be read (2 if it is missing)."""
+    from lostcities.engine.errors import InputError
+    from lostcities.engine.safeio import open_regular, shown_path
+
+    if not os.path.lexists(path):
+        fail(f"{shown_path(path)}: no such save file", EXIT_USAGE)
+    try:
+        os.close(open_regular(path))
+    except InputError as err:
+        fail(str(err), EXIT_PROBLEM)
 
 
 def _target(path: Path, own: Optional[Path] = None) -> Path:
@@ -207,12 +221,9 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
 
 def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue") -> "Session":
     from lostcities.engine.errors import RecordError
-    from lostcities.engine.safeio import shown_path
 
     from .session import Session
 
-    if not os.path.lexists(path):
-        fail(f"{shown_path(path)}: no such save file", EXIT_USAGE)
     try:
         if sys.stdin.isatty():  # every bot turn is played again: the search takes a while
             from rich.console import Console
