@@ -50,22 +50,24 @@ def bot_specs(text: Optional[str], pack: Any) -> list[str]:
         sys.path.insert(0, os.getcwd())  # module:Class bots from the current folder
     for spec in specs:
         try:
-            make_bot(spec)
+            make_bot(spec, allow_import=True)  # typed at the keyboard: may name code
         except BotError as err:
             fail(f"--bots: {err}", EXIT_USAGE)
     return specs
 
 
-def echo_report(report: Any, as_json: bool, note: Optional[str] = None) -> None:
-    """Print ``report`` (``to_dict()``/``text()``) as one JSON document, or as text then ``note``."""
+def echo_report(report: Any, as_json: bool, note: Optional[str] = None, err: bool = False
+                ) -> None:
+    """Print ``report`` (``to_dict()``/``text()``) as one JSON document, or as text then ``note``
+    (on stderr with ``err``: when standard output carries the records)."""
     import json
 
     if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
+        typer.echo(json.dumps(report.to_dict(), indent=2), err=err)
     else:
-        typer.echo(report.text())
+        typer.echo(report.text(), err=err)
         if note:
-            typer.echo(note)
+            typer.echo(note, err=err)
 
 
 def complete_bot(incomplete: str) -> list[str]:
@@ -114,3 +116,206 @@ class Progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+#: ``--seed`` holds at most this many digits: records store it, and their readers refuse
+#: longer numbers (``safeio.LIMITS.number_digits``)
+SEED_DIGITS = 20
+#: ``--games`` of ``lc simulate`` and ``lc balance``: at most this many matches
+MAX_GAMES = 10 ** 12
+
+
+def check_seed(value: Optional[int]) -> Optional[int]:
+    """Typer callback of ``--seed``: refuse a seed of more than :data:`SEED_DIGITS` digits."""
+    if value is not None and abs(value) >= 10 ** SEED_DIGITS:
+        raise typer.BadParameter(f"a seed of {len(str(abs(value))):,} digits; "
+                                 f"at most {SEED_DIGITS}")
+    return value
+
+
+def check_workers_option(workers: Optional[int], oversubscribe: bool) -> None:
+    """Fail in one line (exit 2) when ``--workers`` asks for more processes than cores
+    (or, with ``--oversubscribe``, more than the per-core allowance)."""
+    from lostcities.engine.backends import OVERSUBSCRIBE_PER_CORE, cores, max_workers
+
+    if workers is None:
+        return
+    most = max_workers(oversubscribe)
+    if workers > most:
+        many = cores()
+        more = ("" if oversubscribe else
+                f", or add --oversubscribe for up to {many * OVERSUBSCRIBE_PER_CORE}")
+        fail(f"--workers {workers}: this machine has {many} core{'s' if many != 1 else ''}; "
+             f"give at most {most}{more}", EXIT_USAGE)
+
+
+class WriteError(Exception):
+    """Writing an output file failed (disk full, a closed pipe): one line, already cleaned up."""
+
+
+class Output:
+    """A file ``lc`` writes results to (``--record FILE``), safely:
+
+    - ``-`` is standard output (for a pipe);
+    - anything that is not a regular file (a device such as ``/dev/full``, a FIFO, a
+      folder) is refused, and so is an existing file unless ``force`` (replace it) or
+      ``append`` (add to its end);
+    - a new or replaced file is written to a temporary file beside it and renamed
+      only once every line is written, so a failed or interrupted run leaves the
+      old file (or none), never half a file; an appended file is cut back to its
+      old length.
+
+    ``with Output(path, "--record") as out:`` gives a stream whose ``write`` raises
+    :class:`WriteError` (one line) when the system refuses the write. Usage problems
+    fail at once (exit 2).
+    """
+
+    def __init__(self, path: str, option: str, *, force: bool = False, append: bool = False):
+        self.path = path
+        self.option = option
+        self.force = force
+        self.append = append
+        self.stream: Any = None
+        self.tmp: Optional[str] = None
+        self.size: Optional[int] = None
+        self.error: Optional[OSError] = None
+
+    @property
+    def shown(self) -> str:
+        """The path as messages show it."""
+        from lostcities.engine.safeio import shown_path
+
+        return "standard output" if self.path == "-" else shown_path(self.path)
+
+    def __enter__(self) -> "Output":
+        import os
+        import stat
+        import tempfile
+
+        from lostcities.engine.errors import InputError
+        from lostcities.engine.safeio import check_path
+
+        if self.path == "-":
+            self.stream = sys.stdout
+            return self
+        try:
+            check_path(self.path, self.option)
+        except InputError as err:
+            fail(str(err), EXIT_USAGE)
+        where = f"{self.option} {self.shown}"
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as err:
+            fail(f"{where}: cannot write: {err.strerror or err}", EXIT_USAGE)
+        if mode is not None and not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe (FIFO)" if stat.S_ISFIFO(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
+            fail(f"{where}: is {kind}, not a regular file; give a file (or - for standard "
+                 f"output)", EXIT_USAGE)
+        if mode is not None and not (self.force or self.append):
+            fail(f"{where}: already exists; add --append to add to it or --force to "
+                 f"replace it", EXIT_USAGE)
+        try:
+            if self.append and mode is not None:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    os.close(fd)
+                    fail(f"{where}: not a regular file", EXIT_USAGE)
+                self.size = os.fstat(fd).st_size
+                self.stream = os.fdopen(fd, "a", encoding="utf-8", newline="\n")
+                if self.size and not self._ends_with_newline():
+                    self.write("\n")
+            else:
+                folder, name = os.path.split(self.path)
+                fd, self.tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp",
+                                                dir=folder or ".")
+                umask = os.umask(0o022)
+                os.umask(umask)
+                os.fchmod(fd, 0o666 & ~umask)
+                self.stream = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        except OSError as err:
+            self._discard()
+            fail(f"{where}: cannot write: {err.strerror or err}", EXIT_USAGE)
+        return self
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.path, "rb") as tail:
+            tail.seek(-1, 2)
+            return tail.read(1) == b"\n"
+
+    def write(self, text: str) -> None:
+        """Write ``text``; :class:`WriteError` in one line if the system refuses."""
+        try:
+            self.stream.write(text)
+        except OSError as err:
+            self._failed(err)
+
+    def _failed(self, err: OSError) -> None:
+        import errno
+        import os
+
+        if self.path == "-" and err.errno == errno.EPIPE:  # the reader went away
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+            except (OSError, ValueError):
+                pass
+        raise WriteError(f"{self.option} {self.shown}: cannot write: {err.strerror or err}"
+                         + ("" if self.path == "-" else "; nothing was kept")) from None
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
+        import os
+
+        if self.path == "-":
+            if kind is None:
+                try:
+                    self.stream.flush()
+                except OSError as err:
+                    self._failed(err)
+            return
+        if kind is None:
+            try:
+                self.stream.flush()
+                os.fsync(self.stream.fileno())
+                self.stream.close()
+                if self.tmp is not None:
+                    if self.force:
+                        os.replace(self.tmp, self.path)
+                    else:  # never over a file that appeared meanwhile
+                        os.link(self.tmp, self.path)
+                        os.unlink(self.tmp)
+                    self.tmp = None
+                return
+            except FileExistsError:
+                self._discard()
+                fail(f"{self.option} {self.shown}: appeared while the games were played; "
+                     f"nothing was written (add --force to replace it)", EXIT_USAGE)
+            except OSError as err:
+                self._discard()
+                self._failed(err)
+        self._discard()
+
+    def _discard(self) -> None:
+        """Undo what was written: remove the temporary file, cut an appended file back."""
+        import os
+
+        if self.stream is not None:
+            try:
+                self.stream.close()
+            except OSError:
+                pass
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+        if self.size is not None:
+            try:
+                os.truncate(self.path, self.size)
+            except OSError:
+                pass
+            self.size = None

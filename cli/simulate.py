@@ -1,12 +1,12 @@
 """``lc simulate``: bot matches with a summary of wins, scores and round lengths."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .common import (EXIT_PROBLEM, EXIT_USAGE, Progress, bot_specs, complete_bot, complete_pack,
+from .common import (EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Output, Progress, WriteError,
+                     bot_specs, check_seed, check_workers_option, complete_bot, complete_pack,
                      echo_report, fail)
 
 
@@ -19,49 +19,70 @@ def simulate(
     pack: str = typer.Option(
         "duel-classic", "--pack", "-p", autocompletion=complete_pack,
         help="Built-in pack id or pack file."),
-    games: int = typer.Option(100, "--games", "-n", min=0, help="Number of matches."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed; game i uses a seed derived from it."),
+    games: int = typer.Option(100, "--games", "-n", min=0, max=MAX_GAMES,
+                              help="Number of matches."),
+    seed: int = typer.Option(0, "--seed", "-s", callback=check_seed,
+                             help="Seed (at most 20 digits); game i uses a seed derived from it."),
     bots: Optional[str] = typer.Option(
         None, "--bots", "-b", autocompletion=complete_bot, show_default=False,
         help="One bot per seat, comma-separated: random, greedy, expert, ismcts (ismcts@LEVEL, "
              "1-5) or module:Class (a Bot "
              "class importable from the current folder); the number of bots is the number "
              "of players. Default: random at every seat of the pack's smallest table."),
-    record: Optional[Path] = typer.Option(
-        None, "--record", "-r", dir_okay=False, show_default=False,
-        help="Write every match as a JSON Lines record (lostcities-record/1) to this file."),
+    record: Optional[str] = typer.Option(
+        None, "--record", "-r", show_default=False,
+        help="Write every match as a JSON Lines record (lostcities-record/1) to this new "
+             "file (- for standard output: the summary then goes to standard error). The "
+             "file appears once every match is written; a device or an existing file is "
+             "refused unless --append or --force."),
+    append: bool = typer.Option(False, "--append",
+                                help="With --record: add the records to the end of an "
+                                     "existing file."),
+    force: bool = typer.Option(False, "--force",
+                               help="With --record: replace an existing file."),
     workers: int = typer.Option(1, "--workers", "-w", min=1,
-                                help="Worker processes; results do not depend on it."),
+                                help="Worker processes, at most one per core; results do not "
+                                     "depend on it."),
+    oversubscribe: bool = typer.Option(
+        False, "--oversubscribe",
+        help="Allow --workers beyond the number of cores (up to 8 per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON document."),
 ) -> None:
     """Play bot matches and summarise them: wins per seat and per bot with 95% intervals,
     mean and spread of scores, rounds, turns per round, how rounds ended.
 
-    Exit 0 when done, 1 when the pack is invalid or a bot plays an illegal move,
-    2 on bad options (unknown pack or bot, wrong number of bots, unwritable file).
+    Exit 0 when done, 1 when the pack is invalid, a bot plays an illegal move or the
+    records cannot be written, 2 on bad options (unknown pack or bot, wrong number of
+    bots, too many workers, an existing or unwritable --record file).
     """
+    from contextlib import nullcontext
+
     from lostcities.engine.errors import LostCitiesError, PackError
     from lostcities.engine.packs import load_pack
     from lostcities.engine.simulation import simulate as run
 
+    if (append or force) and record is None:
+        fail("--append and --force are for --record FILE", EXIT_USAGE)
+    if append and force:
+        fail("--append adds to the file, --force replaces it: give one", EXIT_USAGE)
+    check_workers_option(workers, oversubscribe)
     try:
         rules = load_pack(pack)
     except PackError as err:
         fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
+    except LostCitiesError as err:
+        fail(f"--pack: {err}", EXIT_USAGE)
     specs = bot_specs(bots, rules)
-    out = None
-    if record is not None:
-        try:
-            out = open(record, "w", encoding="utf-8", newline="\n")
-        except OSError as err:
-            fail(f"--record {record}: cannot write: {err.strerror}", EXIT_USAGE)
+    output = nullcontext(None) if record is None else \
+        Output(record, "--record", force=force, append=append)
     try:
-        with Progress(games, "simulating") as tick:
-            summary = run(rules, specs, games, seed, workers=workers, record=out, progress=tick)
+        with output as out, Progress(games, "simulating") as tick:
+            summary = run(rules, specs, games, seed, workers=workers, record=out, progress=tick,
+                          oversubscribe=oversubscribe, allow_import=True)
+    except WriteError as err:
+        fail(str(err), EXIT_PROBLEM)
     except LostCitiesError as err:
         fail(str(err), EXIT_PROBLEM)
-    finally:
-        if out is not None:
-            out.close()
-    echo_report(summary, as_json,
-                None if record is None else f"records: {record} ({summary.games} lines)")
+    note = None if record is None else \
+        f"records: {'standard output' if record == '-' else record} ({summary.games} lines)"
+    echo_report(summary, as_json, note, err=record == "-")

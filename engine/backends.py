@@ -29,9 +29,45 @@ BatchFn = Callable[[Any, int, int], Any]
 
 BACKENDS = ("local", "ray")
 
+#: with ``oversubscribe``, at most this many local worker processes per core
+OVERSUBSCRIBE_PER_CORE = 8
+#: at most this many batches in a run: beyond, batches grow (see :func:`batch_size`)
+MAX_BATCHES = 100_000
+
 
 class BackendError(LostCitiesError, ValueError):
     """A backend cannot run: Ray missing or unreachable, a run directory that does not fit."""
+
+
+def cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system tells it,
+    else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def max_workers(oversubscribe: bool = False) -> int:
+    """The most local worker processes allowed: one per core, or with ``oversubscribe``
+    :data:`OVERSUBSCRIBE_PER_CORE` per core."""
+    return cores() * (OVERSUBSCRIBE_PER_CORE if oversubscribe else 1)
+
+
+def check_workers(workers: int, oversubscribe: bool = False) -> int:
+    """``workers`` if it is at least 1 and at most :func:`max_workers`, else
+    :class:`BackendError` in one line (a thousand forked processes help no one)."""
+    if type(workers) is not int or workers < 1:
+        raise BackendError(f"workers {workers!r}: give 1 or more")
+    most = max_workers(oversubscribe)
+    if workers > most:
+        many = cores()
+        raise BackendError(f"{workers:,} worker processes but {many} core{'s' if many != 1 else ''}"
+                           f" here: at most {most}"
+                           + ("" if oversubscribe else
+                              f" (oversubscribed, {OVERSUBSCRIBE_PER_CORE} per core: "
+                              f"{many * OVERSUBSCRIBE_PER_CORE})"))
+    return workers
 
 
 @dataclass(frozen=True)
@@ -55,9 +91,10 @@ def batch_size(games: int) -> int:
     """The default batch size for a run of ``games``: about 40 batches, 5 to 200 games each.
 
     It depends on ``games`` only, so that a run cut into batches is the same on any
-    machine and with any number of workers.
+    machine and with any number of workers. Beyond 20 million games, batches grow so
+    that a run has at most :data:`MAX_BATCHES` of them.
     """
-    return max(5, min(200, -(-games // 40)))
+    return max(5, min(200, -(-games // 40)), -(-games // MAX_BATCHES))
 
 
 class RunDir:
@@ -66,17 +103,41 @@ class RunDir:
     def __init__(self, path: os.PathLike | str):
         self.path = Path(path)
 
-    def open(self, spec: dict[str, Any]) -> dict[int, Any]:
+    def open(self, spec: dict[str, Any],
+             check: Optional[Callable[[int, Any], bool]] = None) -> dict[int, Any]:
         """Create the folder for ``spec``, or check it holds a run of the same ``spec``;
-        the results of the batches already finished, by batch index."""
+        the results of the batches already finished, by batch index.
+
+        Files are read through :mod:`.safeio` (regular files only, at most
+        ``LIMITS.save_bytes`` each, bounded JSON). A batch file that cannot be read,
+        is not JSON or fails ``check(index, result)`` is ignored: that batch runs again.
+        """
+        from .errors import InputError
+        from .safeio import LIMITS, check_path, loads_json, read_text, shown_path
+
+        try:
+            check_path(self.path, "run folder")
+        except InputError as err:
+            raise BackendError(str(err)) from None
+        text = str(self.path)
+        where = text if text.isprintable() and len(text) < 256 else shown_path(text)
         spec_file = self.path / "run.json"
         try:
             if spec_file.exists():
-                old = json.loads(spec_file.read_text(encoding="utf-8"))
+                try:
+                    old = loads_json(read_text(spec_file, LIMITS.save_bytes),
+                                     shown_path(spec_file))
+                except InputError as err:
+                    raise BackendError(f"{err}; not a run folder of lc balance") from None
+                if not isinstance(old, dict):
+                    raise BackendError(f"{where}: run.json is not a run's description; "
+                                       f"use a new folder")
                 if old != json.loads(json.dumps(spec)):
                     diff = sorted(k for k in set(old) | set(spec) if old.get(k) != spec.get(k))
-                    raise BackendError(f"{self.path}: holds another run (different "
-                                       f"{', '.join(diff)}); use a new folder")
+                    shown = ", ".join(k if k.isidentifier() and len(k) < 40 else repr(k)[:40]
+                                      for k in diff[:8])
+                    raise BackendError(f"{where}: holds another run (different "
+                                       f"{shown}); use a new folder")
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._write(spec_file, spec)
@@ -84,12 +145,14 @@ class RunDir:
             for item in self.path.glob("batch-*.json"):
                 try:
                     index = int(item.stem.split("-")[1])
-                    done[index] = json.loads(item.read_text(encoding="utf-8"))
-                except (ValueError, IndexError, json.JSONDecodeError):
+                    result = loads_json(read_text(item, LIMITS.save_bytes), shown_path(item))
+                except (ValueError, IndexError, InputError):
                     continue  # a partial or foreign file: the batch runs again
+                if check is None or check(index, result):
+                    done[index] = result
             return done
         except OSError as err:
-            raise BackendError(f"{self.path}: cannot use as a run folder: "
+            raise BackendError(f"{where}: cannot use as a run folder: "
                                f"{err.strerror or err}") from None
 
     def save(self, index: int, result: Any) -> None:
@@ -110,14 +173,18 @@ class RunDir:
 def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = "local",
                 workers: Optional[int] = None, address: Optional[str] = None,
                 done: Optional[dict[int, Any]] = None,
-                save: Optional[Callable[[int, Any], None]] = None) -> Iterator[tuple[Batch, Any]]:
+                save: Optional[Callable[[int, Any], None]] = None,
+                oversubscribe: bool = False) -> Iterator[tuple[Batch, Any]]:
     """Each batch of ``todo`` with its result, in batch order.
 
     ``done`` holds results already known (a resumed run): they are not run again.
     ``save(index, result)`` is called as each batch finishes, in any order. Closing
     the iterator early (an early stop) ends the workers. ``workers`` (local): the
-    pool's size, default all cores; 1 runs in this process.
+    pool's size, default all cores, at most one per core unless ``oversubscribe``
+    (:func:`check_workers`); 1 runs in this process.
     """
+    if workers is not None and backend == "local":
+        check_workers(workers, oversubscribe)
     done = dict(done or {})
     pending = [b for b in todo if b.index not in done]
     if backend not in BACKENDS:
@@ -125,7 +192,7 @@ def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = 
     if backend == "ray":
         finished = _ray(fn, job, pending, address)
     else:
-        finished = _local(fn, job, pending, workers or os.cpu_count() or 1)
+        finished = _local(fn, job, pending, cores() if workers is None else workers)
     try:
         for batch in todo:
             while batch.index not in done:

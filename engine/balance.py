@@ -16,10 +16,11 @@ order) at which every interval is narrow enough.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from .backends import Batch, RunDir, batch_size, batches, run_batches
+from .backends import Batch, RunDir, batch_size, batches, check_workers, run_batches
 from .rules import RulePack
 from .simulation import Z95, game_seed, wilson
 
@@ -174,6 +175,8 @@ class BalanceJob:
     base: str
     bots: tuple[str, ...]
     seed: int
+    #: ``module:Class`` bots may be imported (they were named on the command line)
+    allow_import: bool = False
 
 
 _LOADED: dict[tuple, Any] = {}
@@ -187,7 +190,7 @@ def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
 
         _LOADED.clear()
         _LOADED[key] = (load_pack(job.house), load_pack(job.base),
-                        [make_bot(spec) for spec in job.bots])
+                        [make_bot(spec, allow_import=job.allow_import) for spec in job.bots])
     return _LOADED[key]
 
 
@@ -222,6 +225,37 @@ def run_batch(job: BalanceJob, start: int, stop: int) -> dict[str, Any]:
     return {"games": stop - start,
             "measures": {k: {s: m.to_list() for s, m in v.items()} for k, v in stats.items()},
             "scores": scores}
+
+
+_SCORE = re.compile(r"-?[0-9]{1,15}")
+_SIDES = {"house", "base", "diff"}
+
+
+def valid_result(result: Any, games: int) -> bool:
+    """Whether ``result`` has the shape :func:`run_batch` gives for a batch of ``games``
+    games (a run folder's file may have been edited, cut short, or be foreign)."""
+    def number(x: Any) -> bool:
+        return type(x) in (int, float) and math.isfinite(x)
+
+    if type(result) is not dict or result.get("games") != games or type(games) is not int:
+        return False
+    measures, scores = result.get("measures"), result.get("scores")
+    if type(measures) is not dict or type(scores) is not dict or set(scores) != {"house", "base"}:
+        return False
+    for key, sides in measures.items():
+        if key not in BY_KEY or type(sides) is not dict or not set(sides) <= _SIDES:
+            return False
+        for data in sides.values():
+            if not (type(data) is list and len(data) == 3 and type(data[0]) is int
+                    and 0 <= data[0] <= games and number(data[1]) and number(data[2])
+                    and data[2] >= 0):
+                return False
+    for counts in scores.values():
+        if type(counts) is not dict or not all(
+                type(k) is str and _SCORE.fullmatch(k) and type(v) is int and 0 < v <= games * 64
+                for k, v in counts.items()):
+            return False
+    return True
 
 
 # ----------------------------------------------------------------- the report
@@ -455,13 +489,17 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
             workers: Optional[int] = None, precision: Optional[float] = None,
             backend: str = "local", address: Optional[str] = None,
             run_dir: Optional[str] = None, size: Optional[int] = None,
-            progress: Optional[Callable[[int], None]] = None) -> BalanceReport:
+            progress: Optional[Callable[[int], None]] = None,
+            oversubscribe: bool = False, allow_import: bool = False) -> BalanceReport:
     """Play ``games`` paired games of ``house`` and ``base`` and compare them.
 
     ``bots``: one spec per seat, for both packs. ``precision``: stop early (see
     :meth:`BalanceReport.precise`). ``run_dir``: write each batch there and skip the
-    batches already written (resume). ``progress(games_done)`` after each batch.
-    Raises :class:`~.bots.BotError`, :class:`~.state.SetupError` or
+    batches already written (resume); a batch file there that does not have a batch's
+    shape (:func:`valid_result`) is played again. ``progress(games_done)`` after each
+    batch. ``workers``: at most one per core unless ``oversubscribe``
+    (:func:`~.backends.check_workers`). ``allow_import``: ``module:Class`` bots may be
+    imported (give it only for names the person at the keyboard typed). Raises :class:`~.bots.BotError`, :class:`~.state.SetupError` or
     :class:`~.backends.BackendError` on bad input.
     """
     from .bots import make_bot
@@ -471,11 +509,14 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     specs = tuple(s.strip() for s in bots)
     for pack in (house, base):
         check_players(pack, len(specs))
-    job = BalanceJob(_reference(house), _reference(base), specs, seed)
+    if workers is not None and backend == "local":
+        check_workers(workers, oversubscribe)
+    job = BalanceJob(_reference(house), _reference(base), specs, seed, allow_import)
     # this process (and the local workers it forks) plays the very pack objects given;
     # Ray workers load them again from the references
     _LOADED.clear()
-    _LOADED[(job.house, job.base, job.bots)] = (house, base, [make_bot(s) for s in specs])
+    _LOADED[(job.house, job.base, job.bots)] = (
+        house, base, [make_bot(s, allow_import=allow_import) for s in specs])
     size = size or batch_size(games)
     todo = batches(games, size)
     report = BalanceReport(house.id, base.id, specs, seed, games)
@@ -485,10 +526,12 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
         folder = RunDir(run_dir)
         done = folder.open({"house": job.house, "base": job.base, "bots": list(specs),
                             "seed": seed, "games": games, "batch": size,
-                            "kind": "lostcities-balance/1"})
+                            "kind": "lostcities-balance/1"},
+                           check=lambda index, result: 0 <= index < len(todo) and valid_result(
+                               result, todo[index].stop - todo[index].start))
         save = folder.save
     results = run_batches(run_batch, job, todo, backend=backend, workers=workers,
-                          address=address, done=done, save=save)
+                          address=address, done=done, save=save, oversubscribe=oversubscribe)
     try:
         for batch, result in results:
             report.add(result)
@@ -504,4 +547,4 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
 
 
 __all__ = ["MEASURES", "Measure", "Moments", "BalanceJob", "BalanceReport", "balance",
-           "match_measures", "paired_interval", "run_batch", "Batch"]
+           "match_measures", "paired_interval", "run_batch", "valid_result", "Batch"]

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
-from .errors import LostCitiesError, RecordError
+from .errors import InputError, LostCitiesError, RecordError
 from .moves import DECK, DISCARD, PLAY, Move, draw_text
 from .rules import RulePack
 from .state import OVER, Deal, GameState
@@ -88,22 +88,26 @@ def dumps(state: GameState, **extra: Any) -> str:
 
 
 def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line number, record dict)`` for each non-blank line of a JSON Lines stream."""
+    """Yield ``(line number, record dict)`` for each non-blank line of a JSON Lines stream.
+
+    Read through :mod:`.safeio`: a line is at most ``LIMITS.record_line_bytes``
+    characters (refused without reading the rest of it), its JSON at most
+    ``LIMITS.json_depth`` deep with numbers of at most ``LIMITS.number_digits``
+    characters. Every refusal is a :class:`RecordError` naming ``name:line``.
+    """
+    from .safeio import loads_json, read_lines
+
     try:
-        for lineno, line in enumerate(stream, 1):
+        for lineno, line in read_lines(stream, name):
             if not line.strip():
                 continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise RecordError(f"{name}:{lineno}: not JSON: {err.msg} at column {err.colno}"
-                                  ) from None
+            data = loads_json(line, f"{name}:{lineno}")
             if not isinstance(data, dict):
                 raise RecordError(f"{name}:{lineno}: a record is a JSON object, "
                                   f"not {type(data).__name__}")
             yield lineno, data
-    except UnicodeDecodeError as err:
-        raise RecordError(f"{name}: not UTF-8 text ({err.reason})") from None
+    except InputError as err:
+        raise RecordError(str(err)) from None
 
 
 @lru_cache(maxsize=1)
@@ -260,18 +264,15 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     round and the turn on the first disagreement.
     """
     from .state import SetupError
-    from .turn import check_deal, check_players, continue_match, illegal_reason, new_game, push, totals
+    from .turn import (check_deal, check_players, continue_match, illegal_reason, new_game, push,
+                       totals, winners)
 
     check_shape(data, where)
     if pack is None:
-        from .packs import load_pack
-
-        try:
-            pack = load_pack(data["pack"])
-        except LostCitiesError as err:
-            raise RecordError(f"{where}: pack {data['pack']!r}: {err}") from None
+        pack = builtin_pack(data["pack"], where)
     elif pack.id != data["pack"]:
-        raise RecordError(f"{where}: the record is of pack {data['pack']!r}, not {pack.id!r}")
+        raise RecordError(f"{where}: the record is of pack {_quoted(data['pack'])}, "
+                          f"not {pack.id!r}")
     players = data["players"]
     rounds = data["rounds"]
     n = len(players)
@@ -289,6 +290,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         state = new_game(pack, players, data["seed"], deals=deals)
     except SetupError as err:
         raise RecordError(f"{where}: {err}") from None
+    _check_simulation_seed(data, where)
     for i, rnd in enumerate(rounds, 1):
         at = f"{where}: round {i}"
         if state.phase == OVER and i > pack.rounds:  # over: the record continues the match
@@ -301,6 +303,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         if rnd["starter"] != state.starter:
             raise RecordError(f"{at}: starter is seat {rnd['starter']}, the rules say seat "
                               f"{state.starter}")
+        _check_seeded_deal(pack, n, data["seed"], i, rnd, deals[i - 1], at)
         for j, turn in enumerate(rnd["turns"], 1):
             tw = f"{at} turn {j}"
             if len(state.finished) >= i:
@@ -334,6 +337,68 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         raise RecordError(f"{where}: the record has {len(rounds)} round(s), the match has "
                           f"{state.rounds_total}")
     if list(data["totals"]) != list(totals(state)):
-        raise RecordError(f"{where}: totals are {data['totals']}, the pack's formulas give "
-                          f"{list(totals(state))}")
+        raise RecordError(f"{where}: totals are {_quoted(data['totals'])}, the pack's formulas "
+                          f"give {list(totals(state))}")
+    if "winners" in data and list(data["winners"]) != list(winners(state)):
+        raise RecordError(f"{where}: winners are seats {_quoted(data['winners'])}, the totals "
+                          f"{list(totals(state))} make the winners seats {list(winners(state))}")
     return state
+
+
+def builtin_pack(pack_id: str, where: str = "record") -> RulePack:
+    """The built-in pack a record names, or :class:`RecordError`.
+
+    A record is data: its ``pack`` may only name a built-in pack (an id of
+    lowercase letters, digits and hyphens), never a file, so that replaying a
+    record never opens, nor echoes a line of, a file the user did not name. A
+    record of a pack file is replayed with that file given explicitly
+    (``replay(data, pack=load_pack(FILE))``, ``lc replay --pack FILE``).
+    """
+    from .packs import builtin_path, load_pack
+
+    if builtin_path(pack_id) is None:
+        raise RecordError(f"{where}: pack {_quoted(pack_id)} is not a built-in pack; a record "
+                          f"of a pack file replays with that file given (lc replay --pack FILE)")
+    try:
+        return load_pack(pack_id)
+    except LostCitiesError as err:
+        raise RecordError(f"{where}: pack {pack_id!r}: {err}") from None
+
+
+def _check_simulation_seed(data: dict[str, Any], where: str) -> None:
+    """Raise :class:`RecordError` unless a record written by ``lc simulate`` has the seed its
+    ``simulation`` seed and game index give."""
+    from .simulation import game_seed
+
+    sim = data.get("simulation")
+    if isinstance(sim, dict) and type(sim.get("seed")) is int and type(sim.get("game")) is int \
+            and sim["game"] >= 0:
+        derived = game_seed(sim["seed"], sim["game"])
+        if derived != data["seed"]:
+            raise RecordError(f"{where}: seed is {data['seed']}, but simulation seed "
+                              f"{sim['seed']} game {sim['game']} plays seed {derived}")
+
+
+def _check_seeded_deal(pack: RulePack, n: int, seed: int, number: int, rnd: dict[str, Any],
+                       deal: Deal, at: str) -> None:
+    """Raise :class:`RecordError` unless round ``number``'s recorded deal is the one ``seed``
+    deals: its hands, draw pile, removed cards and tiles, as far as the record gives them."""
+    from .turn import shuffle_deal
+
+    dealt = shuffle_deal(pack, n, seed, number)
+    fields = [(f"hands[{i}]", hand, dealt.hands[i]) for i, hand in enumerate(deal.hands)]
+    fields.append(("draw_pile", deal.draw_pile, dealt.draw_pile))
+    if "removed" in rnd:
+        fields.append(("removed", deal.removed, dealt.removed))
+    if "tiles" in rnd and deal.tiles is not None and dealt.tiles is not None:
+        fields.append(("tiles", sorted(deal.tiles), sorted(dealt.tiles)))
+    for name, recorded, seeded in fields:
+        if tuple(recorded) != tuple(seeded):
+            raise RecordError(f"{at}: {name} is not what seed {seed} deals "
+                              f"(the seed or the deal was changed)")
+
+
+def _quoted(value: Any, limit: int = 60) -> str:
+    """A value from a record as a message shows it: repr'd, cut when long."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} chars)"

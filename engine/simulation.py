@@ -274,8 +274,10 @@ def _load(pack_ref: str) -> RulePack:
     return load_pack(pack_ref)
 
 
-def _init_worker(pack_ref: str, bot_specs: Sequence[str], seed: int, record: bool) -> None:
-    _WORKER.update(pack=_load(pack_ref), bots=[make_bot(s) for s in bot_specs],
+def _init_worker(pack_ref: str, bot_specs: Sequence[str], seed: int, record: bool,
+                 allow_import: bool = False) -> None:
+    _WORKER.update(pack=_load(pack_ref),
+                   bots=[make_bot(s, allow_import=allow_import) for s in bot_specs],
                    specs=list(bot_specs), seed=seed, record=record)
 
 
@@ -312,23 +314,28 @@ def _spans(games: int, chunk: int) -> Iterator[tuple[int, int]]:
 def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: int = 0, *,
              workers: int = 1, record: Optional[TextIO] = None,
              progress: Optional[Callable[[int], None]] = None,
-             chunk: Optional[int] = None) -> Summary:
+             chunk: Optional[int] = None, oversubscribe: bool = False,
+             allow_import: bool = False) -> Summary:
     """Play ``games`` matches of ``bots`` (one name or ``module:Class`` per seat).
 
     ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
     ``workers > 1`` the workers load it again by its path or id. Record lines go
     to ``record`` as games finish, in game order; ``progress(done)`` is called
     after each game (start no thread before its first call: on Linux the workers
-    are forked). Raises :class:`BotError` or the engine's errors on bad input.
+    are forked). ``workers`` is at most one per core unless ``oversubscribe``
+    (:func:`~.backends.check_workers`); ``allow_import`` lets ``module:Class`` bots be
+    imported (give it only for names the person at the keyboard typed). Raises
+    :class:`BotError`, :class:`~.backends.BackendError` or the engine's errors on bad input.
     """
+    from .backends import check_workers
+
     if games < 0:
         raise ValueError("games must be 0 or more")
-    if workers < 1:
-        raise ValueError("workers must be 1 or more")
+    check_workers(workers, oversubscribe)
     loaded = pack if isinstance(pack, RulePack) else _load(pack)
     ref = pack if isinstance(pack, str) else _reference(loaded)
     specs = [s.strip() for s in bots]
-    built = [make_bot(s) for s in specs]
+    built = [make_bot(s, allow_import=allow_import) for s in specs]
     n = len(specs)
     if not loaded.min_players <= n <= loaded.max_players:
         from .state import SetupError
@@ -354,6 +361,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     import multiprocessing as mp
 
     size = chunk or max(1, min(25, games // (workers * 8) or 1))
+    workers = min(workers, -(-games // size))  # never more processes than chunks of work
     # fork starts workers in milliseconds with the pack already loaded; it is safe
     # here because no thread runs yet (a progress bar must start on its first call)
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
@@ -363,7 +371,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     gc.freeze()
     try:
         pool = ctx.Pool(workers, initializer=_init_worker,
-                        initargs=(ref, specs, seed, record is not None))
+                        initargs=(ref, specs, seed, record is not None, allow_import))
     finally:
         gc.unfreeze()
     with pool:

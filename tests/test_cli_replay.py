@@ -87,7 +87,7 @@ def test_a_bad_record_names_its_line_and_exits_1(tmp_path):
 
 def test_usage_errors_exit_2(tmp_path):
     result = lc("replay", str(tmp_path / "missing.jsonl"))
-    assert result.exit_code == 2 and "cannot read" in result.stderr
+    assert result.exit_code == 2 and ": no such file" in result.stderr
     path = write(tmp_path, games(1))
     result = lc("replay", str(path), "--game", "5")
     assert result.exit_code == 2 and "fewer than 5 records" in result.stderr

@@ -145,8 +145,8 @@ def test_greedy_decides_from_the_observation_only():
 
 def test_bots_by_name_or_module_path():
     assert isinstance(make_bot("random"), RandomBot) and make_bot(" greedy ").name == "greedy"
-    assert make_bot("enginehelpers:FirstMoveBot").name == "first"
-    s = play_match(pack("duel-basic"), [make_bot("enginehelpers:FirstMoveBot"), RandomBot()], 1)
+    assert make_bot("enginehelpers:FirstMoveBot", allow_import=True).name == "first"
+    s = play_match(pack("duel-basic"), [make_bot("enginehelpers:FirstMoveBot", allow_import=True), RandomBot()], 1)
     assert len(s.finished) == 3
 
 
@@ -159,13 +159,13 @@ def test_bots_by_name_or_module_path():
 ])
 def test_bad_bot_names_are_one_line_errors(spec, message):
     with pytest.raises(BotError) as info:
-        make_bot(spec)
+        make_bot(spec, allow_import=True)
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
 def test_an_illegal_move_from_a_bot_is_reported_with_the_bot_and_seat():
     with pytest.raises(BotError, match=r"bot 'cheat' \(seat 2\) played p .* holds no"):
-        play_match(pack("duel-classic"), [RandomBot(), make_bot("enginehelpers:CheatBot")], 3)
+        play_match(pack("duel-classic"), [RandomBot(), make_bot("enginehelpers:CheatBot", allow_import=True)], 3)
 
 
 def test_bot_count_must_fit_the_pack():
@@ -175,6 +175,7 @@ def test_bot_count_must_fit_the_pack():
 
 def test_a_failing_bot_is_reported_in_one_line():
     with pytest.raises(BotError, match=r"^bot 'crash' \(seat 1\) failed: AttributeError: "):
-        play_match(pack("duel-classic"), [make_bot("enginehelpers:CrashBot"), RandomBot()], 3)
+        play_match(pack("duel-classic"), [make_bot("enginehelpers:CrashBot", allow_import=True), RandomBot()], 3)
     with pytest.raises(BotError, match="bot 'crash'"):
-        simulate("duel-classic", ["random", "enginehelpers:CrashBot"], 4, workers=2)
+        simulate("duel-classic", ["random", "enginehelpers:CrashBot"], 4, workers=2,
+                 allow_import=True)
