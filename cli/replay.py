@@ -25,10 +25,13 @@ def replay(
         help="The match to replay: its position in the file, from 1. Default: the first "
              "(with --check: every match)."),
     check: bool = typer.Option(False, "--check",
-                               help="Only verify: every move, round end and score."),
+                               help="Only verify: every move, round end and score, the "
+                                    "totals, the winners, and that the seed deals each "
+                                    "recorded round."),
     pack: Optional[str] = typer.Option(
         None, "--pack", "-p", autocompletion=complete_pack, show_default=False,
-        help="Use this pack file or id instead of loading the record's pack id."),
+        help="Use this pack file or id. Without it a record's pack must be a built-in "
+             "id: a record never names a file to open."),
 ) -> None:
     """Re-play game records through the engine, checking every move and every score,
     and show a match turn by turn (or, with --check, only verify).
@@ -46,11 +49,18 @@ def replay(
             rules = load_pack(pack)
         except PackError as err:
             fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
-    name = "<stdin>" if str(file) == "-" else str(file)
-    try:
-        stream: TextIO = sys.stdin if str(file) == "-" else open(file, encoding="utf-8")
-    except OSError as err:
-        fail(f"{name}: cannot read: {err.strerror}", EXIT_USAGE)
+        except LostCitiesError as err:
+            fail(f"--pack: {err}", EXIT_USAGE)
+    from lostcities.engine.safeio import open_text, shown_path
+
+    text = str(file)
+    # the file's name starts every message: as given, unless it holds control characters
+    name = "<stdin>" if text == "-" else text if text.isprintable() and len(text) < 256 \
+        else shown_path(text)
+    try:  # a regular file only (never blocks on a FIFO); lines are capped as they are read
+        stream: TextIO = sys.stdin if str(file) == "-" else open_text(file)
+    except LostCitiesError as err:
+        fail(str(err), EXIT_USAGE)
     try:
         with stream:
             if check:
