@@ -865,21 +865,64 @@ CODES: dict[str, str] = {**YAML_CODES, **_EXTENDS_CODES, **_SCHEMA_CODES,
 
 
 def formula_marks(resolved: ResolvedPack) -> dict[str, tuple[str, int, int, str]]:
-    """``scoring.<key>`` -> (file, line, col, style) where each formula's text starts."""
+    """``scoring.<key>`` -> (file, line, col, style) where each formula's text starts, and
+    where each constant's value and each table is written (``scoring.constants.cost``)."""
     marks: dict[str, tuple[str, int, int, str]] = {}
     scoring = resolved.data.get("scoring", {})
     keys = [(k,) for k in _FORMULAS if k in scoring]
     keys += [("breakdown", k) for k in scoring.get("breakdown", {})]
+    keys += [(kind, k) for kind in ("constants", "tables") for k in scoring.get(kind, {})]
     for key in keys:
-        o = resolved.origins[("scoring", *key)]
-        marks["scoring." + ".".join(key)] = (o.file, o.text_line, o.text_col, o.style)
+        o = resolved.origin(("scoring", *key))
+        marks["scoring." + ".".join(key)] = (o.file, o.text_line or o.line, o.text_col or o.col,
+                                             o.style)
     return marks
 
 
-def _formula_results(pack: RulePack) -> list[Problem]:
-    """The problems of compiling the pack's formulas (compiled once, cached on the pack)."""
+def _mark(resolved: ResolvedPack, path: KeyPath) -> tuple[str, int, int, str]:
+    o = resolved.origin(path)
+    return (o.file, o.line, o.col, o.style)
+
+
+def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
+    """The ranges of the formulas' inputs in ``pack``'s games (a ``grammar.bounds.Domain``),
+    with where in the YAML files each range comes from."""
+    from lostcities.grammar.bounds import Domain
+
+    marks = {name: _mark(resolved, ("deck", "values")) for name in
+             ("values", "points", "numbers", "cards")}
+    marks["wagers"] = _mark(resolved, ("deck", "wagers"))
+    marks["round"] = marks["rounds"] = _mark(resolved, ("match", "rounds"))
+    board = pack.board
+    if board is None:
+        return Domain(len(pack.colours), pack.min_value, pack.max_value, pack.copies,
+                      pack.wagers, pack.rounds, marks=marks)
+    points = [(i, t) for i, t in enumerate(board.tiles) if t.kind == "points"]
+    low = sum(t.value * t.count for _, t in points if t.value < 0)
+    high = sum(t.value * t.count for _, t in points if t.value > 0)
+    artefacts = sum(t.count for t in board.tiles if t.kind == "artefact")
+    if points:
+        i, _ = max(points, key=lambda it: abs(it[1].value) * it[1].count)
+        marks["tokens"] = _mark(resolved, ("board", "tiles", i, "value"))
+    marks["space"] = _mark(resolved, ("board", "spaces"))
+    return Domain(len(pack.colours), pack.min_value, pack.max_value, pack.copies, pack.wagers,
+                  pack.rounds, pawns=board.pawns, spaces=board.spaces, tokens=(low, high),
+                  artefacts=artefacts, marks=marks)
+
+
+def _formula_results(pack: RulePack, resolved: ResolvedPack, bounds: bool = True
+                     ) -> list[Problem]:
+    """The problems of compiling the pack's formulas (compiled once, cached on the pack), and
+    (``bounds``) of what they can produce and cost over the pack's games
+    (lostcities.grammar.bounds), which needs a pack without other problems."""
     try:
+        from lostcities.grammar.bounds import check_scoring
+
+        spec = pack.scoring_spec
         pack.scoring
+        if bounds:
+            check_scoring(pack.scoring, scoring_domain(pack, resolved), spec.constants,
+                          spec.tables, spec.marks)
     except LostCitiesError as err:
         as_problem = getattr(err, "as_problem", None)
         problem = as_problem() if as_problem else Problem(pack.path, 0, 0, "LC100", str(err))
@@ -927,7 +970,7 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     problems = _semantic_problems(data, origins)
     pack = RulePack.from_mapping(data, path=display, marks=formula_marks(resolved))
     if not any(p.code in _FORMULA_SET_CODES for p in problems):  # else nothing to add
-        problems += _formula_results(pack)
+        problems += _formula_results(pack, resolved, bounds=not problems)
     return PackReport(source, display, _sorted(problems), resolved, None if problems else pack)
 
 

@@ -27,6 +27,7 @@ DIVISION = "LC105"
 INDEX = "LC106"
 MISSING = "LC107"
 CLASH = "LC108"
+COST = "LC109"
 
 INT = "int"
 BOOL = "bool"

@@ -321,7 +321,12 @@ def test_formula_marks_point_at_the_formula_text() -> None:
     assert style == "" and text[line - 1][col - 1:] == "1 + wagers"
     assert set(marks) == {"scoring.expedition", "scoring.round", "scoring.match",
                           "scoring.breakdown.sum", "scoring.breakdown.cost",
-                          "scoring.breakdown.multiplier", "scoring.breakdown.bonus"}
+                          "scoring.breakdown.multiplier", "scoring.breakdown.bonus",
+                          "scoring.constants.cost", "scoring.constants.bonus",
+                          "scoring.constants.bonus_cards"}
+    file, line, col, style = marks["scoring.constants.bonus_cards"]
+    assert Path(file).read_text().splitlines()[line - 1][col - 1:].startswith(
+        str(pack.scoring_spec.constants["bonus_cards"]))
 
 
 def test_with_the_dsl_formulas_are_compiled_and_errors_located(tmp_path: Path) -> None:
