@@ -74,7 +74,11 @@ def check_path(path: str | os.PathLike[str], what: str = "") -> Path:
     return Path(text)
 
 
-def _shown(text: str, limit: int = 60) -> str:
+#: a path longer than this is cut in error messages (a usual save path is about 70 characters)
+SHOWN_CHARS = 200
+
+
+def _shown(text: str, limit: int = SHOWN_CHARS) -> str:
     """A path as shown in an error: repr'd (control characters escaped) and cut to ``limit``."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
 
@@ -82,7 +86,7 @@ def _shown(text: str, limit: int = 60) -> str:
 def shown_path(path: str | os.PathLike[str]) -> str:
     """A path as an error message shows it: escaped, and cut when it is long."""
     text = os.fspath(path)
-    if text.isprintable() and len(text) <= 60:
+    if text.isprintable() and len(text) <= SHOWN_CHARS:
         return text
     return _shown(text)
 
