@@ -42,20 +42,26 @@ def validate(
     """Check rule packs: YAML, extends, schema, LC rules and scoring formulas.
 
     Exit 0 when every pack is valid, 1 when any pack has a problem, 2 when a path
-    does not exist or cannot be read. Files other than .yaml/.yml are skipped, so
-    `lc validate rulepacks/*` works.
+    is empty, does not exist, is not a file or folder, or cannot be read (the other
+    packs are still checked and reported). Files other than .yaml/.yml are skipped,
+    so `lc validate rulepacks/*` works.
     """
-    from lostcities.engine.packs import validate_pack
-
     chosen = output or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true"
                         else Format.text)
     sources, skipped, unusable = expand_targets(targets)
     for message in unusable:
         sys.stderr.write(f"lc: error: {message}\n")
-    if not sources and not unusable:
-        sys.stderr.write("lc: error: nothing to validate: no .yaml/.yml pack files given\n")
+    if not sources:
+        if not unusable:
+            sys.stderr.write("lc: error: nothing to validate: no .yaml/.yml pack files given\n")
         raise typer.Exit(EXIT_USAGE)
-    reports = [validate_pack(source) for source in sources]
+    reports, failed = [], []
+    for source in sources:
+        report = _report(source)
+        if isinstance(report, str):
+            failed.append(report)
+        else:
+            reports.append(report)
     if chosen is Format.json:
         typer.echo(json.dumps({
             "packs": [r.as_dict() for r in reports],
@@ -63,7 +69,10 @@ def validate(
             "invalid": sum(not r.valid for r in reports),
             "skipped": skipped,
             "unusable": unusable,
+            "failed": failed,
         }, indent=2, ensure_ascii=False))
+        for message in failed:
+            sys.stderr.write(f"lc: error: {message}\n")
     else:
         emit = _github_line if chosen is Format.github else _text_line
         seen: set[Problem] = set()
@@ -72,49 +81,106 @@ def validate(
                 if item not in seen:  # a shared base's problem shows once, not per extension
                     seen.add(item)
                     typer.echo(emit(item))
-        sys.stderr.write(summary(reports, skipped) + "\n")
+        for message in failed:
+            sys.stderr.write(f"lc: error: {message}\n")
+        sys.stderr.write(summary(reports, skipped, len(unusable), len(failed)) + "\n")
     if unusable:
         raise typer.Exit(EXIT_USAGE)
-    if any(not r.valid for r in reports):
+    if failed or any(not r.valid for r in reports):
         raise typer.Exit(EXIT_PROBLEM)
+
+
+def _report(source: str) -> "PackReport | str":
+    """The pack report of ``source``, or the one line saying why it could not be checked.
+
+    validate_pack reports a bad pack rather than raising; should it raise all the same
+    (a library error, or a bug), that file is reported and the batch goes on.
+    """
+    from lostcities.engine.errors import LostCitiesError, PackError
+    from lostcities.engine.packs import PackReport, validate_pack
+
+    try:
+        return validate_pack(source)
+    except PackError as err:
+        return PackReport(source, source, tuple(err.problems))
+    except LostCitiesError as err:
+        return _one_line(f"{source}: {err}")
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as err:  # a bug: one line naming the file, never a traceback
+        return _one_line(f"{source}: internal error while checking it: "
+                         f"{type(err).__name__}: {err}")
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]:
     """(pack sources to check, files skipped as not YAML, messages for unusable targets)."""
+    import stat
+
+    from lostcities.engine.errors import InputError
     from lostcities.engine.packs import builtin_path
+    from lostcities.engine.safeio import check_path, shown_path
 
     sources: list[str] = []
     skipped: list[str] = []
     unusable: list[str] = []
     for target in targets:
-        path = Path(target)
-        if path.is_dir():
+        try:
+            path = check_path(target)  # an empty name or one the file system cannot hold
+        except InputError as err:
+            unusable.append(str(err))
+            continue
+        shown = target if target.isprintable() and len(target) < 256 else shown_path(target)
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as err:
+            unusable.append(f"{shown}: cannot be read ({err.strerror or err})")
+            continue
+        if mode is None:
+            if "/" not in target and builtin_path(target) is not None:
+                sources.append(target)
+            else:
+                unusable.append(f"{shown}: no such file, folder or built-in pack")
+        elif stat.S_ISDIR(mode):
             found = sorted(p for p in path.rglob("*")
                            if p.suffix in PACK_SUFFIXES and p.is_file())
             sources.extend(str(p) for p in found)
-        elif path.is_file():
-            if path.suffix not in PACK_SUFFIXES:
-                skipped.append(target)
-            elif not os.access(path, os.R_OK):
-                unusable.append(f"{target}: cannot be read (permission denied)")
-            else:
-                sources.append(target)
-        elif "/" not in target and builtin_path(target) is not None:
-            sources.append(target)
+        elif not stat.S_ISREG(mode):
+            kind = ("a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "a device")
+            unusable.append(f"{shown}: is {kind}, not a pack file")
+        elif path.suffix not in PACK_SUFFIXES:
+            skipped.append(target)
+        elif not os.access(path, os.R_OK):
+            unusable.append(f"{shown}: cannot be read (permission denied)")
         else:
-            unusable.append(f"{target}: no such file, folder or built-in pack")
+            sources.append(target)
     return sources, skipped, unusable
 
 
-def summary(reports: list[PackReport], skipped: list[str]) -> str:
-    """``3 packs checked, 1 with problems (2 problems)`` and what was skipped."""
+def summary(reports: list[PackReport], skipped: list[str], unusable: int = 0,
+            failed: int = 0) -> str:
+    """``3 packs checked, 1 with problems (2 problems)``, what was skipped and, when a path
+    could not be used or a pack not checked, that too: never "all valid" after an error."""
     bad = [r for r in reports if not r.valid]
     text = f"{len(reports)} pack{'s' if len(reports) != 1 else ''} checked, "
     if bad:
         count = sum(len(r.problems) for r in bad)
         text += f"{len(bad)} with problems ({count} problem{'s' if count != 1 else ''})"
+    elif unusable or failed:
+        text += "no problems in them"
     else:
         text += "all valid"
+    if failed:
+        text += f"; {failed} could not be checked"
+    if unusable:
+        text += f"; {unusable} path{'s' if unusable != 1 else ''} could not be used"
     if skipped:
         text += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped (not .yaml/.yml)"
     return text

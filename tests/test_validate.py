@@ -135,7 +135,7 @@ def test_missing_path_is_a_usage_error_but_the_rest_is_checked(tmp_path: Path) -
     assert result.exit_code == 2
     assert f"lc: error: {tmp_path / 'nope.yaml'}: no such file, folder or built-in pack" \
         in result.stderr
-    assert "1 pack checked, all valid" in result.stderr
+    assert "1 pack checked, no problems in them; 1 path could not be used" in result.stderr
 
 
 def test_no_arguments_or_nothing_to_check_is_a_usage_error(tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ def test_unreadable_file_is_a_usage_error(tmp_path: Path, monkeypatch) -> None:
     result = run(str(locked), "duel-classic")
     assert result.exit_code == 2
     assert f"lc: error: {locked}: cannot be read (permission denied)" in result.stderr
-    assert "1 pack checked, all valid" in result.stderr
+    assert "1 pack checked, no problems in them; 1 path could not be used" in result.stderr
 
 
 def test_notes_from_a_shared_base_are_printed_once() -> None:
