@@ -36,14 +36,29 @@ def _report_or_fail(source: str) -> PackReport:
     """The pack's report; on any problem print each on stderr and exit (2 if not found)."""
     from lostcities.engine.packs import validate_pack
 
+    from .render import plain
+
+    _check_path(source, "PACK")
     report = validate_pack(source)
     if report.valid:
         return report
     for problem in report.problems:
-        sys.stderr.write(f"lc: error: {problem}\n")
+        sys.stderr.write(f"lc: error: {plain(problem)}\n")
     unreadable = report.resolved is None and report.problems[0].code == "LC009" \
         and report.problems[0].file == report.file
     raise typer.Exit(EXIT_USAGE if unreadable else EXIT_PROBLEM)
+
+
+def _check_path(path: Any, what: str) -> Path:
+    """``path`` as a :class:`Path`, or a one-line usage error (exit 2) if the file system
+    could not hold its name (empty, a NUL, a component over 255 bytes, over 4,096 in all)."""
+    from lostcities.engine.errors import InputError
+    from lostcities.engine.safeio import check_path
+
+    try:
+        return check_path(path, what)
+    except InputError as err:
+        fail(str(err), EXIT_USAGE)
 
 
 # ------------------------------------------------------------------- lc packs
@@ -69,14 +84,17 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
             broken = True
             row["description"] = f"INVALID: {report.problems[0]}"
         rows.append(row)
+    from .render import plain, plain_json
+
     if as_json:
-        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        typer.echo(plain_json(rows))
     else:
         table = [("ID", "FAMILY", "PLAYERS", "HOUSE", "DESCRIPTION")]
         for row in rows:
             low, high = row["players"]["min"], row["players"]["max"]
-            table.append((row["id"], row["family"], str(low) if low == high else f"{low}-{high}",
-                          "yes" if row["house_rule"] else "", row["description"]))
+            table.append((row["id"], plain(row["family"]),
+                          str(low) if low == high else f"{low}-{high}",
+                          "yes" if row["house_rule"] else "", plain(row["description"])))
         widths = [max(len(r[i]) for r in table) for i in range(4)]
         for r in table:
             typer.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
@@ -94,30 +112,46 @@ def show(
                                  help="Say which file and line each value came from."),
     as_json: bool = typer.Option(False, "--json", help="JSON instead of YAML (or text)."),
 ) -> None:
-    """Print the resolved pack: extends merged, defaults filled in."""
+    """Print the resolved pack: extends merged, defaults filled in.
+
+    Text from the pack never reaches the terminal as control characters: YAML and
+    JSON write them as escapes (``\\e``, ``\\u202e``), the rest drops them.
+    """
+    from .render import plain, plain_json
+
     resolved = _report_or_fail(pack).resolved
     assert resolved is not None
     if explain:
         typer.echo(explain_json(resolved) if as_json else explain_text(resolved), nl=False)
     elif as_json:
-        typer.echo(json.dumps(resolved.data, indent=2, ensure_ascii=False))
+        typer.echo(plain_json(resolved.data))
     else:
-        chain = " extends ".join(resolved.files)
+        chain = plain(" extends ".join(resolved.files))
         typer.echo(f"# {resolved.data['id']}, resolved: {chain}; defaults filled in\n"
                    + dump_yaml(resolved.data), nl=False)
 
 
 def dump_yaml(data: dict[str, Any]) -> str:
-    """The pack as block YAML: formulas as ``|`` blocks, short mappings and lists inline."""
+    """The pack as block YAML: formulas as ``|`` blocks, short mappings and lists inline.
+
+    A string holding a control character other than a line break is double-quoted
+    with it escaped (PyYAML escapes C0, DEL and C1 itself; the bidirectional
+    controls, which it would write as they are, become ``\\u202e``...), so the text
+    reads back the same and the terminal shows it as written.
+    """
     import yaml
 
     from lostcities.engine.yamlsafe import loads_as_text
+
+    from .render import CONTROL_CHARACTERS, STRING_ESCAPES
 
     class Dumper(yaml.SafeDumper):
         pass
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
         # PyYAML quotes by YAML 1.1; packs load by 1.2 (0o17 is a number there, yes is text)
+        if any(ord(ch) in CONTROL_CHARACTERS and ch != "\n" for ch in value):
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
         style = "|" if "\n" in value else (None if loads_as_text(value) else "'")
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -136,18 +170,22 @@ def dump_yaml(data: dict[str, Any]) -> str:
     Dumper.add_representer(str, text)
     Dumper.add_representer(dict, mapping)
     Dumper.add_representer(list, sequence)
-    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+    dumped = yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+    # left in a string only, always a double-quoted one (above), where \uXXXX reads back
+    return dumped.translate(STRING_ESCAPES)
 
 
 def explain_text(resolved: ResolvedPack) -> str:
     """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults)."""
     from lostcities.engine.packs import format_path, iter_leaves
 
-    rows = [(resolved.origin(p).where() if not resolved.origins[p].is_default else "(default)",
-             f"{format_path(p)} = {json.dumps(v, ensure_ascii=False)}")
+    from .render import plain, plain_json
+
+    rows = [(plain(resolved.origin(p).where()) if not resolved.origins[p].is_default
+             else "(default)", f"{plain(format_path(p))} = {plain_json(v, indent=None)}")
             for p, v in iter_leaves(resolved.data)]
     width = max(len(w) for w, _ in rows)
-    head = f"# {resolved.data['id']}: {' extends '.join(resolved.files)}\n"
+    head = f"# {resolved.data['id']}: {plain(' extends '.join(resolved.files))}\n"
     return head + "".join(f"{w.ljust(width)}  {v}\n" for w, v in rows)
 
 
@@ -161,8 +199,10 @@ def explain_json(resolved: ResolvedPack) -> str:
                        "file": None if o.is_default else o.file,
                        "line": o.line or None, "col": o.col or None,
                        "default": o.is_default})
-    return json.dumps({"id": resolved.data["id"], "files": list(resolved.files),
-                       "values": values}, indent=2, ensure_ascii=False) + "\n"
+    from .render import plain_json
+
+    return plain_json({"id": resolved.data["id"], "files": list(resolved.files),
+                       "values": values}) + "\n"
 
 
 # ------------------------------------------------------------------- lc schema
@@ -184,15 +224,23 @@ def new(
                              help="The pack it extends: a built-in id or a pack file."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
 ) -> None:
-    """Write a short, commented house pack that extends BASE, ready to edit and validate."""
-    from lostcities.engine.packs import builtin_path, validate_pack
+    """Write a short, commented house pack that extends BASE, ready to edit and validate.
 
+    FILE must not exist (--force replaces a regular file, never a folder, a link, a
+    device or a pipe); the file appears whole or not at all.
+    """
+    from lostcities.engine.packs import builtin_path, validate_pack
+    from lostcities.engine.safeio import shown_path
+
+    from .render import plain
+
+    _check_path(file, "FILE")
+    where = shown_path(file)
     if file.suffix not in (".yaml", ".yml"):
-        fail(f"{file}: a pack file name ends in .yaml or .yml", EXIT_USAGE)
-    if file.exists() and not force:
-        fail(f"{file} already exists; use --force to overwrite it", EXIT_USAGE)
+        fail(f"{where}: a pack file name ends in .yaml or .yml", EXIT_USAGE)
+    _check_target(file, force)
     if not file.parent.is_dir():
-        fail(f"{file}: folder {file.parent} does not exist", EXIT_USAGE)
+        fail(f"{where}: folder {shown_path(file.parent)} does not exist", EXIT_USAGE)
     resolved = _report_or_fail(base).resolved
     assert resolved is not None
     is_builtin = "/" not in base and builtin_path(base) is not None
@@ -205,22 +253,68 @@ def new(
     modeline, portable = schema_ref(file.parent)
     taken = {resolved.data["id"]} | {Path(f).stem for f in resolved.files}
     text = house_pack_text(file, resolved.data, extends, modeline, taken)
-    try:
-        file.write_text(text, encoding="utf-8")
-    except OSError as err:
-        fail(f"{file}: cannot write: {err.strerror or err}", EXIT_USAGE)
+    _write_new(file, text, force)
     report = validate_pack(str(file))
     if not report.valid:  # the template is meant to validate; say so loudly if it does not
         for problem in report.problems:
-            sys.stderr.write(f"lc: error: {problem}\n")
+            sys.stderr.write(f"lc: error: {plain(problem)}\n")
         raise typer.Exit(EXIT_PROBLEM)
-    typer.echo(f"wrote {file} (id {report.id}, extends {extends}); "
-               f"edit it, then run: lc validate {file}")
+    typer.echo(plain(f"wrote {file} (id {report.id}, extends {extends}); "
+                     f"edit it, then run: lc validate {file}"))
     if not portable:
-        typer.echo(f"note: its $schema line points into this Python install (for editor "
-                   f"completion); for a pack you share, keep a copy next to it: "
-                   f"lc schema > {(file.parent / SCHEMA_NAME).as_posix()} (lc new then "
-                   f"points to it)")
+        typer.echo(plain(f"note: its $schema line points into this Python install (for "
+                         f"editor completion); for a pack you share, keep a copy next to "
+                         f"it: lc schema > {(file.parent / SCHEMA_NAME).as_posix()} (lc new "
+                         f"then points to it)"))
+
+
+def _check_target(file: Path, force: bool) -> None:
+    """Refuse, in one line, a FILE that exists (unless ``force`` and a regular file)."""
+    import stat
+
+    from lostcities.engine.safeio import shown_path
+
+    where = shown_path(file)
+    try:
+        mode = os.lstat(file).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        fail(f"{where}: cannot be written: {err.strerror or err}", EXIT_USAGE)
+    if stat.S_ISLNK(mode):
+        fail(f"{where}: is a symbolic link; lc new writes a file, not through a link "
+             f"(give the path it points to)", EXIT_USAGE)
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe (FIFO)" if stat.S_ISFIFO(mode) \
+            else "a socket" if stat.S_ISSOCK(mode) else "a device or special file"
+        fail(f"{where}: is {kind}, not a regular file; lc new writes a new pack file",
+             EXIT_USAGE)
+    if not force:
+        fail(f"{where} already exists; use --force to overwrite it", EXIT_USAGE)
+
+
+def _write_new(file: Path, text: str, force: bool) -> None:
+    """Write ``text`` to ``file`` whole or not at all: without ``force`` only if it still
+    does not exist (created exclusively, never through a link); with it, a temporary
+    file in the same folder then renamed over the old one."""
+    from lostcities.engine.safeio import shown_path
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    target = file.with_name(f".{file.name}.{os.getpid()}.tmp") if force else file
+    try:
+        fd = os.open(target, flags, 0o666)
+    except FileExistsError:
+        fail(f"{shown_path(file)} already exists; use --force to overwrite it", EXIT_USAGE)
+    except OSError as err:
+        fail(f"{shown_path(file)}: cannot write: {err.strerror or err}", EXIT_USAGE)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        if force:
+            os.replace(target, file)
+    except OSError as err:
+        target.unlink(missing_ok=True)
+        fail(f"{shown_path(file)}: cannot write: {err.strerror or err}", EXIT_USAGE)
 
 
 #: the file name ``lc new`` looks for (and ``lc schema`` suggests) next to a house pack
@@ -250,6 +344,8 @@ def house_pack_id(file: Path, taken: set[str]) -> str:
 def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: str,
                     taken: set[str]) -> str:
     """The commented starting text of a house pack extending ``base``."""
+    from .render import plain
+
     pack_id = house_pack_id(file, taken)
     name = json.dumps(pack_id.replace("-", " ").capitalize() + " (house rule)",
                       ensure_ascii=False)
@@ -259,8 +355,9 @@ def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: 
         f"# yaml-language-server: $schema={schema_ref}",
         f"# House rules on top of {base['id']}. Only what you write here changes:",
         "# mappings merge key by key, a list (colours, tiles...) replaces the base's list",
-        f"# whole, and everything else comes from {extends}.",
-        f"# Check it: lc validate {file}    See the result: lc show {file} --explain",
+        f"# whole, and everything else comes from {plain(extends)}.",
+        f"# Check it: lc validate {plain(file)}    See the result: lc show {plain(file)} "
+        "--explain",
         f"id: {pack_id}",
         f"extends: {extends}",
         f"name: {name}",

@@ -11,6 +11,16 @@ The table is built from sections: the expedition rows of every player with the
 discard piles between them. A pack with a ``board`` section (pawns on tracks)
 adds its tracks as one more section (:func:`_sections`) once the engine deals
 board packs.
+
+Text that comes from data (player names from the command line, a save or a record;
+a pack's name, description and colour names) never reaches the terminal as it is:
+:func:`plain` removes the control characters that could move the cursor, clear the
+screen, set the window title or reverse the text, and every renderable here is a
+:class:`~rich.text.Text`, never parsed as rich markup (``rich.markup.escape`` is no
+substitute: a backslash before the end of the text or before a ``[`` does not print
+back as written). :func:`plain_json` writes JSON whose strings escape the same
+characters. The other ``lc`` commands that print data (``score``, ``show``,
+``packs``, ``replay``) use the same helpers.
 """
 from __future__ import annotations
 
@@ -30,6 +40,41 @@ if TYPE_CHECKING:
 
     from .i18n import Catalogue
     from .session import Note, Turn
+
+#: what :func:`plain` removes from data text: C0 controls (ESC starts every terminal
+#: escape sequence), DEL, C1 controls (U+009B is a one-character CSI on some
+#: terminals), and the bidirectional embeddings, overrides and isolates
+#: (U+202A-U+202E, U+2066-U+2069), which show text in another order than it is
+#: written. Tabs and line breaks become a space, so words stay apart.
+CONTROL_CHARACTERS = frozenset(
+    [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F),
+     *range(0x2066, 0x206A)])
+_PLAIN = {code: (" " if chr(code) in "\t\n\r\v\f" else None) for code in CONTROL_CHARACTERS}
+
+
+def plain(text: object) -> str:
+    """``text`` (any value, as ``str``) with every :data:`CONTROL_CHARACTERS` removed,
+    ready to print or to put in a :class:`~rich.text.Text`: what comes from data
+    (a name, a pack's strings) cannot drive the terminal. Tabs and line breaks
+    become a space."""
+    return str(text).translate(_PLAIN)
+
+
+def plain_json(data: Any, indent: Optional[int] = 2) -> str:
+    """``data`` as JSON text (non-ASCII letters kept as they are) with every
+    :data:`CONTROL_CHARACTERS` in a string written as a ``\\uXXXX`` escape: JSON
+    escapes C0 itself, but would print DEL, C1 and the bidirectional controls raw.
+    The document reads back the same."""
+    import json
+
+    return json.dumps(data, indent=indent, ensure_ascii=False).translate(STRING_ESCAPES)
+
+
+#: ``str.translate`` table: the control characters JSON (and YAML) writers leave raw in
+#: a quoted string, as ``\\uXXXX`` escapes both read back (C0 they escape themselves,
+#: and outside strings a raw line break is layout)
+STRING_ESCAPES = {code: f"\\u{code:04x}" for code in CONTROL_CHARACTERS if code >= 0x20}
+
 
 #: rich styles for the expedition colours by their name in the pack; other names are
 #: tried as rich colour names, then take a style from PALETTE by position
@@ -84,7 +129,7 @@ def _player_label(obs: "Observation", seat: int, cat: "Catalogue",
     text = Text()
     if obs.to_move == seat and obs.phase != "over":
         text.append("▶ ", style="bold")
-    text.append(name, style="bold" if seat == me else "")
+    text.append(plain(name), style="bold" if seat == me else "")
     if seat != me:
         text.append("\n" + cat("table.cards-in-hand", count=obs.hand_sizes[seat]), style="dim")
     return text
@@ -106,7 +151,7 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
     wide = 12 + n_colours * (COLOUR_WIDTH + 2) + 10 + n_colours + 3
     colour_width = COLOUR_WIDTH if width is None or wide <= width else NARROW
     for c, colour in enumerate(pack.colours):
-        table.add_column(Text(f"{colour.key} {cat.colour(colour.name)}",
+        table.add_column(Text(f"{colour.key} {plain(cat.colour(colour.name))}",
                               style=colour_style(pack, c)), justify="center",
                          min_width=colour_width)
     table.add_column(cat("table.round-score"), justify="right", no_wrap=True)
@@ -190,7 +235,8 @@ def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:
                 cell.append_text(Text(" ") if cell.plain else Text()).append_text(
                     seat_mark(seat, leader))
     for track, colour in enumerate(pack.colours):
-        label = Text(f"{colour.key} {cat.colour(colour.name)}", style=colour_style(pack, track))
+        label = Text(f"{colour.key} {plain(cat.colour(colour.name))}",
+                     style=colour_style(pack, track))
         table.add_row(*line(label, {space: cells[t, space] for t, space in cells
                                     if t == track}))
     title = cat("board.title", crossings=board.crossings, end=board.crossings_to_end) \
@@ -200,7 +246,8 @@ def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:
         centre = [leader for track, _, leader in board.pawns[seat] if track < 0]
         text = Text()
         text.append_text(seat_mark(seat))
-        text.append(" " + cat("board.player", mark="", name=name, tokens=board.tokens[seat],
+        text.append(" " + cat("board.player", mark="", name=plain(name),
+                              tokens=board.tokens[seat],
                               artefacts=board.artefacts[seat],
                               centre=f"{len(centre)}{' (*)' if any(centre) else ''}").strip())
         players.append(text)
@@ -218,12 +265,12 @@ def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optiona
     colour columns when six do not fit.
     """
     head = Text()
-    head.append(pack.name, style="bold")
+    head.append(plain(pack.name), style="bold")
     head.append("  ·  " + cat("table.round", round=obs.round, rounds=obs.rounds))
     head.append("  ·  " + cat("table.turn", turn=obs.turn + 1))
     parts: list[RenderableType] = [head, *_sections(obs, pack, cat, me, live, width)]
     if me is not None:
-        hand = Text(cat("table.hand", name=obs.players[me]) + "  ", style="bold")
+        hand = Text(cat("table.hand", name=plain(obs.players[me])) + "  ", style="bold")
         if hide_hand:
             hand.append(cat("table.hand-hidden"), style="dim")
         else:
@@ -231,16 +278,17 @@ def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optiona
         parts.append(hand)
     if obs.round_scores:
         parts.append(Text(cat("table.totals", rounds=len(obs.round_scores)) + "  " + "  ·  ".join(
-            f"{name} {score}" for name, score in zip(obs.players, obs.totals))))
+            f"{plain(name)} {score}" for name, score in zip(obs.players, obs.totals))))
     return Group(*parts)
 
 
 # --------------------------------------------------------------------------- turns and notes
 
 def note_text(note: "Note", cat: "Catalogue") -> str:
-    """A session note in the catalogue's language (colour names translated)."""
-    params = {k: cat.colour(v) if k == "colour" or k.endswith("_colour") else v
-              for k, v in note.params.items()}
+    """A session note in the catalogue's language (colour names translated; text
+    parameters, names and paths from data, :func:`plain`)."""
+    params = {k: plain(cat.colour(v) if k == "colour" or k.endswith("_colour") else v)
+              if isinstance(v, str) else v for k, v in note.params.items()}
     return cat(note.key, **params)
 
 
@@ -252,7 +300,7 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
     """
     move = turn.move
     source = "none" if move.draw is None else "deck" if move.draw < 0 else "pile"
-    colour = cat.colour(pack.colours[move.draw].name) if source == "pile" else ""
+    colour = plain(cat.colour(pack.colours[move.draw].name)) if source == "pile" else ""
     key = f"turn.{'you.' if you else ''}{move.action}.{source}"
     cards = {"card": move.card, "taken": turn.taken}
     sentence = cat(key, who="\0who\0", card="\0card\0", taken="\0taken\0", colour=colour)
@@ -261,16 +309,16 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
         if i % 2 == 0:
             text.append(part)
         elif part == "who":
-            text.append(label, style="bold")
+            text.append(plain(label), style="bold")
         elif cards.get(part) is not None:
             text.append_text(chip(pack, cards[part]))  # type: ignore[arg-type]
     if move.pawn is not None:  # the board game: the pawn sent, the pawns moved on
-        track = cat.colour(pack.colours[pack.cards.colour_of[move.card]].name)
+        track = plain(cat.colour(pack.colours[pack.cards.colour_of[move.card]].name))
         leader = pack.board is not None and move.pawn < pack.board.leaders
         text.append(" " + cat("turn.sends-leader" if leader else "turn.sends", pawn=move.pawn,
                               colour=track))
     for step in move.steps:
-        text.append(" " + cat("turn.step", colour=cat.colour(pack.colours[step].name)))
+        text.append(" " + cat("turn.step", colour=plain(cat.colour(pack.colours[step].name))))
     return text
 
 
@@ -299,6 +347,7 @@ def round_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
     score (packs that score expeditions), each engaged pawn with its space and score,
     tokens and artefacts (packs with a board), each player's round score, and the
     totals so far."""
+    labels = [plain(label) for label in labels]
     title = Text(cat("result.title", round=result.number,
                      reason=cat.get(f"end.{result.end}", result.end)), style="bold")
     parts: list[RenderableType] = [title]
@@ -316,7 +365,7 @@ def _result_table(cat: "Catalogue", first: str, columns: Sequence[str]) -> Table
     table.add_column(cat("result.player"))
     table.add_column(first)
     for name in columns:
-        table.add_column(name, justify="right")
+        table.add_column(Text(plain(name)), justify="right")
     table.add_column(cat("result.score"), justify="right", style="bold")
     return table
 
@@ -338,14 +387,14 @@ def _row_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
             values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
             wagers = len(row) - len(values)
             parts = scoring.breakdown(colour, values, wagers)
-            table.add_row(label if first else "",
-                          Text(cat.colour(pack.colours[colour].name),
+            table.add_row(Text(label if first else ""),
+                          Text(plain(cat.colour(pack.colours[colour].name)),
                                style=colour_style(pack, colour)),
                           _row_cells(pack, row), *(str(parts[name]) for name in columns),
                           str(scoring.expedition(colour, values, wagers)))
             first = False
         if not result.pawns:
-            table.add_row(label if first else "", Text(cat("result.round-total"),
+            table.add_row(Text(label if first else ""), Text(cat("result.round-total"),
                                                        style="italic"),
                           "", *("" for _ in columns), str(result.scores[seat]),
                           end_section=True)
@@ -362,13 +411,15 @@ def _pawn_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
         for track, space, leader in result.pawns[seat]:
             if track < 0:
                 continue
-            name = Text(cat.colour(pack.colours[track].name), style=colour_style(pack, track))
+            name = Text(plain(cat.colour(pack.colours[track].name)),
+                        style=colour_style(pack, track))
             if leader:
                 name.append(f" ({cat('result.leader')})")
-            table.add_row(label if first else "", name, str(space),
+            table.add_row(Text(label if first else ""), name, str(space),
                           str(pack.scoring.pawn(track, space, leader)))
             first = False
-        table.add_row(label if first else "", Text(cat("result.tokens"), style="italic"), "",
+        table.add_row(Text(label if first else ""), Text(cat("result.tokens"), style="italic"),
+                      "",
                       str(result.tokens[seat]))
         table.add_row("", Text(cat("result.artefacts", count=result.artefacts[seat]),
                                style="italic"), "", "")
@@ -380,6 +431,7 @@ def _pawn_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
 def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Sequence[int],
               winners: Sequence[int], cat: "Catalogue") -> Group:
     """The match's end: every round's score per player, the totals and the winner(s)."""
+    labels = [plain(label) for label in labels]
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), header_style="bold")
     table.add_column(cat("result.player"))
     for i in range(len(rounds)):
@@ -390,7 +442,7 @@ def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Se
         table.add_column(cat("result.match-bonus"), justify="right")
     table.add_column(cat("result.total"), justify="right", style="bold")
     for seat, label in enumerate(labels):
-        table.add_row(label, *(str(r[seat]) for r in rounds),
+        table.add_row(Text(label), *(str(r[seat]) for r in rounds),
                       *([str(bonus[seat])] if any(bonus) else []), str(totals[seat]))
     names = [labels[s] for s in winners]
     key = "result.winner" if len(names) == 1 else "result.shared"
@@ -403,5 +455,5 @@ def pass_screen(name: str, cat: "Catalogue") -> Any:
     """The hotseat pause that hides the next hand."""
     from rich.panel import Panel
 
-    return Panel(Text(cat("hotseat.pass", name=name), justify="center"), box=box.DOUBLE,
+    return Panel(Text(cat("hotseat.pass", name=plain(name)), justify="center"), box=box.DOUBLE,
                  padding=(1, 4))

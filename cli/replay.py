@@ -41,6 +41,8 @@ def replay(
     """
     from lostcities.engine.errors import LostCitiesError, PackError
 
+    from .render import plain
+
     rules = None
     if pack is not None:
         from lostcities.engine.packs import load_pack
@@ -65,11 +67,12 @@ def replay(
         with stream:
             if check:
                 checked = _check(stream, name, game, rules)
-                typer.echo(f"{name}: {checked} match(es) replayed, every move and score agrees")
+                typer.echo(plain(f"{name}: {checked} match(es) replayed, every move and "
+                                 f"score agrees"))
             else:
                 _show(stream, name, game or 1, rules)
     except LostCitiesError as err:
-        fail(str(err), EXIT_PROBLEM)
+        fail(plain(err), EXIT_PROBLEM)
 
 
 def _check(stream: TextIO, name: str, game: Optional[int], rules: Any) -> int:
@@ -93,17 +96,21 @@ def _missing(name: str, game: Optional[int]) -> None:
 
 def _show(stream: TextIO, name: str, game: int, rules: Any) -> None:
     from rich.console import Console
+    from rich.text import Text
 
     from lostcities.engine.records import check_shape, read_records, replay as run
+
+    from .render import plain
 
     for index, (lineno, data) in enumerate(read_records(stream, name), 1):
         if index == game:
             check_shape(data, f"{name}:{lineno}")
-            console = Console(highlight=False)
+            # text from the record is never markup and loses its control characters
+            console = Console(highlight=False, markup=False, emoji=False)
             view = _Viewer(console)
-            console.print(f"[bold]{data.get('pack')}[/], seed {data.get('seed')}: "
-                          f"{', '.join(map(str, data.get('players', [])))} "
-                          f"({name} line {lineno})")
+            players = ", ".join(map(str, data.get("players", [])))
+            console.print(Text.assemble((plain(data.get("pack")), "bold"), plain(
+                f", seed {data.get('seed')}: {players} ({name} line {lineno})")))
             final = run(data, pack=rules, where=f"{name}:{lineno}", on_turn=view.turn)
             view.close_round(final)
             view.match(final)
@@ -121,34 +128,41 @@ class _Viewer:
 
     def turn(self, state: "GameState", move: Any) -> None:
         """Print one turn (called by replay before the move is played)."""
+        from rich.text import Text
+
         from lostcities.engine.turn import describe_move
+
+        from .render import colour_style, plain
 
         if len(state.finished) > self.shown:
             self.close_round(state)
         if state.round != self.current:
             self.current = state.round
-            self.console.rule(f"Round {state.round} of {state.rounds_total} - "
-                              f"{state.players[state.starter]} starts")
-        from .render import colour_style
-
-        text = describe_move(state, move)
+            self.console.rule(Text(plain(f"Round {state.round} of {state.rounds_total} - "
+                                         f"{state.players[state.starter]} starts")))
+        text = Text(plain(describe_move(state, move)))
         card = state.pack.cards.format(move.card)
-        style = colour_style(state.pack, state.tables.colour_of[move.card])
-        text = text.replace(card, f"[{style}]{card}[/]", 1)
-        self.console.print(f"{state.turn + 1:>4}  {state.players[state.to_move]:<12} {text}")
+        at = text.plain.find(card)
+        if at >= 0:
+            text.stylize(colour_style(state.pack, state.tables.colour_of[move.card]), at,
+                         at + len(card))
+        who = plain(state.players[state.to_move])
+        self.console.print(Text(f"{state.turn + 1:>4}  {who:<12} ").append_text(text))
 
     def close_round(self, state: "GameState") -> None:
         """Print the rows and scores of every finished round not shown yet."""
         from rich.table import Table
+        from rich.text import Text
 
-        from .render import colour_style
+        from .render import colour_style, plain
 
         while self.shown < len(state.finished):
             result = state.finished[self.shown]
             self.shown += 1
             pack = state.pack
-            table = Table(title=f"Round {result.number}: ended by {result.end} after "
-                                f"{len(result.moves)} turns", title_justify="left")
+            table = Table(title=Text(plain(f"Round {result.number}: ended by {result.end} "
+                                           f"after {len(result.moves)} turns")),
+                          title_justify="left")
             table.add_column("player")
             for index, colour in enumerate(pack.colours):
                 table.add_column(colour.key, style=colour_style(pack, index))
@@ -163,7 +177,7 @@ class _Viewer:
                     cells = [f"{row}  {pawn}".strip() for row, pawn in
                              zip(cells, _pawns(pack, result.pawns[seat]))]
                     cells += [str(result.tokens[seat]), str(result.artefacts[seat])]
-                table.add_row(label, *cells, str(result.scores[seat]))
+                table.add_row(Text(plain(label)), *cells, str(result.scores[seat]))
             if board:
                 table.caption = (f"pawn positions after each row: @space, * the leader; "
                                  f"{result.crossings} bridge crossing(s)")
@@ -171,15 +185,20 @@ class _Viewer:
 
     def match(self, state: "GameState") -> None:
         """Print the totals and the winner(s)."""
+        from rich.text import Text
+
         from lostcities.engine.turn import totals, winners
 
+        from .render import plain
+
         scores = totals(state)
-        self.console.print("totals: " + ", ".join(
-            f"{label} {score}" for label, score in zip(state.players, scores)))
+        self.console.print(Text(plain("totals: " + ", ".join(
+            f"{label} {score}" for label, score in zip(state.players, scores)))))
         best = winners(state)
-        names = " and ".join(state.players[s] for s in best)
-        self.console.print(f"[bold]{names} {'share the win' if len(best) > 1 else 'wins'}[/]"
-                           " - every move and score checks")
+        names = plain(" and ".join(state.players[s] for s in best))
+        self.console.print(Text(f"{names} {'share the win' if len(best) > 1 else 'wins'}",
+                                style="bold"), Text(" - every move and score checks"),
+                           sep="")
 
 
 def _pawns(pack: Any, places: Any) -> list[str]:

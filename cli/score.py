@@ -1,7 +1,6 @@
 """``lc score``: the scoring calculator for a game played with real cards, or on a real board."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List
@@ -12,6 +11,8 @@ from .common import EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from lostcities.engine.rows import Tally
     from lostcities.engine.rules import BoardSpec, RulePack
 
@@ -25,6 +26,9 @@ COUNT_WORDS = ("tokens", "artefacts")
 _PAWN = re.compile(r"([a-z])(-?[0-9]+)([+*]?)")
 _COUNT = re.compile(r"([a-z]+)=(.*)")
 _CARD_ONLY = re.compile(r"[a-z]x")  # a wager card: never a pawn
+#: the longest word lc score reads: a card, a pawn or a count (artefacts=N) with a number
+#: of up to 20 digits fits; a longer word is refused before any number in it is read
+WORD_CHARS = 32
 
 
 def register(app: typer.Typer) -> None:
@@ -61,9 +65,12 @@ def score(
       lc score --pack board-classic y7+ b9 g4 r2 tokens=15 artefacts=2
 
     Several players: separate their words with /, e.g. `lc score r5 r8 / b4 b9`.
-    Exit 0 when scored, 1 for a card, pawn or row the pack refuses, 2 for bad usage.
+    Exit 0 when scored, 1 for a card, pawn, count or row the pack refuses (a word
+    over 32 characters, a score beyond the formulas' limits), 2 for bad usage.
     """
     from lostcities.engine.errors import LostCitiesError
+
+    from .render import plain, plain_json
 
     pack = _load(pack_name)
     board = pack.board is not None
@@ -74,11 +81,11 @@ def score(
     _refuse_board_words(pack, groups)
     try:
         tallies = tally_players(pack, groups)
-    except LostCitiesError as err:
-        fail(str(err))
-    if as_json:
         docs = [t.as_dict(pack) for t in tallies]
-        typer.echo(json.dumps(_document(pack, docs), indent=2, ensure_ascii=False))
+    except LostCitiesError as err:
+        fail(plain(err))
+    if as_json:
+        typer.echo(plain_json(_document(pack, docs)))
         return
     _print_tables(pack, tallies)
 
@@ -90,13 +97,20 @@ def _document(pack: "RulePack", docs: list[dict]) -> dict:
 
 
 def split_players(args: List[str], what: str = "cards") -> list[list[str]]:
-    """The words of each player: arguments split on whitespace and on ``/``."""
+    """The words of each player: arguments split on whitespace and on ``/``; a word
+    over :data:`WORD_CHARS` characters is refused in one line (exit 1)."""
     groups: list[list[str]] = [[]]
     for arg in args:
         for i, part in enumerate(arg.split(PLAYER_SEPARATOR)):
             if i:
                 groups.append([])
             groups[-1].extend(part.split())
+    for n, group in enumerate(groups, 1):
+        for word in group:
+            if len(word) > WORD_CHARS:
+                fail(_for_player(n, len(groups), f"{word[:WORD_CHARS // 2]!r}... is a word of "
+                                 f"{len(word):,} characters; a card, pawn or count is at most "
+                                 f"{WORD_CHARS}"))
     for n, group in enumerate(groups, 1):
         if not group:
             who = f"player {n}" if len(groups) > 1 else "the player"
@@ -108,23 +122,29 @@ def split_players(args: List[str], what: str = "cards") -> list[list[str]]:
 
 
 def tally_players(pack: "RulePack", groups: list[list[str]]) -> "list[Tally]":
-    """Parse and score each player's cards; copies are counted over all players."""
+    """Parse and score each player's cards; copies are counted over all players.
+
+    A card or row a player's words get wrong is ``fail``-ed in one line naming the
+    player (when there are several) then the library error's own line, once; the
+    copies check raises its :class:`~lostcities.engine.errors.LostCitiesError`."""
     from lostcities.engine.errors import LostCitiesError
     from lostcities.engine.rows import check_copies, tally
+
+    from .render import plain
 
     parsed = []
     for n, words in enumerate(groups, 1):
         try:
             parsed.append([pack.cards.parse(w) for w in words])
         except LostCitiesError as err:
-            raise type(err)(_for_player(n, len(groups), str(err))) from None
+            fail(_for_player(n, len(groups), plain(err)))
     check_copies(pack, [card for player in parsed for card in player])
     tallies = []
     for n, player in enumerate(parsed, 1):
         try:
             tallies.append(tally(pack, player))
         except LostCitiesError as err:
-            raise type(err)(_for_player(n, len(groups), str(err))) from None
+            fail(_for_player(n, len(groups), plain(err)))
     return tallies
 
 
@@ -146,12 +166,21 @@ def _load(name: str) -> "RulePack":
         fail(f"{err}{more}", EXIT_USAGE if missing else EXIT_PROBLEM)
 
 
-def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
+def _console() -> "Console":
+    """The console of lc score's tables: no markup, no emoji codes, nothing highlighted
+    (every text from the pack is :func:`~lostcities.cli.render.plain` in a ``Text``)."""
     from rich.console import Console
+
+    return Console(highlight=False, markup=False, emoji=False)
+
+
+def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from .render import plain
+
+    console = _console()
     columns = pack.scoring.columns
     codec = pack.cards
     for n, player in enumerate(tallies, 1):
@@ -165,7 +194,7 @@ def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
         for row in player.expeditions:
             name = pack.colours[row.colour].name
             cells = " ".join(codec.format(c)[1:] for c in row.cards) or "-"
-            table.add_row(Text(name, style=_style(name)), cells,
+            table.add_row(Text(plain(name), style=_style(name)), cells,
                           *(str(row.breakdown[c]) for c in columns), str(row.score))
         console.print(table)
         console.print(f"Total: {player.total}")
@@ -212,6 +241,8 @@ def _refuse_board_words(pack: "RulePack", groups: list[list[str]]) -> None:
 def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> BoardRound:
     """One player's words in the board notation, checked against the pack; ``fail`` in
     one line naming the word (and ``who``, e.g. ``player 2: ``) otherwise."""
+    from .render import plain
+
     spec = pack.board
     assert spec is not None
     keys = pack.cards.keys
@@ -253,7 +284,8 @@ def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> Board
             fail(f"{who}{word!r}: space {space} is outside 1-{spec.spaces}, the spaces of a "
                  f"{pack.id} track{centre}")
         if track in out.words:
-            fail(f"{who}{word!r}: a second pawn on the {pack.colours[track].name} track, where "
+            fail(f"{who}{word!r}: a second pawn on the {plain(pack.colours[track].name)} track, "
+                 f"where "
                  f"{out.words[track]!r} stands; a player has one pawn per track (one word "
                  f"per pawn: {pack.id} scores pawns on tracks, not cards)")
         if leader:
@@ -297,6 +329,9 @@ def _board_notation(pack: "RulePack") -> str:
 def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> None:
     """``lc score`` for a board pack: each player's pawns, tokens and artefacts."""
     from lostcities.engine.board import CENTRE
+    from lostcities.engine.errors import LostCitiesError
+
+    from .render import plain, plain_json
 
     round_formula = pack.scoring.formulas.get("round")
     if round_formula is not None and "expeditions" in round_formula.uses:
@@ -309,18 +344,24 @@ def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> No
     spec = pack.board
     assert spec is not None
     docs = []
-    for played in rounds:
+    for n, played in enumerate(rounds, 1):
         # the engine's order: the leaders (pawns 0 .. leaders-1), then the ordinary
         # pawns; the ones not written stand in the centre, as the formulas see them
         places: list[tuple[int, int, bool]] = []
         for leader, kind in ((True, spec.leaders), (False, spec.pawns - spec.leaders)):
             mine = [p for p in played.pawns if p[2] == leader]
             places += mine + [(CENTRE, 0, leader)] * (kind - len(mine))
-        docs.append(_board_doc(pack, places, played))
+        try:  # tokens=10^15: the round formula's result is beyond its limits (LC104)
+            docs.append(_board_doc(pack, places, played))
+        except LostCitiesError as err:
+            fail(_for_player(n, players, plain(err)))
     if as_json:
-        typer.echo(json.dumps(_document(pack, docs), indent=2, ensure_ascii=False))
+        typer.echo(plain_json(_document(pack, docs)))
         return
-    _print_board(pack, docs)
+    try:
+        _print_board(pack, docs)
+    except LostCitiesError as err:  # the match formula over no artefacts
+        fail(plain(err))
 
 
 def _check_artefacts(pack: "RulePack", rounds: list[BoardRound]) -> None:
@@ -364,13 +405,14 @@ def _board_doc(pack: "RulePack", places: list[tuple[int, int, bool]],
 
 
 def _print_board(pack: "RulePack", docs: list[dict]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    from .render import plain
+
+    console = _console()
     formulas = pack.scoring.formulas
-    round_text = formulas["round"].source.text if "round" in formulas else None
+    round_text = plain(formulas["round"].source.text) if "round" in formulas else None
     match = formulas.get("match")
     counts_artefacts = match is not None and "artefacts" in match.uses
     none = pack.scoring.match([0], 0, 0)
@@ -383,7 +425,7 @@ def _print_board(pack: "RulePack", docs: list[dict]) -> None:
         table.add_column("points", justify="right")
         for pawn in player["pawns"]:
             name = pawn["track"]
-            track = Text(name, style=_style(name)) if name else Text("centre", style="dim")
+            track = Text(plain(name), style=_style(name)) if name else Text("centre", style="dim")
             table.add_row(track, str(pawn["space"]), "yes" if pawn["leader"] else "",
                           str(pawn["score"]))
         console.print(table)
