@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from .common import (EXIT_PROBLEM, EXIT_USAGE, Progress, bot_specs, complete_bot, complete_pack,
-                     echo_report, fail)
+from .common import (EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, bot_specs, check_seed,
+                     check_workers_option, complete_bot, complete_pack, echo_report, fail)
 
 
 def register(app: typer.Typer) -> None:
@@ -20,16 +20,21 @@ def balance(
                                 help="The pack to measure: a pack file or a built-in id."),
     base: str = typer.Option("duel-classic", "--base", autocompletion=complete_pack,
                              help="The pack to compare with (built-in id or file)."),
-    games: int = typer.Option(1000, "--games", "-n", min=1,
+    games: int = typer.Option(1000, "--games", "-n", min=1, max=MAX_GAMES,
                               help="Paired games: each seed is played on both packs."),
     bots: Optional[str] = typer.Option(
         "expert,expert", "--bots", "-b", autocompletion=complete_bot,
         help="One bot per seat for both packs, comma-separated: random, greedy, expert, "
              "ismcts (ismcts@LEVEL) or module:Class."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed; game i uses a seed derived from it."),
+    seed: int = typer.Option(0, "--seed", "-s", callback=check_seed,
+                             help="Seed (at most 20 digits); game i uses a seed derived from it."),
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, show_default=False,
-        help="Local worker processes (default: all cores); results do not depend on it."),
+        help="Local worker processes (default and at most: all cores); results do not "
+             "depend on it."),
+    oversubscribe: bool = typer.Option(
+        False, "--oversubscribe",
+        help="Allow --workers beyond the number of cores (up to 8 per core)."),
     precision: Optional[float] = typer.Option(
         None, "--precision", min=0.0, show_default=False,
         help="Stop early once every difference's 95% interval is this narrow (half-width): "
@@ -56,17 +61,27 @@ def balance(
     bonuses, draws from discard piles, rounds ended by the turn cap, and for board packs
     bridges crossed and artefacts taken.
 
-    Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options.
+    Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options (too
+    many workers, a --resume folder of another run or one that cannot be used).
     """
     from lostcities.engine.backends import BACKENDS, BackendError
     from lostcities.engine.balance import balance as run
     from lostcities.engine.errors import LostCitiesError, PackError
     from lostcities.engine.packs import load_pack
+    from lostcities.engine.safeio import check_path
 
     if backend not in BACKENDS:
         fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", EXIT_USAGE)
     if address is not None and backend != "ray":
         fail("--address is for --backend ray", EXIT_USAGE)
+    if backend == "local":
+        check_workers_option(workers, oversubscribe)
+    for option, path in (("--resume", resume), ("--plot", plot)):
+        if path is not None:
+            try:
+                check_path(path, option)
+            except LostCitiesError as err:
+                fail(str(err), EXIT_USAGE)
     if plot is not None:
         from importlib.util import find_spec
 
@@ -78,6 +93,8 @@ def balance(
             packs.append(load_pack(ref))
         except PackError as err:
             fail(f"{option}: {err}", EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
+        except LostCitiesError as err:
+            fail(f"{option}: {err}", EXIT_USAGE)
     specs = bot_specs(bots, packs[0])
     if not packs[1].min_players <= len(specs) <= packs[1].max_players:
         fail(f"--bots: {len(specs)} bot(s), but {packs[1].id} is played by "
@@ -86,7 +103,8 @@ def balance(
         with Progress(games, "balancing") as tick:
             report = run(packs[0], packs[1], specs, games, seed, workers=workers,
                          precision=precision, backend=backend, address=address,
-                         run_dir=None if resume is None else str(resume), progress=tick)
+                         run_dir=None if resume is None else str(resume), progress=tick,
+                         oversubscribe=oversubscribe, allow_import=True)
     except BackendError as err:
         fail(str(err), EXIT_USAGE)
     except LostCitiesError as err:
