@@ -32,13 +32,14 @@ def complete_pack_or_file(incomplete: str) -> list[str]:
     return complete_pack(incomplete) + found
 
 
-def _report_or_fail(source: str) -> PackReport:
-    """The pack's report; on any problem print each on stderr and exit (2 if not found)."""
+def _report_or_fail(source: str, what: str = "PACK") -> PackReport:
+    """The pack's report; on any problem print each on stderr and exit (2 if not found,
+    or if the path is too long: ``what`` names the argument then)."""
     from lostcities.engine.packs import validate_pack
 
     from .render import plain
 
-    _check_path(source, "PACK")
+    _check_path(source, what)
     report = validate_pack(source)
     if report.valid:
         return report
@@ -241,7 +242,7 @@ def new(
     _check_target(file, force)
     if not file.parent.is_dir():
         fail(f"{where}: folder {shown_path(file.parent)} does not exist", EXIT_USAGE)
-    resolved = _report_or_fail(base).resolved
+    resolved = _report_or_fail(base, "--from").resolved
     assert resolved is not None
     is_builtin = "/" not in base and builtin_path(base) is not None
     if is_builtin:

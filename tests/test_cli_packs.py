@@ -201,15 +201,14 @@ def test_new_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
 
 
 def test_new_from_a_file_extends_it_by_relative_path(tmp_path: Path) -> None:
-    (tmp_path / "bases").mkdir()
-    (tmp_path / "house").mkdir()
-    base = tmp_path / "bases" / "club.yaml"
+    (tmp_path / "bases").mkdir()  # a base below the house pack's folder (packs extend
+    base = tmp_path / "bases" / "club.yaml"  # files in their folder or below it)
     base.write_text("id: club\nextends: duel-classic\nhand_size: 7\n")
-    target = tmp_path / "house" / "club.yaml"
+    target = tmp_path / "club.yaml"
     result = lc("new", str(target), "--from", str(base))
     assert result.exit_code == 0, result.output
     text = target.read_text()
-    assert "extends: ../bases/club.yaml" in text
+    assert "extends: bases/club.yaml" in text
     assert "id: club-house" in text  # the file name would repeat the base's id
     assert validate_pack(str(target)).pack.hand_size == 7
 
@@ -260,3 +259,53 @@ def test_shell_completion_offers_pack_ids() -> None:
     result = CliRunner().invoke(app, [], prog_name="lc", env={
         "_LC_COMPLETE": "complete_bash", "COMP_WORDS": "lc show board-u", "COMP_CWORD": "2"})
     assert "board-updown" in result.stdout
+
+
+# ------------------------------------------------------------------- hostile paths (#12)
+
+def one_line_error(result, code: int) -> str:
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.stderr.startswith("lc: error: ") and result.stderr.count("\n") == 1, \
+        result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", [["show"], ["show", "--explain"], ["new"],
+                                     ["new", "{tmp}/ok.yaml", "--from"]])
+def test_a_path_too_long_for_the_file_system_is_one_line_exit_2(tmp_path: Path, command):
+    long = str(tmp_path / ("a" * 300 + ".yaml"))
+    line = one_line_error(lc(*(c.format(tmp=tmp_path) for c in command), long), 2)
+    assert not (tmp_path / "ok.yaml").exists()
+    assert "longer than 255 bytes" in line and len(line) < 400
+
+
+def test_new_never_writes_over_a_folder_a_pipe_or_through_a_link(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "dir.yaml"
+    folder.mkdir()
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    kept = tmp_path / "kept.yaml"
+    kept.write_text("keep me\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(kept)
+    dangling = tmp_path / "dangling.yaml"
+    dangling.symlink_to(tmp_path / "nowhere.yaml")
+    for target, says in ((folder, "is a folder"), (fifo, "is a pipe"),
+                         (link, "symbolic link"), (dangling, "symbolic link")):
+        for force in ([], ["--force"]):  # a FIFO with --force used to block forever
+            assert says in one_line_error(lc("new", str(target), *force), 2)
+    assert kept.read_text() == "keep me\n" and not (tmp_path / "nowhere.yaml").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "dangling.yaml", "dir.yaml", "kept.yaml", "link.yaml", "pipe.yaml"]
+
+
+def test_new_with_force_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path):
+    target = tmp_path / "mine.yaml"
+    target.write_text("old\n")
+    assert lc("new", str(target), "--force").exit_code == 0
+    assert target.read_text().startswith("# yaml-language-server")
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.yaml"]
