@@ -137,7 +137,11 @@ def check_scoring(scoring: "Scoring", domain: Domain, constants: Mapping[str, in
                 round_ = Iv(domain.colours * min(0, row.lo) + domain.pawns * min(0, pawn.lo),
                             domain.colours * max(0, row.hi) + domain.pawns * max(0, pawn.hi))
             fields = domain.match(round_)
-        known[scope] = _Walk(formula, fields, domain, constants, tables, marks).result()
+        feeds = {"round": ("expedition", "pawn"), "match": ("expedition", "pawn", "round")}
+        upstream = frozenset(word for other in feeds.get(scope, ()) if other in formulas
+                             for word in _NAME.findall(formulas[other].text))
+        known[scope] = _Walk(formula, fields, domain, constants, tables, marks,
+                             upstream).result()
     for formula in scoring.breakdown_formulas.values():
         _Walk(formula, domain.expedition(), domain, constants, tables, marks).result()
 
@@ -157,8 +161,10 @@ class _Walk:
 
     def __init__(self, formula: Any, fields: tuple, domain: Domain,
                  constants: Mapping[str, int], tables: Mapping[str, tuple[int, ...]],
-                 marks: Mapping[str, Mark]):
+                 marks: Mapping[str, Mark], upstream: frozenset[str] = frozenset()):
         self.formula = formula
+        #: names in the formulas whose results this one reads (a round reads the rows' scores)
+        self.upstream = upstream
         self.source: Source = formula.source
         self.env: list[Any] = list(fields) + [None] * (formula.size - len(fields))
         self.names = formula.fields
@@ -190,27 +196,32 @@ class _Walk:
                          "product and result stays within ±10^12")
 
     def blame(self, node: Code, message: str, hint: str) -> Exception:
-        """The error at the constant or table in ``node``'s text with the largest magnitude,
-        else at the input the domain says is largest, else at the node."""
+        """The error at what holds the largest number among the constants and tables in
+        ``node``'s text or in the formulas whose results this one reads (``upstream``), and
+        the inputs in its text whose range the pack sets; else at the node."""
         words = set(_NAME.findall(self.source.text[node.start:node.end]))
-        held: list[tuple[int, str, str]] = []
-        for name in words:
+        held: list[tuple[int, int, str, str]] = []
+        for name in words | self.upstream:
             if name in self.constants:
-                held.append((abs(self.constants[name]), "constants", name))
+                held.append((abs(self.constants[name]), 1, "constants", name))
             elif name in self.tables and self.tables[name]:
-                held.append((max(map(abs, self.tables[name])), "tables", name))
-        if held:
-            _, kind, name = max(held)
-            key = f"scoring.{kind}.{name}"
-            mark = self.marks.get(key)
-            if mark is not None:
-                what = "constant" if kind == "constants" else "table"
-                return Source(name, "", mark).error(
-                    LIMIT, f"{what} `{name}`: {message}", hint=hint)
-        for name in sorted(words & set(self.domain.marks)):
-            if name in self.names:
+                held.append((max(map(abs, self.tables[name])), 1, "tables", name))
+        for slot, name in enumerate(self.names):
+            value = self.env[slot]
+            if name in words and name in self.domain.marks and isinstance(value, Iv):
+                held.append((max(abs(value.lo), abs(value.hi)), 0, "fields", name))
+        while held:
+            best = max(held)
+            held.remove(best)
+            _, _, kind, name = best
+            if kind == "fields":
                 return Source(name, "", self.domain.marks[name]).error(
                     LIMIT, f"`{name}` is too large: {message}", hint=hint)
+            mark = self.marks.get(f"scoring.{kind}.{name}")
+            if mark is not None:
+                what = "constant" if kind == "constants" else "table"
+                return Source(name, "", mark).error(LIMIT, f"{what} `{name}`: {message}",
+                                                    hint=hint)
         return self.source.error(LIMIT, message, node.start, node.end, hint=hint)
 
     # -- evaluation ---------------------------------------------------------------------------

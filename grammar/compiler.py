@@ -255,7 +255,8 @@ class _Compiler:
         token = node.children[0]
         digits = str(token).lstrip("0") or "0"
         if len(digits) > len(str(MAX_INT)) or int(digits) > MAX_INT:
-            raise self.error(LIMIT, f"number {token} is beyond the limit of {MAX_INT}", token)
+            shown = str(token) if len(token) <= 24 else f"of {len(token):,} digits"
+            raise self.error(LIMIT, f"number {shown} is beyond the limit of {MAX_INT}", token)
         return ir.const(INT, int(digits))
 
     def _true(self, node: "Tree") -> Code:

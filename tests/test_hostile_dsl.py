@@ -1,0 +1,177 @@
+"""Packs whose formulas validate but cannot be played, and formulas that cost too much
+(issue #12, items 5, 10 and 11): refused when the pack loads, at the house file's line."""
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lostcities.engine import PackError, ScoringError
+from lostcities.engine.packs import check_pack, load_pack
+from lostcities.grammar import MAX_INT, compile_formula
+from lostcities.grammar.bounds import MAX_COST
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def one(path: Path):
+    problems = check_pack(path)
+    assert len(problems) == 1, [str(p) for p in problems]
+    return problems[0]
+
+
+# -- item 10: numbers that make every game fail ----------------------------------------------
+
+def test_a_constant_that_overflows_is_refused_at_its_line(tmp_path) -> None:
+    pack = write(tmp_path, "h.yaml", "id: h\nextends: duel-classic\nscoring:\n  constants:\n"
+                 "    cost: -999999999999\n")
+    p = one(pack)
+    assert (p.code, Path(p.file).name, p.line, p.col) == ("LC104", "h.yaml", 5, 11)
+    assert "`cost`" in p.message and "\n" not in str(p)
+    with pytest.raises(PackError):
+        load_pack(pack)
+
+
+def test_a_multiplier_constant_is_blamed_not_the_built_in_formula(tmp_path) -> None:
+    pack = write(tmp_path, "h.yaml", "id: h\nextends: duel-classic\nscoring:\n  constants:\n"
+                 "    bonus: 999999999999\n")
+    p = one(pack)
+    assert (p.code, Path(p.file).name, p.line) == ("LC104", "h.yaml", 5)
+
+
+def test_a_short_table_is_refused_at_the_table(tmp_path) -> None:
+    pack = write(tmp_path, "s.yaml", "id: s\nextends: board-classic\nscoring:\n  tables:\n"
+                 "    artefact_scale: [1, 2]\n")
+    p = one(pack)
+    assert (p.code, Path(p.file).name, p.line, p.col) == ("LC106", "s.yaml", 5, 21)
+    assert "0..9" in p.message
+
+
+def test_a_huge_tile_value_is_refused_at_the_tile(tmp_path) -> None:
+    pack = write(tmp_path, "t.yaml", "id: t\nextends: board-classic\nboard:\n  tiles:\n"
+                 "    - {kind: artefact, count: 9}\n"
+                 "    - {kind: points, value: 900000000000, count: 5}\n")
+    p = one(pack)
+    assert (p.code, Path(p.file).name, p.line) == ("LC104", "t.yaml", 6)
+
+
+def test_a_guarded_lookup_and_reasonable_house_packs_pass(tmp_path) -> None:
+    guarded = write(tmp_path, "g.yaml", "id: g\nextends: board-classic\nscoring:\n  tables:\n"
+                    "    artefact_scale: [1, 2, 3]\n  match: sum(r for r in rounds) + "
+                    "(if artefacts < 3 then artefact_scale[artefacts] else 9)\n")
+    assert check_pack(guarded) == []
+    big = write(tmp_path, "b.yaml", "id: b\nextends: duel-classic\nscoring:\n  constants:\n"
+                "    cost: 1000\n    bonus: 100000\n")
+    assert check_pack(big) == []
+
+
+def test_a_long_number_in_a_formula_is_one_short_error() -> None:
+    with pytest.raises(ScoringError) as caught:
+        compile_formula("1 + " + "9" * 1990)
+    err = caught.value
+    assert (err.code, err.line, err.col) == ("LC104", 1, 5)
+    assert len(str(err)) < 200
+
+
+# -- item 11: the work of one call -------------------------------------------------------------
+
+def test_nested_aggregates_beyond_the_cost_cap_are_refused(tmp_path) -> None:
+    pack = write(tmp_path, "n.yaml", "id: n\nextends: duel-classic\ndeck:\n  values: {min: 1, "
+                 "max: 60}\n  wagers: 0\nscoring:\n  expedition: sum(sum(sum(1 for c in values)"
+                 " for b in values) for a in values)\n")
+    p = one(pack)
+    assert (p.code, p.line, p.col) == ("LC109", 7, 15)
+    assert f"{MAX_COST:,}" in p.message
+
+
+def test_two_nested_aggregates_over_a_row_are_fine(tmp_path) -> None:
+    pack = write(tmp_path, "n.yaml", "id: n\nextends: duel-classic\nscoring:\n  expedition: "
+                 "count(1 for a in values where count(1 for b in values where b > a) > 2)\n")
+    assert check_pack(pack) == []
+
+
+# -- soundness: a pack the analysis accepts never overflows in a legal row -----------------
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cost=st.integers(-10**12, 10**12), bonus=st.integers(-10**12, 10**12),
+       seed=st.integers(0, 10**6))
+def test_an_accepted_pack_never_overflows(tmp_path, cost, bonus, seed) -> None:
+    path = write(tmp_path, f"c{seed}.yaml", f"id: c\nextends: duel-classic\nscoring:\n"
+                 f"  constants:\n    cost: {cost}\n    bonus: {bonus}\n")
+    problems = check_pack(path)
+    assert all(p.code == "LC104" and Path(p.file) == path for p in problems)
+    if problems:
+        return
+    pack = load_pack(path)
+    rng = random.Random(seed)
+    for _ in range(20):
+        values = sorted(rng.sample(range(2, 11), rng.randint(0, 9)))
+        wagers = rng.randint(0, 3)
+        score = pack.scoring.expedition.compute(0, values, wagers)
+        assert -MAX_INT <= score <= MAX_INT
+
+
+# -- fuzz: mutated packs and formulas give problems, never another exception ----------------
+
+BASE = (Path(__file__).resolve().parents[1] / "rulepacks" / "board-classic.yaml").read_text()
+PIECES = ["9" * 80, "0x" + "f" * 70, "1e999", "-.inf", ".nan", "*a", "&a x", "!!python/x",
+          "[[[[", "{", "'", "- ", ": ", "\t", "../" * 4 + "x.yaml", "/etc/passwd",
+          "a" * 300, "sum(sum(sum(1 for c in values) for b in values) for a in values)",
+          "-999999999999", "999999999999", "[1]", "[]", "{}", "null", "true", "yes", "\x00",
+          "extends: ", "id: ", "\n", "99999999999999999999"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cuts=st.lists(st.tuples(st.integers(0, len(BASE)), st.integers(0, 40),
+                               st.sampled_from(PIECES) | st.text(max_size=12)),
+                     min_size=1, max_size=4))
+def test_mutated_packs_give_problems_only(cuts) -> None:
+    import tempfile
+
+    text = BASE
+    for at, drop, piece in cuts:
+        text = text[:at] + piece + text[at + drop:]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "m.yaml"
+        path.write_text(text.replace("id: board-classic", "id: mutant"), encoding="utf-8",
+                        errors="replace")
+        started = time.process_time()
+        problems = check_pack(path)
+        try:
+            load_pack(path)
+        except PackError:
+            pass
+        assert time.process_time() - started < 10
+        for p in problems:
+            assert "\n" not in str(p)
+
+
+FORMULA_PIECES = ["values", "points", "wagers", "cards", "cost", "bonus", "spaces", "scale",
+                  "9" * 30, "999999999999", "*", "+", "-", "//", "%", "(", ")", "[", "]",
+                  "sum(v for v in values)", "count(", "for x in values", "if", "then", "else",
+                  "let q =", "in", "min(", "max(", ",", "abs(", "<", "==", "0", "1", "x"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(FORMULA_PIECES), min_size=1, max_size=30))
+def test_random_formulas_in_a_pack_give_scoring_errors_only(words) -> None:
+    import tempfile
+
+    text = " ".join(words).replace('"', "")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "f.yaml"
+        path.write_text("id: f\nextends: duel-classic\nscoring:\n  constants:\n    cost: 20\n"
+                        "    bonus: 20\n  tables:\n    spaces: [1, 2, 3]\n    scale: [5]\n"
+                        f"  expedition: \"{text}\"\n", encoding="utf-8")
+        started = time.process_time()
+        problems = check_pack(path)
+        assert time.process_time() - started < 10
+        assert all(p.code.startswith("LC") and "\n" not in str(p) for p in problems)
