@@ -126,8 +126,9 @@ def play(
         _readable(path)  # a device or a FIFO is refused before any lock file is made beside it
         target = _target(save or path, own=path)
         lock = _lock(target)
+        key, key_problem = _save_key(data)
         try:
-            session = _resume(path, allow_bot or (), Catalogue(lang or detect_lang()))
+            session = _resume(path, allow_bot or (), Catalogue(lang or detect_lang()), key)
         except BaseException:
             lock.release()
             raise
@@ -138,10 +139,14 @@ def play(
     else:
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
-        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level)
+        key, key_problem = _save_key(data)
+        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level, key)
         assert session.save_path is not None
         lock = _lock(_target(session.save_path))
         greeting = cat("greeting.unfinished") if unfinished else ""
+    if key_problem:
+        greeting = "\n".join(filter(None, [greeting, cat("greeting.no-key",
+                                                          reason=key_problem)]))
     with lock:
         try:
             session.autosave_or_fail()
@@ -153,6 +158,17 @@ def play(
         code = Terminal(session, cat, interactive=interactive, delay=delay,
                         data=data).run(greeting)
     raise typer.Exit(code)
+
+
+def _save_key(data: Path) -> tuple[Optional[bytes], str]:
+    """The key that signs this user's saves (so that resuming one skips re-deriving the
+    bot moves), and ``""``; or None and why there is none (said under the greeting)."""
+    from .session import SessionError, load_save_key
+
+    try:
+        return load_save_key(data), ""
+    except SessionError as err:
+        return None, str(err)
 
 
 def _readable(path: Path) -> None:
@@ -191,7 +207,8 @@ def _lock(path: Path) -> Any:
 
 
 def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
-         save: Optional[Path], data: Path, level: Optional[int] = None) -> "Session":
+         save: Optional[Path], data: Path, level: Optional[int] = None,
+         key: Optional[bytes] = None) -> "Session":
     import random
 
     from lostcities.engine.errors import PackError
@@ -212,25 +229,30 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
         # the bots --players names were typed here: they may be imported
         return Session(rules, seats, seed, lang=cat.lang, pack_source=source,
                        save_path=save or new_save_path(data, rules.id, seed),
-                       allow_bots=[p.bot for p in seats if p.kind == "bot"])
+                       allow_bots=[p.bot for p in seats if p.kind == "bot"], key=key)
     except SessionError as err:
         text = str(err)
         fail(text if text.startswith(("--players", "--level")) else f"--pack {pack_arg}: {text}",
              EXIT_USAGE)
 
 
-def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue") -> "Session":
+def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue",
+            key: Optional[bytes]) -> "Session":
+    """The saved game, or one line. A save signed with our key resumes at once; any
+    other has every bot move derived again (the search takes a while: a spinner on a
+    terminal)."""
     from lostcities.engine.errors import RecordError
 
     from .session import Session
 
-    try:
-        if sys.stdin.isatty():  # every bot turn is played again: the search takes a while
-            from rich.console import Console
+    def checking() -> Any:
+        from rich.console import Console
 
-            with Console(stderr=True).status(cat("resume.checking")):
-                return Session.load(path, allow_bots=allow_bots)
-        return Session.load(path, allow_bots=allow_bots)
+        return Console(stderr=True).status(cat("resume.checking"))
+
+    try:
+        return Session.load(path, allow_bots=allow_bots, key=key,
+                            checking=checking if sys.stdin.isatty() else None)
     except RecordError as err:
         fail(str(err), EXIT_PROBLEM)
 

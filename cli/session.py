@@ -19,6 +19,12 @@ Save files (``lostcities-save/1``, docs/play.md) hold the settings and the moves
 :meth:`Session.load` re-plays them through the engine, which checks every move, and
 plays every bot turn again to check that the bot did play the saved move (a bot's
 choice depends only on the seed and the position), so an edited save is refused.
+That check costs the bots' thinking again (tens of seconds for the search bot), so a
+save carries a ``mac``: an HMAC-SHA256 of its content under a per-user key in the
+data directory (:func:`load_save_key`). A save whose MAC checks was written by this
+user's ``lc play`` and resumes without re-deriving the bot moves (the engine still
+checks every move); any other save (edited, unsigned, from another machine) takes
+the slow check and is signed again when it passes.
 A save is data: it never names code to import (a ``module:Class`` bot is imported on
 resume only when the command line allows it again), its names are bounded, and it is
 read through :mod:`lostcities.engine.safeio`. Every save is written atomically (a
@@ -28,14 +34,18 @@ temporary file, then a rename), only over the game's own save, and
 from __future__ import annotations
 
 import errno
+import hashlib
+import hmac
 import json
 import os
 import random
 import stat
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Literal, Mapping, Optional, Sequence
+from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Literal, Mapping,
+                    Optional, Sequence)
 
 from lostcities.engine.errors import InputError, LostCitiesError, RecordError
 from lostcities.engine.moves import DECK
@@ -60,6 +70,10 @@ BOT_NAME_CHARS = 100
 SAVE_NAME_BYTES = 240
 #: the largest ``--seed`` (and a save's seed), in digits
 SEED_DIGITS = 20
+#: the file in the data directory that holds the key saves are signed with
+SAVE_KEY_NAME = "save.key"
+#: the save key's length, in bytes (random, made once per data directory)
+SAVE_KEY_BYTES = 32
 
 #: command words (English and French) -> command
 COMMANDS: dict[str, str] = {
@@ -574,6 +588,110 @@ def _read_pid(fd: int) -> str:
     return text if text.isdigit() else "unknown"
 
 
+# --------------------------------------------------------------------------- the save key
+
+def save_key_path(data: Path) -> Path:
+    """Where the key that signs saves is kept: ``DATA/save.key``."""
+    return Path(data) / SAVE_KEY_NAME
+
+
+def load_save_key(data: Path) -> bytes:
+    """The key this user's saves are signed with (:func:`save_mac`), made on first use.
+
+    The key is :data:`SAVE_KEY_BYTES` random bytes (``os.urandom``) in
+    :func:`save_key_path`, a file readable only by its owner (mode 0600). It is made
+    whole in a temporary file, then linked into place, which fails if another
+    process made the key meanwhile (theirs is then read): two ``lc play`` never
+    overwrite each other's key, and nobody reads half a key. A key file of this user
+    that cannot be the key (not 32 bytes, or readable by others, so maybe known) is
+    replaced by a new key; saves signed by the old one then take the slow check once.
+    Raises :class:`SessionError` without touching it when the file is not ours to
+    replace: a symbolic link, a folder, a device, a FIFO, another user's file (or
+    when the data directory cannot be written); the caller then plays without a key.
+    """
+    path = save_key_path(data)
+    shown = _shown(path)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    for _ in range(5):  # another process may make or replace the key between our steps
+        try:
+            fd = os.open(path, flags)
+        except FileNotFoundError:
+            _make_key(path, replace=False)
+            continue
+        except OSError as err:
+            if err.errno == errno.ELOOP or os.path.islink(path):
+                raise SessionError(f"the save key {shown} is a symbolic link; remove it and "
+                                   f"lc play makes a new key") from None
+            if err.errno == errno.ENOENT:  # the data directory itself is missing
+                _make_key(path, replace=False)
+                continue
+            raise SessionError(f"the save key {shown}: {err.strerror or err}") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise SessionError(f"the save key {shown} is {_kind(st.st_mode)}, not a "
+                                   f"regular file; remove it and lc play makes a new key")
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                raise SessionError(f"the save key {shown} belongs to another user; remove it "
+                                   f"and lc play makes a new key")
+            key = os.read(fd, SAVE_KEY_BYTES + 1)
+        finally:
+            os.close(fd)
+        private = os.name != "posix" or not st.st_mode & 0o077
+        if len(key) == SAVE_KEY_BYTES and private:
+            return key
+        _make_key(path, replace=True)  # ours but not a key (cut short, or others can read it)
+    raise SessionError(f"the save key {shown} keeps changing; is another program writing "
+                       f"it?")
+
+
+def _make_key(path: Path, *, replace: bool) -> None:
+    """Write a new random key to ``path``: whole, mode 0600; only if there is none
+    (``replace`` False: a link, which fails if the file exists) or over ours."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_path(path)
+        if os.path.lexists(tmp):
+            os.unlink(tmp)  # a killed process of our pid's number left it
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o600)
+        try:
+            try:
+                os.write(fd, os.urandom(SAVE_KEY_BYTES))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if replace:
+                os.replace(tmp, path)
+            else:
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    pass  # another lc play made it first: we read theirs
+        finally:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+    except OSError as err:
+        raise SessionError(f"cannot make the save key {_shown(path)}: "
+                           f"{err.strerror or err}") from None
+
+
+def save_mac(content: Mapping[str, Any], key: bytes) -> str:
+    """The ``mac`` of a save's content: HMAC-SHA256 under ``key``, in hex, of the
+    canonical JSON of every field but ``mac`` (keys sorted, no spaces, ASCII escapes),
+    after the format's name (a MAC of a save is never one of anything else)."""
+    body = {name: value for name, value in content.items() if name != "mac"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, f"{SAVE_FORMAT}\0{text}".encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def signed_by(content: Mapping[str, Any], key: Optional[bytes]) -> bool:
+    """Whether the save ``content`` carries a ``mac`` that checks under ``key``."""
+    mac = content.get("mac")
+    return (key is not None and isinstance(mac, str) and mac.isascii()
+            and hmac.compare_digest(mac, save_mac(content, key)))
+
+
 # --------------------------------------------------------------------------- the session
 
 class Session:
@@ -581,10 +699,11 @@ class Session:
 
     def __init__(self, pack: "RulePack", players: Sequence[Player], seed: int, *,
                  lang: str = "en", save_path: Optional[Path] = None, pack_source: str = "",
-                 allow_bots: Collection[str] = ()):
+                 allow_bots: Collection[str] = (), key: Optional[bytes] = None):
         """``allow_bots``: the ``module:Class`` bot names this game may import (those the
         person at the keyboard gave: ``--players``, ``--allow-bot``); any other such name
-        at a seat is refused with :class:`SessionError`, nothing imported."""
+        at a seat is refused with :class:`SessionError`, nothing imported. ``key``: the
+        save key (:func:`load_save_key`) the saves are signed with; None: unsigned."""
         from lostcities.engine.state import SetupError
         from lostcities.engine.turn import new_game
 
@@ -595,6 +714,10 @@ class Session:
         self.save_path = save_path
         self.pack_source = pack_source or pack.id
         self.allow_bots = frozenset(allow_bots)
+        self.key = key
+        #: how a resumed game's bot moves were checked: ``"key"`` (the save's MAC),
+        #: ``"bots"`` (every bot move derived again); ``""`` for a new game
+        self.checked_by: Literal["key", "bots", ""] = ""
         try:
             self.state: GameState = new_game(pack, [p.label for p in players], seed)
         except SetupError as err:
@@ -976,12 +1099,16 @@ class Session:
     # ----------------------------------------------------------------- saves
 
     def to_dict(self) -> dict[str, Any]:
-        """The save file's content (``lostcities-save/1``, docs/play.md)."""
-        return {"format": SAVE_FORMAT, "pack": self.pack.id, "pack_source": self.pack_source,
-                "seed": self.seed, "players": [p.to_dict() for p in self.players],
-                "lang": self.lang, "rounds": self.state.rounds_total,
-                "moves": [move.text() for _, move in self.history],
-                "engine": self._engine}
+        """The save file's content (``lostcities-save/1``, docs/play.md), with its
+        ``mac`` when the session has a key."""
+        content: dict[str, Any] = {
+            "format": SAVE_FORMAT, "pack": self.pack.id, "pack_source": self.pack_source,
+            "seed": self.seed, "players": [p.to_dict() for p in self.players],
+            "lang": self.lang, "rounds": self.state.rounds_total,
+            "moves": [move.text() for _, move in self.history], "engine": self._engine}
+        if self.key is not None:
+            content["mac"] = save_mac(content, self.key)
+        return content
 
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
@@ -1004,12 +1131,16 @@ class Session:
         return self.save_path
 
     @classmethod
-    def load(cls, path: Path, *, allow_bots: Collection[str] = ()) -> "Session":
+    def load(cls, path: Path, *, allow_bots: Collection[str] = (), key: Optional[bytes] = None,
+             checking: Optional[Callable[[], ContextManager[Any]]] = None) -> "Session":
         """Resume the game saved in ``path``, re-playing every move through the engine.
 
-        Every bot turn is played again and must give the saved move (bots are
-        deterministic for a seed and a position): a save whose bot moves or seed were
-        edited is refused. A seat whose bot is a ``module:Class`` name is refused
+        Unless the save's ``mac`` checks under ``key`` (:func:`signed_by`: this user's
+        ``lc play`` wrote it as it is), every bot turn is played again and must give
+        the saved move (bots are deterministic for a seed and a position): a save whose
+        bot moves or seed were edited is refused. ``checking`` (lc play's spinner) is
+        entered for that slow check only; :attr:`checked_by` says which check ran. The
+        session keeps ``key``, so its next save is signed again. A seat whose bot is a ``module:Class`` name is refused
         unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
         a save never imports code by itself. Raises :class:`RecordError` with one
         line naming the file and what is wrong (not a regular file, too large, not
@@ -1051,13 +1182,22 @@ class Session:
         players = [Player(p["kind"], p["label"], p.get("bot", "")) for p in data["players"]]
         try:
             session = cls(pack, players, data["seed"], lang=data.get("lang", "en"),
-                          save_path=Path(path), pack_source=source, allow_bots=allow_bots)
+                          save_path=Path(path), pack_source=source, allow_bots=allow_bots,
+                          key=key)
         except SessionError as err:
             raise RecordError(f"{where}: {err}") from None
-        session._replay(data["moves"], data["rounds"], where)
+        if signed_by(data, key):
+            session.checked_by = "key"
+            session._replay(data["moves"], data["rounds"], where, bots=False)
+        else:
+            session.checked_by = "bots"
+            with checking() if checking is not None else nullcontext():
+                session._replay(data["moves"], data["rounds"], where, bots=True)
         return session
 
-    def _replay(self, moves: list[str], rounds: int, where: str) -> None:
+    def _replay(self, moves: list[str], rounds: int, where: str, *, bots: bool) -> None:
+        """Play the saved ``moves`` through the engine (which refuses an illegal one);
+        ``bots``: also derive every bot move again and refuse one that differs."""
         from lostcities.engine.turn import apply, continue_match, is_over
 
         from lostcities.engine.moves import Move
@@ -1070,7 +1210,7 @@ class Session:
                 move = Move.parse(text, self.pack)
                 self.state = state
                 player = self.players[state.to_move]
-                if player.kind == BOT:  # the bot's own move, or an edited save
+                if bots and player.kind == BOT:  # the bot's own move, or an edited save
                     played = self._suggest(player.bot, state.to_move)
                     if played != move:
                         raise RecordError(
