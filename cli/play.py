@@ -134,8 +134,8 @@ def play(
             raise
         session.save_path = target
         cat = Catalogue(lang or session.lang)
-        greeting = cat("greeting.resumed", path=path, round=session.state.round,
-                       turn=session.state.turn + 1)
+        greeting = said(cat, "greeting.resumed", path=path, round=session.state.round,
+                        turn=session.state.turn + 1).plain
     else:
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
@@ -145,8 +145,8 @@ def play(
         lock = _lock(_target(session.save_path))
         greeting = cat("greeting.unfinished") if unfinished else ""
     if key_problem:
-        greeting = "\n".join(filter(None, [greeting, cat("greeting.no-key",
-                                                          reason=key_problem)]))
+        greeting = "\n".join(filter(None, [greeting, said(cat, "greeting.no-key",
+                                                           reason=key_problem).plain]))
     with lock:
         try:
             session.autosave_or_fail()
@@ -295,8 +295,8 @@ class Terminal:
             except Exception as err:  # a bug in the engine or a bot: one line, the game kept
                 if os.environ.get("LOSTCITIES_DEBUG"):
                     raise
-                self._error(self.cat("error.internal", error=f"{type(err).__name__}: {err}"),
-                            typed=False)
+                self._error(said(self.cat, "error.internal",
+                                 error=f"{type(err).__name__}: {err}"), typed=False)
                 code = self._leave("quit.saved", EXIT_PROBLEM)
             if code is not None:
                 return code
@@ -312,12 +312,12 @@ class Terminal:
         if player.kind == "bot":
             try:
                 if self.interactive and session.humans:  # a strong bot may think a while
-                    with self.out.status(self.cat("bot.thinking", name=player.label)):
+                    with self.out.status(said(self.cat, "bot.thinking", name=player.label)):
                         turn = session.play_bot()
                 else:
                     turn = session.play_bot()
             except LostCitiesError as err:
-                self._error(self.cat("error.bot", reason=err), typed=False)
+                self._error(said(self.cat, "error.bot", reason=err), typed=False)
                 return self._leave("quit.saved", EXIT_PROBLEM)
             self._after(turn)
             if not session.humans:
@@ -365,12 +365,15 @@ class Terminal:
         from rich.panel import Panel
         from rich.text import Text
 
+        from .render import plain
+
         s, cat = self.session, self.cat
-        names = cat("result.and").join(p.label if p.kind == "human" else f"{p.label} (bot)"
-                                       for p in s.players)
-        lines = [cat("greeting", players=names, seed=s.seed),
-                 cat("greeting.how" if s.humans else "greeting.watch", players=names),
-                 cat("greeting.saving", path=s.save_path)]
+        names = cat("result.and").join(plain(p.label) if p.kind == "human"
+                                       else f"{plain(p.label)} (bot)" for p in s.players)
+        lines = [said(cat, "greeting", players=names, seed=s.seed).plain,
+                 said(cat, "greeting.how" if s.humans else "greeting.watch",
+                      players=names).plain,
+                 said(cat, "greeting.saving", path=s.save_path).plain]
         if extra:
             lines.append(extra)
         if self.interactive:
@@ -441,8 +444,8 @@ class Terminal:
                 self.out.print(text)
         self.out.print(round_scores(turn.ended, labels, s.pack, self.cat, totals(state)))
         if not turn.over:
-            self.out.print(self.cat("result.next", name=labels[state.starter],
-                                    round=state.round))
+            self.out.print(said(self.cat, "result.next", name=labels[state.starter],
+                                round=state.round))
             self.recent.clear()
             if self.interactive and s.humans:
                 self._read(self.cat("pause.next-round", round=state.round) + " ")
@@ -465,15 +468,16 @@ class Terminal:
             answer = self._read(self.cat("match.cont"))
             if answer is not None and answer.strip().lower() in _yes_words():
                 s.continue_match()
-                self.out.print(self.cat("result.next", name=labels[s.state.starter],
-                                        round=s.state.round))
+                self.out.print(said(self.cat, "result.next", name=labels[s.state.starter],
+                                    round=s.state.round))
                 return None
         try:
             path = s.write_record(self.data / "records")
         except OSError as err:
-            self._error(self.cat("error.record", reason=err.strerror or err), typed=False)
+            self._error(said(self.cat, "error.record", reason=err.strerror or err),
+                        typed=False)
             return self._leave("quit.saved", EXIT_PROBLEM)
-        self.out.print(self.cat("match.record", path=path))
+        self.out.print(said(self.cat, "match.record", path=path))
         return 0
 
     def _show_reply(self, reply: "Reply") -> None:
@@ -497,13 +501,17 @@ class Terminal:
     def _error(self, message: Any, *, typed: bool = True) -> None:
         """A refused line (``typed``) or a failure: red on a terminal, one line on stderr
         in a pipe, naming the input line it answers."""
-        text = str(message)
+        from rich.text import Text
+
+        from .render import plain
+
+        text = plain(message)
         if self.interactive:
-            self.out.print(text, style="bold red")
+            self.out.print(Text(text, style="bold red"))
         elif typed:
-            self.err.print(self.cat("input.line", line=self.line, message=text))
+            self.err.print(said(self.cat, "input.line", line=self.line, message=text))
         else:
-            self.err.print(text)
+            self.err.print(Text(text))
 
     def _pass_screen(self, name: str) -> None:
         from .render import pass_screen
@@ -522,7 +530,7 @@ class Terminal:
             key = "prompt.draw" if s.pending.draw is UNSET else "prompt.which"
             return self.cat(key, card=s.pack.cards.format(s.pending.card),
                             draws=s.pending_choices(), options=s.pending_choices())
-        return self.cat("prompt", name=s.players[s.state.to_move].label)
+        return said(self.cat, "prompt", name=s.players[s.state.to_move].label).plain
 
     def _read(self, prompt: str) -> Optional[str]:
         """A line from the player; None at the end of input (Ctrl-D, end of a pipe)."""
@@ -547,7 +555,7 @@ class Terminal:
         except SessionError as err:
             self._error(err, typed=False)
             return EXIT_PROBLEM
-        self.out.print(self.cat(key, path=path), soft_wrap=True)
+        self.out.print(said(self.cat, key, path=path), soft_wrap=True)
         return code
 
     def _interrupted(self) -> Optional[int]:
@@ -562,6 +570,18 @@ class Terminal:
         if answer.strip().lower() in {"", *_yes_words()}:
             return self._leave("quit.saved", 0)
         return None
+
+
+def said(cat: "Catalogue", key: str, /, **params: Any) -> Any:
+    """The message ``key`` as a :class:`~rich.text.Text`, every text parameter (a name, a
+    path, an error from data) through :func:`~lostcities.cli.render.plain`: printed as
+    written, never as markup or a terminal control sequence."""
+    from rich.text import Text
+
+    from .render import plain
+
+    return Text(cat(key, **{name: value if isinstance(value, (int, float)) else plain(value)
+                            for name, value in params.items()}))
 
 
 def _yes_words() -> set[str]:
