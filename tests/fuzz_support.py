@@ -550,8 +550,6 @@ class Run:
                     lines = lines[:-1]
                     if not lines and self.code == 1:
                         return out
-                else:
-                    out.append(f"no summary line last on stderr: {' | '.join(lines[:4])[:300]}")
             if len(lines) != 1:
                 out.append(f"{len(lines)} lines on stderr (one expected): "
                            f"{' | '.join(lines[:4])[:300]}")
