@@ -101,14 +101,15 @@ def catalogue(lang: str) -> dict[str, str]:
 
 
 def clean(text: str, keep_newlines: bool = False) -> str:
-    """Pack text without control or format characters (a tab becomes a space)."""
+    """Pack text without control or format characters, nor lone surrogates (which a
+    YAML `\\ud800` escape can give and no output can encode); a tab becomes a space."""
     out = []
     for ch in text:
         if ch == "\n" and keep_newlines:
             out.append(ch)
         elif ch in "\t\n\r":
             out.append(" ")
-        elif unicodedata.category(ch) not in ("Cc", "Cf"):
+        elif unicodedata.category(ch) not in ("Cc", "Cf", "Cs"):
             out.append(ch)
     return "".join(out)
 

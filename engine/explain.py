@@ -813,19 +813,11 @@ def _example_rows(pack: "RulePack") -> list[list[int]]:
     top = len(values) - 1
 
     def pick(*fractions: float) -> list[int]:
-        chosen: list[int] = []
-        for f in fractions:
-            v = values[min(top, round(f * top))]
-            if chosen and v <= chosen[-1] and chosen.count(v) >= pack.copies:
-                v = next((u for u in values if u > chosen[-1]), None)  # type: ignore[assignment]
-                if v is None:
-                    continue
-            if chosen and v < chosen[-1]:
-                continue
-            if pack.ordering == "strict" and chosen and v <= chosen[-1]:
-                continue
-            chosen.append(v)
-        return chosen
+        """The values at these fractions of the range, ascending, each at most as often
+        as the deck holds it (once under strictly increasing rows): legal in any order."""
+        wanted = sorted(values[min(top, round(f * top))] for f in fractions)
+        most = 1 if pack.ordering == "strict" else pack.copies
+        return [v for i, v in enumerate(wanted) if wanted[:i].count(v) < most]
 
     wager = codec.card
     designs: list[tuple[int, list[int]]] = [
