@@ -77,8 +77,8 @@ class Sentence:
 
     ``params`` hold ints, bools, text taken from the pack (data, to escape), :class:`Term`,
     :class:`Formula` or lists of these. ``settings`` are the dotted settings the sentence
-    states (``rows.ordering``); ``changed`` is true in a house pack when one of them
-    differs from the base.
+    states (``rows.ordering``); ``changed`` is true in a house pack when the base's
+    rulebook does not say the same sentence with the same values in that section.
     """
 
     key: str
@@ -711,13 +711,14 @@ class _Shapes:
 
         extra = sorted((len(v) + w, s - base(v, w)) for c, v, w, s in rows if v or w)
         bonus_cards, bonus = next(((n, r) for n, r in extra if r), (0, 0))
+        untouched = next(iter(empty))
         for c, v, w, s in rows:
             cards = len(v) + w
-            expected = (empty.copy().pop() if not cards else
+            expected = (untouched if not cards else
                         base(v, w) + (bonus if bonus and cards >= bonus_cards else 0))
             if s != expected:
                 return None
-        return ExpeditionShape(empty.pop(), cost, tuple(factors), bonus, bonus_cards)
+        return ExpeditionShape(untouched, cost, tuple(factors), bonus, bonus_cards)
 
     def _fit_pawn(self) -> Optional[PawnShape]:
         p = self.pack
