@@ -5,9 +5,8 @@ import glob
 import json
 import os
 import re
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -37,17 +36,23 @@ def _report_or_fail(source: str, what: str = "PACK") -> PackReport:
     or if the path is too long: ``what`` names the argument then)."""
     from lostcities.engine.packs import validate_pack
 
-    from .render import plain
-
     _check_path(source, what)
     report = validate_pack(source)
     if report.valid:
         return report
-    for problem in report.problems:
-        sys.stderr.write(f"lc: error: {plain(problem)}\n")
     unreadable = report.resolved is None and report.problems[0].code == "LC009" \
         and report.problems[0].file == report.file
-    raise typer.Exit(EXIT_USAGE if unreadable else EXIT_PROBLEM)
+    _fail_problems(report, EXIT_USAGE if unreadable else EXIT_PROBLEM)
+
+
+def _fail_problems(report: PackReport, code: int) -> NoReturn:
+    """Exit with ``code`` after one line: the pack's first problem, and how many more there are
+    (``lc validate`` lists them all)."""
+    from .render import plain
+
+    first, more = report.problems[0], len(report.problems) - 1
+    tail = f" (and {more} more; lc validate {report.file} lists them all)" if more else ""
+    fail(f"{plain(first)}{plain(tail)}", code)
 
 
 def _check_path(path: Any, what: str) -> Path:
@@ -257,9 +262,7 @@ def new(
     _write_new(file, text, force)
     report = validate_pack(str(file))
     if not report.valid:  # the template is meant to validate; say so loudly if it does not
-        for problem in report.problems:
-            sys.stderr.write(f"lc: error: {plain(problem)}\n")
-        raise typer.Exit(EXIT_PROBLEM)
+        _fail_problems(report, EXIT_PROBLEM)
     typer.echo(plain(f"wrote {file} (id {report.id}, extends {extends}); "
                      f"edit it, then run: lc validate {file}"))
     if not portable:

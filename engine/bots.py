@@ -351,7 +351,7 @@ def make_bot(spec: str, level: Optional[int] = None, *, allow_import: bool = Fal
     spec = spec.strip()
     name, at, level_text = spec.partition("@")
     if at and name in BOTS:
-        if not level_text.isdigit():
+        if not (level_text.isascii() and level_text.isdigit() and len(level_text) <= 3):
             raise BotError(f"bot {spec!r}: write a level as a whole number, e.g. {name}@3")
         level = int(level_text)
         spec = name

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence, TypeAlias
 
 from .errors import InvalidMoveError
+from .safeio import shown_value
 
 Card: TypeAlias = int
 """A card kind: ``colour * slots + slot`` (see module doc)."""
@@ -73,14 +74,14 @@ class CardCodec:
         key, rest = t[0], t[1:]
         if key not in self.keys:
             raise InvalidMoveError(
-                f"{text!r}: unknown colour {key!r}; this pack's colours are {', '.join(self.keys)}")
+                f"{shown_value(text)}: unknown colour {key!r}; this pack's colours are {', '.join(self.keys)}")
         if rest == WAGER:
-            raise InvalidMoveError(f"{text!r}: this pack has no wager cards")
+            raise InvalidMoveError(f"{shown_value(text)}: this pack has no wager cards")
         if not rest.isdigit():
             raise InvalidMoveError(
-                f"{text!r}: expected a value {self.min_value}-{self.max_value} or x after {key!r}")
+                f"{shown_value(text)}: expected a value {self.min_value}-{self.max_value} or x after {key!r}")
         raise InvalidMoveError(
-            f"{text!r}: value {rest} is outside {self.min_value}-{self.max_value}")
+            f"{shown_value(text)}: value {shown_value(rest)} is outside {self.min_value}-{self.max_value}")
 
     def sort_key(self, card: Card) -> tuple[int, int]:
         """Sort by colour, wagers first, then by value."""

@@ -19,13 +19,18 @@ on track c. A duel turn is two actions (card, then draw) or one (the last play).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal, Optional, Sequence
 
 from .cards import Card, CardCodec
 from .errors import InvalidMoveError
 from .rules import RulePack
+from .safeio import shown_value
 from .tables import cached_on
+
+#: a pawn number in the notation: ASCII digits only (str.isdigit also takes '²' and '٣')
+_PAWN = re.compile(r"[0-9]{1,3}")
 
 PLAY: Literal["play"] = "play"
 DISCARD: Literal["discard"] = "discard"
@@ -62,12 +67,12 @@ class Move:
         words = text.split()
         if len(words) < 2:
             raise InvalidMoveError(
-                f"{text!r}: write p (play) or d (discard), a card, then where to draw "
+                f"{shown_value(text)}: write p (play) or d (discard), a card, then where to draw "
                 f"(deck or a colour key), e.g. 'p r5 deck' or 'd r5 g'")
         action = _ACTION_WORDS.get(words[0].lower())
         if action is None:
             raise InvalidMoveError(
-                f"{text!r}: unknown action {words[0]!r}; write p (play) or d (discard)")
+                f"{shown_value(text)}: unknown action {shown_value(words[0])}; write p (play) or d (discard)")
         card = codec.parse(words[1])
         draw: DrawSource = None
         pawn: Optional[int] = None
@@ -76,8 +81,9 @@ class Move:
         for i, word in enumerate(rest):
             low = word.lower()
             if low.startswith("pawn="):
-                if not low[5:].isdigit():
-                    raise InvalidMoveError(f"{text!r}: {word!r}: a pawn is a number, e.g. pawn=0")
+                if not _PAWN.fullmatch(low[5:]):
+                    raise InvalidMoveError(f"{shown_value(text)}: {shown_value(word)}: a pawn is "
+                                           f"a number, e.g. pawn=0")
                 pawn = int(low[5:])
             elif low.startswith("step="):
                 steps.append(_colour(low[5:], codec, text, "step"))
@@ -85,7 +91,7 @@ class Move:
                 draw = DECK if low == "deck" else _colour(low, codec, text, "draw")
             else:
                 raise InvalidMoveError(
-                    f"{text!r}: unexpected {word!r}; the draw (deck or a colour key) comes last")
+                    f"{shown_value(text)}: unexpected {shown_value(word)}; the draw (deck or a colour key) comes last")
         return cls(action, card, draw, pawn, tuple(steps), codec)
 
     def text(self, codec: CardCodec | None = None) -> str:
@@ -119,9 +125,9 @@ def _colour(word: str, codec: CardCodec, text: str, what: str) -> int:
         return codec.keys.index(word)
     except ValueError:
         raise InvalidMoveError(
-            f"{text!r}: {what} {word!r} is neither 'deck' nor a colour key "
+            f"{shown_value(text)}: {what} {shown_value(word)} is neither 'deck' nor a colour key "
             f"({', '.join(codec.keys)})" if what == "draw" else
-            f"{text!r}: {what} {word!r} is not a colour key ({', '.join(codec.keys)})") from None
+            f"{shown_value(text)}: {what} {shown_value(word)} is not a colour key ({', '.join(codec.keys)})") from None
 
 
 class ActionSpace:

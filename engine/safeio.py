@@ -83,6 +83,12 @@ def _shown(text: str, limit: int = SHOWN_CHARS) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
 
 
+def shown_value(text: str, limit: int = 40) -> str:
+    """A word or value from outside as an error message quotes it: ``repr`` (so control
+    characters show escaped), cut after ``limit`` characters with the length said."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
+
+
 def shown_path(path: str | os.PathLike[str]) -> str:
     """A path as an error message shows it: escaped, and cut when it is long."""
     text = os.fspath(path)

@@ -14,6 +14,7 @@ from lostcities.engine.packs import (builtin_ids, check_pack, locate, pack_schem
                                      resolve_pack, validate_pack)
 
 INVALID = Path(__file__).parent / "fixtures" / "packs" / "invalid"
+BUILTIN = Path(__file__).parent.parent / "rulepacks"
 
 
 def lc(*args: str):
@@ -130,6 +131,20 @@ def test_show_invalid_pack_lists_its_problems() -> None:
     assert result.stdout == ""
     cycle = lc("show", str(INVALID / "LC021-extends-cycle.yaml"))
     assert cycle.exit_code == 1 and "LC021" in cycle.stderr
+
+
+def test_show_of_a_pack_with_several_problems_is_one_line(tmp_path: Path) -> None:
+    """Two problems (board-classic without its round_end line) give the first and a count."""
+    text = (BUILTIN / "board-classic.yaml").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("".join(line for line in text.splitlines(keepends=True)
+                              if not line.lstrip().startswith("round_end:")), encoding="utf-8")
+    for args in (("show", str(broken)), ("show", "--explain", str(broken))):
+        result = lc(*args)
+        assert result.exit_code == 1
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("lc: error: ")
+        assert "LC030" in lines[0] and f"(and 1 more; lc validate {broken} lists them all)" in lines[0]
 
 
 # ------------------------------------------------------------------ lc schema
