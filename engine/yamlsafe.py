@@ -79,6 +79,7 @@ _FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+
 _BOOLS = {"true": True, "True": True, "TRUE": True,
           "false": False, "False": False, "FALSE": False}
 _NULLS = {"", "~", "null", "Null", "NULL"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -369,11 +370,20 @@ class _Builder:
             return None
         if node.tag not in (_STR, _INT, _FLOAT, _BOOL, _NULL):
             self.problem("LC007", node, f"tag {_tag_name(node.tag)} is not allowed on a key")
+        self.check_text(node)
         return node.value
+
+    def check_text(self, node: ScalarNode) -> None:
+        """A problem if the text holds a lone surrogate (a ``"\\ud800"`` escape): no file,
+        terminal or JSON encoder can write it back out as UTF-8."""
+        if _SURROGATE.search(node.value):
+            self.problem("LC007", node, "a \\u escape gives a lone surrogate (U+D800-U+DFFF), "
+                         "which is not a character", "write the character itself")
 
     def scalar(self, node: ScalarNode) -> Any:
         tag, text = node.tag, node.value
         if tag == _STR:
+            self.check_text(node)
             return text
         if tag in (_INT, _FLOAT) and len(text) > self.limits.max_number:
             self.problem("LC011", node, f"a number of {len(text):,} characters (at most "

@@ -221,3 +221,19 @@ def test_text_start_maps_the_formula_back_to_the_file() -> None:
 def test_loader_agrees_with_safe_load_on_plain_documents() -> None:
     text = "id: a\nn: [1, 2, {k: v}]\nm: {x: 'q', y: -3}\nt: |\n  line\n"
     assert parse_yaml(text, "t.yaml").data == yaml.safe_load(text)
+
+
+@pytest.mark.parametrize("text, col", [('name: "a \\ud800 b"\n', 7), ('"\\udc00": 1\n', 1),
+                                       ("name: \"\\ud83d\\ude00\"\n", 7)])
+def test_a_lone_surrogate_is_refused(text: str, col: int) -> None:
+    """A YAML \\u escape may name a surrogate, which no UTF-8 output can write (lc score --json
+    crashed with UnicodeEncodeError): refused where it is written, in a value or a key."""
+    with pytest.raises(PackError) as caught:
+        parse_yaml(text, "p.yaml")
+    problem = caught.value.problems[0]
+    assert (problem.code, problem.line, problem.col) == ("LC007", 1, col)
+    assert "lone surrogate" in problem.message
+
+
+def test_real_characters_beyond_the_bmp_load() -> None:
+    assert parse_yaml('name: "\\U0001F600 ok"\n', "p.yaml").data == {"name": "\U0001F600 ok"}
