@@ -5,6 +5,11 @@ The catalogues are JSON files shipped beside this module (``messages_en.json``,
 ``str.format`` templates (``"you hold no {card}"``). A key missing from a
 catalogue falls back to English, then to the key itself, so a message is
 never lost (a test keeps the French catalogue complete).
+
+A message with a ``count`` parameter may have plural forms: ``KEY.zero``,
+``KEY.one`` and ``KEY.other`` (:func:`plural_form` picks one by the language's
+rule: French says "1 tour" and "0 tour", English "1 turn" and "0 turns"); a form
+missing falls back to ``KEY.other``, then to ``KEY``.
 """
 from __future__ import annotations
 
@@ -16,6 +21,20 @@ from typing import Any, Mapping
 
 #: the languages with a catalogue; the first is the fallback
 LANGS: tuple[str, ...] = ("en", "fr")
+#: the counts each language says in the singular
+SINGULAR: dict[str, tuple[int, ...]] = {"en": (1,), "fr": (0, 1)}
+
+
+def plural_form(lang: str, count: int) -> str:
+    """The plural form of ``count`` in ``lang``: ``zero``, ``one`` or ``other``
+    (``zero`` is tried first, so a message may say "nothing" its own way).
+
+    >>> plural_form("en", 0), plural_form("en", 1), plural_form("fr", 0), plural_form("fr", 2)
+    ('zero', 'one', 'zero', 'other')
+    """
+    if count == 0:
+        return "zero"
+    return "one" if count in SINGULAR.get(lang, (1,)) else "other"
 
 
 def detect_lang(environ: Mapping[str, str] = os.environ) -> str:
@@ -53,6 +72,12 @@ class Catalogue:
         return key in self._messages or key in self._fallback
 
     def __call__(self, key: str, /, **params: Any) -> str:
+        count = params.get("count")
+        if isinstance(count, int) and not isinstance(count, bool):
+            form = plural_form(self.lang, count)
+            forms = [f"{key}.{form}"] + ([f"{key}.one"] if form == "zero" and count in
+                                         SINGULAR.get(self.lang, (1,)) else []) + [f"{key}.other"]
+            key = next((k for k in forms if self.has(k)), key)
         template = self._messages.get(key) or self._fallback.get(key) or key
         try:
             return template.format(**params)

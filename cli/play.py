@@ -34,6 +34,8 @@ WATCH_DELAY = 0.8
 PIPE_WIDTH = 100
 #: the longest --delay, in seconds
 MAX_DELAY = 60.0
+#: the terminal sequence that erases the scrollback (after a clear, which erases the screen)
+CLEAR_SCROLLBACK = "\x1b[3J"
 
 
 def register(app: typer.Typer) -> None:
@@ -411,9 +413,39 @@ class Terminal:
             self.out.print(Text(self.cat("table.last-turns"), style="dim"))
             for text in self.recent:
                 self.out.print(Text("  ").append_text(text))
-        if self.interactive and me is not None:
-            self.out.print(Text(self.cat("table.keys"), style="dim"))
+        if self.interactive and me is not None and obs.hand:
+            self.out.print(Text(self._keys_line(obs), style="dim"))
         self._flush_notes()
+
+    def _keys_line(self, obs: Any) -> str:
+        """The commands under the table, with examples from the hand shown: a card it
+        can play (``p g4 deck``), a discard taking a pile's top card (``d g4 b``); ``undo``
+        only where it is allowed (one human against bots)."""
+        from lostcities.engine.moves import DECK, DISCARD, PLAY
+        from lostcities.engine.turn import legal_moves
+
+        s = self.session
+        codec = s.pack.cards
+        hand = sorted(obs.hand, key=codec.sort_key)
+        legal = legal_moves(s.state) if obs.seat == s.state.to_move else []
+        card = next((c for c in hand if any(m.action == PLAY and m.card == c for m in legal)),
+                    hand[0])
+        discards = [m for m in legal if m.action == DISCARD and m.draw is not None]
+
+        def rank(move: Any) -> tuple[int, int]:  # another pile's top, the card's own, the deck
+            own = move.draw == codec.colour_of[move.card]
+            return (move.card != card, 2 if move.draw == DECK else 1 if own else 0)
+
+        best = min(discards, key=rank, default=None)
+        if best is None:  # not this player's turn: any pile with a card, else the deck
+            pile = next((codec.keys[c] for c, top in enumerate(obs.pile_tops) if top is not None),
+                        "deck")
+            shown = (card, pile)
+        else:
+            shown = (best.card, "deck" if best.draw == DECK else codec.keys[best.draw])
+        undo = len(s.humans) == 1 and len(s.players) > 1
+        return self.cat("table.keys.undo" if undo else "table.keys", card=codec.format(card),
+                        discard=codec.format(shown[0]), pile=shown[1])
 
     def _watch(self) -> None:
         """Bots only: redraw and wait between moves on a terminal."""
@@ -495,7 +527,11 @@ class Terminal:
         from rich.text import Text
 
         from .render import note_text
+        from .session import Note
 
+        if note.key == "pending.which":  # the leader said in this language
+            note = Note(note.key, {**note.params, "options": self.session.pending_choices(
+                leader=self.cat("result.leader"))})
         return Text(note_text(note, self.cat))
 
     def _error(self, message: Any, *, typed: bool = True) -> None:
@@ -514,9 +550,13 @@ class Terminal:
             self.err.print(Text(text))
 
     def _pass_screen(self, name: str) -> None:
+        """Hotseat: hide the last player's screen, its scrollback too, before the next."""
         from .render import pass_screen
 
         self.out.clear()
+        if self.out.is_terminal and not self.out.is_dumb_terminal:
+            self.out.file.write(CLEAR_SCROLLBACK)  # else the last hand is a scroll away
+            self.out.file.flush()
         self.out.print(pass_screen(name, self.cat))
         self._read("")
 
@@ -528,8 +568,9 @@ class Terminal:
         s = self.session
         if s.pending is not None:
             key = "prompt.draw" if s.pending.draw is UNSET else "prompt.which"
+            choices = s.pending_choices(leader=self.cat("result.leader"))
             return self.cat(key, card=s.pack.cards.format(s.pending.card),
-                            draws=s.pending_choices(), options=s.pending_choices())
+                            draws=choices, options=choices)
         return said(self.cat, "prompt", name=s.players[s.state.to_move].label).plain
 
     def _read(self, prompt: str) -> Optional[str]:

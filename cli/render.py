@@ -136,7 +136,8 @@ def _player_label(obs: "Observation", seat: int, cat: "Catalogue",
 
 
 #: a colour column's width: even when the terminal has room, down to NARROW when not
-#: (its header then wraps: key above name)
+#: (every header then takes two lines, key above name, a name longer than the column
+#: cut with "…", so that the headers wrap alike)
 COLOUR_WIDTH, NARROW = 8, 6
 
 
@@ -148,12 +149,18 @@ def _rows_table(obs: "Observation", pack: "RulePack", cat: "Catalogue", me: Opti
     table.add_column("", no_wrap=True, min_width=10)
     n_colours = len(pack.colours)
     # label, colours, score (each with padding), and the borders between them
-    wide = 12 + n_colours * (COLOUR_WIDTH + 2) + 10 + n_colours + 3
-    colour_width = COLOUR_WIDTH if width is None or wide <= width else NARROW
+    score = max(len(cat("table.round-score")), len(cat("table.deck", count=obs.draw_pile)),
+                *(len(str(v)) for v in live))
+    wide = 12 + n_colours * (COLOUR_WIDTH + 2) + score + 2 + n_colours + 3
+    narrow = width is not None and wide > width
     for c, colour in enumerate(pack.colours):
-        table.add_column(Text(f"{colour.key} {plain(cat.colour(colour.name))}",
-                              style=colour_style(pack, c)), justify="center",
-                         min_width=colour_width)
+        name = plain(cat.colour(colour.name))
+        if narrow:
+            name = name if len(name) <= NARROW else name[:NARROW - 1] + "…"
+        header = Text(f"{colour.key}{chr(10) if narrow else ' '}{name}",
+                      style=colour_style(pack, c), justify="center")
+        table.add_column(header, justify="center", min_width=NARROW if narrow else COLOUR_WIDTH,
+                         max_width=NARROW if narrow else None)
     table.add_column(cat("table.round-score"), justify="right", no_wrap=True)
     n = len(obs.players)
     bottom = me if me is not None else n - 1

@@ -944,16 +944,25 @@ class Session:
             return []
         return [m for m in self._legal() if self.pending.fits(m, self._leaders)]
 
-    def pending_choices(self) -> str:
+    def pending_choices(self, leader: str = "leader") -> str:
         """What is left to say for the turn being typed: the draws (``deck, y, g``) or,
-        once the draw is known, the rest of each fitting move (``pawn=0 deck, pawn=1 deck``)."""
+        once the draw is known, the rest of each fitting move, a leader pawn marked with
+        the word ``leader`` (``pawn=0 (leader) deck, pawn=1 deck``; the front end gives
+        the word in its language)."""
         from lostcities.engine.moves import draw_text
 
         moves = self.pending_moves()
         if self.pending is not None and self.pending.draw is UNSET:
             draws = dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in moves)
             return ", ".join(draws)
-        return ", ".join(m.text().split(" ", 2)[2] for m in moves)
+
+        def rest(move: "Move") -> str:
+            words = move.text().split(" ")[2:]
+            sends_leader = move.pawn is not None and move.pawn < self._leaders
+            return " ".join(f"{w} ({leader})" if sends_leader and w.startswith("pawn=") else w
+                            for w in words)
+
+        return ", ".join(rest(m) for m in moves)
 
     def _finish(self, move: "Move") -> Reply:
         return Reply("moved", turns=(self._play(move),))
@@ -1006,7 +1015,8 @@ class Session:
         del self.history[index:]
         self.pending = None
         self.autosave()
-        return Reply("undone", (Note("undone", {"move": taken[0], "after": len(taken) - 1}),))
+        # count: the turns taken back after yours (the catalogue's plural forms say them)
+        return Reply("undone", (Note("undone", {"move": taken[0], "count": len(taken) - 1}),))
 
     def _cmd_save(self, args: list[str]) -> Reply:
         if len(args) > 1:

@@ -183,7 +183,7 @@ def test_undo_against_a_bot_in_a_pipe(data):
     result = lc("--seed", "6", "--players", "human,bot:greedy", input="2\nundo\n")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "Took back your turn" in out and "and the 1 turn(s) after it." in out
+    assert "Took back your turn" in out and "and the turn after it." in out
     path = Path(found(r"game saved to (\S+?)\. ", out))
     assert Session.load(path).history == []
 

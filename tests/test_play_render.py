@@ -101,7 +101,7 @@ def test_the_table_in_colour_and_hidden_hands():
 def test_the_table_in_french():
     out = board(position(), FR)
     assert "manche 1 sur 3" in out and "y jaune" in out and "défausses" in out
-    assert "Votre main" in out and "pioche : 39" in out
+    assert "Votre main" in out and "pioche 39" in out
 
 
 def test_unknown_colour_names_still_get_a_style():

@@ -379,7 +379,7 @@ def test_undo_takes_back_your_turn_and_the_bot_turns_after_it(tmp_path):
     s.command("1")
     s.play_bot()
     reply = s.command("undo")
-    assert reply.kind == "undone" and reply.notes[0].params["after"] == 1
+    assert reply.kind == "undone" and reply.notes[0].params["count"] == 1
     assert s.state.snapshot() == after_one and len(s.history) == 2
     assert len(json.loads((tmp_path / "game.json").read_text())["moves"]) == 2
     s.command("undo")
@@ -536,8 +536,8 @@ def test_board_row_start_asks_which_pawn_then_plays_the_leader():
     assert s.command(f"p {card}").kind == "pending"
     reply = s.command("deck")
     assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
-    assert reply.notes[0].params["options"] == "pawn=0 deck, pawn=1 deck"
-    assert s.pending_choices() == "pawn=0 deck, pawn=1 deck"
+    assert reply.notes[0].params["options"] == "pawn=0 (leader) deck, pawn=1 deck"
+    assert s.pending_choices(leader="chef") == "pawn=0 (chef) deck, pawn=1 deck"
     assert s.command("chef").kind == "moved"
     assert str(s.history[-1][1]) == f"p {card} pawn=0 deck"
 
