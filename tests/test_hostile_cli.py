@@ -119,7 +119,11 @@ def test_fuzzed_command_lines_exit_0_1_or_2_with_one_line(tmp_path_factory, args
     assert result.exit_code in (0, 1, 2), (args, result.output)
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         (args, repr(result.exception))
-    if result.exit_code and "Usage:" not in result.stderr:  # the help shown for `lc CMD` alone
+    if args[0] == "validate" and result.exit_code:  # a line per path, then the summary
+        assert "Traceback" not in result.output
+        assert all(line.startswith("lc: error: ") or " checked, " in line
+                   for line in result.stderr.splitlines()), result.stderr
+    elif result.exit_code and "Usage:" not in result.stderr:  # the help for `lc CMD` alone
         one_error_line(result.stderr)
     assert "\x1b" not in result.stderr
 
