@@ -65,8 +65,10 @@ def score(
       lc score --pack board-classic y7+ b9 g4 r2 tokens=15 artefacts=2
 
     Several players: separate their words with /, e.g. `lc score r5 r8 / b4 b9`.
-    Exit 0 when scored, 1 for a card, pawn, count or row the pack refuses (a word
-    over 32 characters, a score beyond the formulas' limits), 2 for bad usage.
+    Only what a game of the pack can produce is scored: no card more often than the
+    deck holds it, no more players than it seats, no more tokens or artefacts than its
+    tiles give. Exit 0 when scored, 1 for a card, pawn, count, row or player the pack
+    refuses (or a word over 32 characters), 2 for bad usage.
     """
     from lostcities.engine.errors import LostCitiesError
 
@@ -75,6 +77,7 @@ def score(
     pack = _load(pack_name)
     board = pack.board is not None
     groups = split_players(words, "pawns" if board else "cards")
+    check_seats(pack, groups)
     if board:
         _score_board(pack, groups, as_json)
         return
@@ -121,8 +124,25 @@ def split_players(args: List[str], what: str = "cards") -> list[list[str]]:
     return groups
 
 
+def check_seats(pack: "RulePack", groups: list[list[str]]) -> None:
+    """No more players than the pack seats: ``fail`` in one line otherwise (exit 1).
+
+    Fewer are fine (one player's rows can be scored alone). With the checks of each
+    player's words (:func:`tally_players`, :func:`read_board_round`) and of what the
+    players share (copies, :func:`check_shared`), every input ``lc score`` scores is one
+    that a game of the pack can produce: the formulas run only on the rows, pawns and
+    counts the pack loader bounded their cost and range over."""
+    if len(groups) > pack.max_players:
+        fail(f"{len(groups)} players given (separated by {PLAYER_SEPARATOR}), but {pack.id} "
+             f"seats at most {pack.max_players}")
+
+
 def tally_players(pack: "RulePack", groups: list[list[str]]) -> "list[Tally]":
     """Parse and score each player's cards; copies are counted over all players.
+
+    The copies check bounds every row by what the pack deals: no card more often than
+    its copies, so at most ``(max - min + 1) × copies`` number cards and ``wagers``
+    wagers of a colour, one row per colour (900 cards on duel-classic stop here).
 
     A card or row a player's words get wrong is ``fail``-ed in one line naming the
     player (when there are several) then the library error's own line, once; the
@@ -225,6 +245,49 @@ class BoardRound:
     words: dict[int, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BoardCounts:
+    """The most ``tokens=N`` and ``artefacts=N`` a player's round can show in a game of a
+    board pack, from its board's tiles: the ranges the pack loader bounds the formulas over
+    (docs/scoring-dsl.md, "What a pack's numbers let a formula reach")."""
+
+    #: tokens one player takes in a round: every points tile of a positive value, once
+    tokens: int
+    #: the artefacts that ``artefacts=N`` may give, for one player and for all of them:
+    #: a match's (every round's tiles), or one round's when the round formula reads
+    #: ``artefacts`` (it counts the artefacts taken this round)
+    artefacts: int
+    #: why ``artefacts`` is the most, as a clause
+    artefacts_why: str
+
+    @classmethod
+    def of(cls, pack: "RulePack") -> "BoardCounts":
+        """The counts of board pack ``pack``."""
+        spec = pack.board
+        assert spec is not None
+        tokens = sum(t.value * t.count for t in spec.tiles if t.kind == "points" and t.value > 0)
+        tiles = sum(t.count for t in spec.tiles if t.kind == "artefact")
+        held = f"{pack.id}'s board holds {tiles} artefact tile{'s' if tiles != 1 else ''} a round"
+        round_formula = pack.scoring.formulas.get("round")
+        if round_formula is not None and "artefacts" in round_formula.uses:
+            return cls(tokens, tiles, f"{held}, and its round formula counts the "
+                                      f"artefacts taken in the round scored")
+        most = tiles * pack.rounds
+        return cls(tokens, most, f"{held}, at most {most} in its {pack.rounds}-round match")
+
+    def refusal(self, pack: "RulePack", name: str, value: int) -> str | None:
+        """Why one player's ``name=value`` (tokens or artefacts) is more than a game of
+        ``pack`` gives; None if it is not."""
+        if name == "artefacts":
+            return self.artefacts_why if value > self.artefacts else None
+        if value <= self.tokens:
+            return None
+        if not self.tokens:
+            return f"{pack.id}'s board has no points tiles worth tokens: tokens=0"
+        return (f"{pack.id}'s points tiles give a player at most {self.tokens} tokens in a "
+                f"round, every one of them taken once")
+
+
 def _refuse_board_words(pack: "RulePack", groups: list[list[str]]) -> None:
     """A duel pack given the board notation (y7+, tokens=N): say which notation it takes."""
     for n, words in enumerate(groups, 1):
@@ -240,13 +303,18 @@ def _refuse_board_words(pack: "RulePack", groups: list[list[str]]) -> None:
 
 def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> BoardRound:
     """One player's words in the board notation, checked against the pack; ``fail`` in
-    one line naming the word (and ``who``, e.g. ``player 2: ``) otherwise."""
+    one line naming the word (and ``who``, e.g. ``player 2: ``) otherwise.
+
+    Each word is checked as it is read: a pawn's colour and space, one pawn a track, no
+    more pawns or leaders than the pack gives, ``tokens``/``artefacts`` within
+    :class:`BoardCounts`. What the players share is :func:`check_shared`'s."""
     from .render import plain
 
     spec = pack.board
     assert spec is not None
     keys = pack.cards.keys
     ordinary_pawns = spec.pawns - spec.leaders
+    counts = BoardCounts.of(pack)
     out = BoardRound()
     given: set[str] = set()
     leaders = ordinary = 0
@@ -265,6 +333,9 @@ def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> Board
                 fail(f"{who}{word!r}: {name} is given twice (one {name}=N per player)",
                      EXIT_USAGE)
             given.add(name)
+            too_many = counts.refusal(pack, name, int(value))
+            if too_many:
+                fail(f"{who}{word!r}: {too_many}")
             setattr(out, name, int(value))
             continue
         pawn = _PAWN.fullmatch(text)
@@ -340,7 +411,7 @@ def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> No
     players = len(groups)
     rounds = [read_board_round(pack, words, _for_player(n, players, ""))
               for n, words in enumerate(groups, 1)]
-    _check_artefacts(pack, rounds)
+    check_shared(pack, rounds)
     spec = pack.board
     assert spec is not None
     docs = []
@@ -364,20 +435,13 @@ def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> No
         fail(plain(err))
 
 
-def _check_artefacts(pack: "RulePack", rounds: list[BoardRound]) -> None:
-    """No player, nor all of them, holds more artefacts than the board's tiles give in a match."""
-    spec = pack.board
-    assert spec is not None
-    tiles = sum(t.count for t in spec.tiles if t.kind == "artefact")
-    most = tiles * pack.rounds
-    why = (f"{pack.id}'s board holds {tiles} artefact tile{'s' if tiles != 1 else ''} a "
-           f"round, at most {most} in its {pack.rounds}-round match")
-    for n, played in enumerate(rounds, 1):
-        if played.artefacts > most:
-            fail(_for_player(n, len(rounds), f"'artefacts={played.artefacts}': {why}"))
+def check_shared(pack: "RulePack", rounds: list[BoardRound]) -> None:
+    """The players together hold no more artefacts than the board's tiles give (each
+    artefact tile is taken once); each player's own counts are :func:`read_board_round`'s."""
+    counts = BoardCounts.of(pack)
     held = sum(p.artefacts for p in rounds)
-    if held > most:
-        fail(f"artefacts: the players hold {held} in all, but {why}")
+    if held > counts.artefacts:
+        fail(f"artefacts: the players hold {held} in all, but {counts.artefacts_why}")
 
 
 def _board_doc(pack: "RulePack", places: list[tuple[int, int, bool]],

@@ -69,8 +69,9 @@ def test_several_players_separated_by_a_slash() -> None:
     out = result.stdout
     assert out.index("Player 1") < out.index("Total: -7") < out.index("Player 2")
     assert out.splitlines()[-1] == "Total: -47"
-    doc = json.loads(lc("--json", "r5 r8", "/", "b4 b9/gx").stdout)  # three players
-    assert [p["total"] for p in doc["players"]] == [-7, -7, -40]
+    # three players: duel-grenoble seats 3 or 4 (its cost is 15)
+    doc = json.loads(lc("--json", "--pack", "duel-grenoble", "r5 r8", "/", "b4 b9/gx").stdout)
+    assert [p["total"] for p in doc["players"]] == [-2, -2, -30]
     assert "expeditions" not in doc
 
 
@@ -82,7 +83,7 @@ def test_several_players_separated_by_a_slash() -> None:
     (["r5", "/", "r5"], "r5 is given 2 times"),
     (["b3", "/", "r5", "r2"], "player 2: r2 cannot follow r5 on the red row"),
     (["q5"], "'q5': unknown colour 'q'; this pack's colours are y, b, w, g, r"),
-    (["r11"], "'r11': value 11 is outside 2-10"),
+    (["r11"], "'r11': value '11' is outside 2-10"),
     (["--pack", "duel-basic", "rx"], "'rx': this pack has no wager cards"),
 ])
 def test_refused_input_is_one_line_on_stderr_exit_1(args: list[str], message: str) -> None:
