@@ -109,7 +109,7 @@ class RunDir:
         the results of the batches already finished, by batch index.
 
         Files are read through :mod:`.safeio` (regular files only, at most
-        ``LIMITS.save_bytes`` each, bounded JSON). A batch file that cannot be read,
+        ``LIMITS.run_file_bytes`` each, bounded JSON). A batch file that cannot be read,
         is not JSON or fails ``check(index, result)`` is ignored: that batch runs again.
         """
         from .errors import InputError
@@ -125,7 +125,7 @@ class RunDir:
         try:
             if spec_file.exists():
                 try:
-                    old = loads_json(read_text(spec_file, LIMITS.save_bytes),
+                    old = loads_json(read_text(spec_file, LIMITS.run_file_bytes),
                                      shown_path(spec_file))
                 except InputError as err:
                     raise BackendError(f"{err}; not a run folder of lc balance") from None
@@ -145,7 +145,7 @@ class RunDir:
             for item in self.path.glob("batch-*.json"):
                 try:
                     index = int(item.stem.split("-")[1])
-                    result = loads_json(read_text(item, LIMITS.save_bytes), shown_path(item))
+                    result = loads_json(read_text(item, LIMITS.run_file_bytes), shown_path(item))
                 except (ValueError, IndexError, InputError):
                     continue  # a partial or foreign file: the batch runs again
                 if check is None or check(index, result):

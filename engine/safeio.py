@@ -21,6 +21,7 @@ docs/limits.md lists them with the others.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ class Limits:
     record_line_bytes: int = 4 << 20
     #: a whole record file read at once (lc replay reads line by line instead)
     record_bytes: int = 256 << 20
+    #: one file of a balance run folder (run.json, a batch's results)
+    run_file_bytes: int = 1 << 20
     #: nesting of JSON arrays and objects (a record needs 4)
     json_depth: int = 32
     #: digits of a number written in a file (a seed needs at most 20)
@@ -63,13 +66,13 @@ def check_path(path: str | os.PathLike[str], what: str = "") -> Path:
     if not text:
         raise InputError(f"{label}'': an empty path; give a file name")
     if "\0" in text:
-        raise InputError(f"{label}{_shown(text)}: a path cannot hold a NUL character")
+        raise InputError(f"{label}{_shown(text, 60)}: a path cannot hold a NUL character")
     raw = os.fsencode(text)
     if len(raw) > LIMITS.path_bytes:
-        raise InputError(f"{label}{_shown(text)}: path longer than {LIMITS.path_bytes:,} bytes")
+        raise InputError(f"{label}{_shown(text, 60)}: path longer than {LIMITS.path_bytes:,} bytes")
     for part in raw.split(b"/"):
         if len(part) > LIMITS.name_bytes:
-            raise InputError(f"{label}{_shown(text)}: a file or folder name longer than "
+            raise InputError(f"{label}{_shown(text, 60)}: a file or folder name longer than "
                              f"{LIMITS.name_bytes} bytes")
     return Path(text)
 
@@ -112,6 +115,12 @@ def open_regular(path: str | os.PathLike[str], what: str = "") -> int:
     except IsADirectoryError:
         raise InputError(f"{label}{where}: is a folder, not a file") from None
     except OSError as err:
+        try:  # a socket cannot be opened at all (ENXIO): say what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{label}{where}: {_kind_of(mode)}, not a regular file") from None
         raise InputError(f"{label}{where}: cannot be read: {err.strerror or err}") from None
     try:
         mode = os.fstat(fd).st_mode
@@ -194,7 +203,10 @@ def loads_json(text: str, where: str) -> Any:
         def parse(token: str) -> Any:
             if len(token) > digits:
                 raise _Refused(f"a number of {len(token):,} characters (at most {digits})")
-            return kind(token)
+            value = kind(token)
+            if kind is float and math.isinf(value):
+                raise _Refused(f"{token} is beyond the range of a decimal number")
+            return value
         return parse
 
     def constant(token: str) -> Any:

@@ -1,0 +1,101 @@
+"""engine.safeio: the one place that opens untrusted files and parses their JSON."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lostcities.engine import InputError
+from lostcities.engine.safeio import (LIMITS, check_path, loads_json, open_regular, read_lines,
+                                      read_text, shown_path, shown_value)
+
+
+@pytest.mark.parametrize("path, says", [
+    ("", "an empty path"), ("a\0b", "NUL"), ("x" * 256, "longer than 255 bytes"),
+    ("d/" * 2100 + "f", "longer than 4,096 bytes"), ("é" * 128, "longer than 255 bytes")])
+def test_names_the_file_system_cannot_hold(path: str, says: str) -> None:
+    with pytest.raises(InputError, match=says) as caught:
+        check_path(path, "--save")
+    assert str(caught.value).startswith("--save ") and len(str(caught.value)) < 200
+
+
+def test_a_name_of_255_bytes_is_fine() -> None:
+    assert str(check_path("x" * 255)) == "x" * 255
+
+
+def test_only_regular_files_are_opened(tmp_path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    try:
+        for path, kind in ((fifo, "is a pipe (FIFO)"), (tmp_path, "is a folder"),
+                           ("/dev/zero", "is a device"), (tmp_path / "sock", "is a socket"),
+                           (tmp_path / "none", "no such file")):
+            with pytest.raises(InputError, match=kind.replace("(", r"\(").replace(")", r"\)")):
+                read_text(path, 100)  # a FIFO with no writer: refused, not blocked
+    finally:
+        sock.close()
+    good = tmp_path / "good.json"
+    good.write_text("{}", encoding="utf-8")
+    os.close(open_regular(good))
+
+
+def test_sizes_are_capped_before_reading_it_all(tmp_path) -> None:
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 101)
+    with pytest.raises(InputError, match="larger than 100 bytes"):
+        read_text(big, 100)
+    assert read_text(big, 101) == "x" * 101
+    big.write_bytes(b"\xff")
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_text(big, 100)
+
+
+def test_lines_are_capped() -> None:
+    lines = list(read_lines(io.StringIO("ab\ncd\n"), "f", max_line=3))
+    assert lines == [(1, "ab\n"), (2, "cd\n")]
+    with pytest.raises(InputError, match="f:2: a line longer than 3 characters"):
+        list(read_lines(io.StringIO("ab\n" + "z" * 10_000), "f", max_line=3))
+
+
+@pytest.mark.parametrize("text, says", [
+    ("[" * 5000 + "]" * 5000, "nested deeper than 32"),
+    ("[" * 33 + "]" * 33, "nested deeper than 32"),
+    ('{"seed": ' + "9" * 5000 + "}", "a number of 5,000 characters"),
+    ("[1e999999]", "beyond the range of a decimal number"),
+    ("[NaN]", "NaN is not a number JSON allows"), ("[-Infinity]", "-Infinity"),
+    ("{", "not JSON")])
+def test_hostile_json_is_one_line(text: str, says: str) -> None:
+    with pytest.raises(InputError, match=says) as caught:
+        loads_json(text, "save.json")
+    assert str(caught.value).startswith("save.json: ") and "\n" not in str(caught.value)
+
+
+def test_json_within_the_limits_loads() -> None:
+    nested = "[" * LIMITS.json_depth + "]" * LIMITS.json_depth
+    assert loads_json(nested, "f") == json.loads(nested)
+    assert loads_json('{"seed": ' + "9" * 64 + ', "x": 1.5}', "f") == {"seed": int("9" * 64),
+                                                                       "x": 1.5}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_loads_or_is_one_input_error(text: str) -> None:
+    try:
+        loads_json(text, "f")
+    except InputError as err:
+        assert "\n" not in str(err)
+
+
+def test_values_and_paths_are_shown_short_and_escaped() -> None:
+    assert shown_value("r5") == "'r5'"
+    assert shown_value("\x1b[2J" + "y" * 100).startswith("'\\x1b[2J") and "(104 chars)" in \
+        shown_value("\x1b[2J" + "y" * 100)
+    assert shown_path("/tmp/a.json") == "/tmp/a.json"
+    assert "\x1b" not in shown_path("/tmp/\x1b]0;x\x07")
