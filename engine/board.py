@@ -6,17 +6,20 @@ with extra decisions in between, as phases of the same turn (``state.py``):
 * ``TRACK_CARD``: the card decision. Every card played moves a pawn of the
   player: the first card of a row sends a pawn onto that colour's track
   (``PAWN``), a later one advances that pawn one space whatever its value; when
-  that pawn is on the last space, another of the player's engaged pawns advances
+  that pawn is on the last space, another of the player's engaged pawns may advance
   instead (``ADVANCE``; nothing moves when none can).
 * ``PAWN``: which free pawn starts the row. Pawns ``0 .. leaders-1`` are
   leaders, the others ordinary; pawns of one kind are alike, so the choice offered
   is the first free pawn of each kind.
 * ``ADVANCE``: which engaged pawn (one not on its track's last space) a step
-  tile or a finished track advances; a step with no such pawn is lost.
+  tile or a finished track advances, or none: 001 makes both a may ("permet de
+  faire avancer", "vous pouvez faire avancer"), so the player may decline
+  (``NO_STEP``, ``step=none``; the ``decline`` action). A step with no such pawn
+  is lost.
 
 A pawn landing on a tile resolves it: an artefact is taken off the board, a
 points tile gives its value in victory-point tokens and stays, a step tile makes
-an ``ADVANCE`` decision (chains). A pawn moving from space ``bridge_after`` to the
+an ``ADVANCE`` decision (chains; declining ends the chain). A pawn moving from space ``bridge_after`` to the
 next crosses the bridge; the crossing that makes ``round_end.bridge_crossings``
 ends the round at once, mid-turn and mid-chain: the tile it reached is not
 resolved and the turn has no draw. Scores come only from the pack's formulas.
@@ -33,7 +36,7 @@ from typing import Any, Optional, Sequence
 
 from . import turn
 from .cards import Card
-from .moves import DISCARD, PLAY, Action, DrawSource, Move, action_space
+from .moves import DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space, step_text
 from .rules import RulePack
 from .state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, OVER, PAWN, TRACK_CARD, GameState, Seat,
                     SetupError, TilePlace)
@@ -105,7 +108,7 @@ class Board:
     tokens: list[int]                  # victory-point tokens taken this round, per seat
     artefacts: list[int]               # artefacts taken this round, per seat
     turn_pawn: Optional[Pawn]          # the pawn this turn sent onto a track
-    turn_steps: list[Track]            # the tracks this turn advanced by ADVANCE decisions
+    turn_steps: list[Optional[Track]]  # this turn's ADVANCE decisions: a track, or NO_STEP
 
     def copy(self) -> "Board":
         """An independent copy."""
@@ -288,11 +291,14 @@ def _decide_pawn(state: GameState, pawn: Pawn) -> None:
     _advance(state, p, pawn)
 
 
-def _decide_advance(state: GameState, track: Track) -> None:
+def _decide_advance(state: GameState, track: Optional[Track]) -> None:
     b = state.board
     p = state.to_move
     b.turn_steps.append(track)
-    _advance(state, p, b.on_track[p][track])
+    if track is NO_STEP:  # declined: nothing moves, the board part of the turn is done
+        _settle(state)
+    else:
+        _advance(state, p, b.on_track[p][track])
 
 
 def _advance(state: GameState, p: Seat, pawn: Pawn) -> None:
@@ -321,7 +327,7 @@ def _advance(state: GameState, p: Seat, pawn: Pawn) -> None:
 
 
 def _due(state: GameState, p: Seat) -> None:
-    """One more pawn of ``p`` advances: an ADVANCE decision, or lost when none can."""
+    """One more pawn of ``p`` may advance: an ADVANCE decision, or lost when none can."""
     if movable(state, p):
         state.phase = ADVANCE
     else:
@@ -364,6 +370,8 @@ def push_action(state: GameState, kind: str, arg: int) -> None:
         _decide_pawn(state, arg)
     elif kind == "advance":
         _decide_advance(state, arg)
+    elif kind == "decline":
+        _decide_advance(state, NO_STEP)
     else:
         _decide_card(state, kind, arg)  # type: ignore[arg-type]
 
@@ -371,22 +379,24 @@ def push_action(state: GameState, kind: str, arg: int) -> None:
 # --------------------------------------------------------------------------- legality
 
 def legal_actions(state: GameState) -> list[int]:
-    """The action ids of the board decision to make now (phases TRACK_CARD, PAWN, ADVANCE)."""
+    """The action ids of the board decision to make now (phases TRACK_CARD, PAWN, ADVANCE);
+    an advance decision offers each movable pawn's track, then the decline."""
     space = action_space(state.pack)
     if state.phase == PAWN:
         start = space.ranges["pawn"].start
         return [start + pawn for pawn in free_pawns(state, state.to_move)]
     if state.phase == ADVANCE:
         start = space.ranges["advance"].start
-        return [start + track for track in movable(state, state.to_move)]
+        return [start + track for track in movable(state, state.to_move)] + \
+            [space.ranges["decline"].start]
     plays, discards = card_options(state)
     return [space.card_action(PLAY, k) for k in plays] + \
            [space.card_action(DISCARD, k) for k in discards]
 
 
-Path = tuple[Optional[Pawn], tuple[Track, ...], bool]
-"""The board decisions of one way to play a card: pawn sent, tracks advanced, and
-whether the round ended during them (then the turn has no draw)."""
+Path = tuple[Optional[Pawn], tuple[Optional[Track], ...], bool]
+"""The board decisions of one way to play a card: pawn sent, advance decisions (a
+track, or NO_STEP), and whether the round ended during them (then the turn has no draw)."""
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -514,7 +524,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
     b = state.board
     p = state.to_move
     if not isinstance(move.steps, (tuple, list)):
-        return f"steps {move.steps!r} is not a sequence of tracks"
+        return f"steps {move.steps!r} is not a sequence of tracks (or NO_STEP)"
     if state.phase == TRACK_CARD:
         reason = turn._card_reason(state, move)
         if reason is not None:
@@ -563,12 +573,12 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
         while (len(state.finished), state.turn) == key and state.phase == ADVANCE:
             if i >= len(move.steps):
                 keys = ", ".join(state.tables.codec.keys[c] for c in movable(state, p))
-                return (f"one more pawn advances (a step tile or a finished track): add "
-                        f"step=TRACK, one of {keys}")
+                return (f"one more pawn may advance (a step tile or a finished track): add "
+                        f"step=TRACK, one of {keys}, or step=none to decline")
             reason = _advance_reason(state, move.steps[i])
             if reason is not None:
                 return reason
-            turn.push_action(state, space.ranges["advance"].start + move.steps[i])
+            turn.push_action(state, space.advance_action(move.steps[i]))
             pushed += 1
             i += 1
         ended = (len(state.finished), state.turn) != key
@@ -603,7 +613,8 @@ def _made_reason(state: GameState, move: Move) -> Optional[str]:
         return f"this turn already sent pawn {b.turn_pawn}"
     done = tuple(b.turn_steps)
     if tuple(move.steps[:len(done)]) != done:
-        return "this turn already advanced " + " ".join(f"step={codec.keys[c]}" for c in done)
+        return "this turn already advanced " + " ".join(f"step={step_text(c, codec)}"
+                                                        for c in done)
     return None
 
 
@@ -631,7 +642,9 @@ def _pawn_reason(state: GameState, pawn: object) -> Optional[str]:
 
 
 def _advance_reason(state: GameState, track: object) -> Optional[str]:
-    """Why the pawn on ``track`` cannot take the advance due, or None."""
+    """Why the pawn on ``track`` cannot take the advance due (NO_STEP: declining it), or None."""
+    if track is NO_STEP:
+        return None
     bt = state.tables.board
     if type(track) is not int or not 0 <= track < bt.tracks:  # noqa: E721
         return f"step {track!r} is not a track (0-{bt.tracks - 1})"
@@ -648,6 +661,8 @@ def _advance_reason(state: GameState, track: object) -> Optional[str]:
 
 def _step_word(state: GameState, track: object) -> str:
     keys = state.tables.codec.keys
+    if track is NO_STEP:
+        return f"step={step_text(track, state.tables.codec)}"
     return f"step={keys[track]}" if type(track) is int and 0 <= track < len(keys) \
         else f"step {track!r}"  # noqa: E721
 

@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from .cards import Card
 from .errors import LostCitiesError
-from .moves import DECK, PLAY, Move
+from .moves import DECK, NO_STEP, PLAY, Move
 from .view import Observation, observation
 from .rules import RulePack
 from .state import GameState, Seat
@@ -86,7 +86,8 @@ class GreedyBot(Bot):
     On a board pack (:class:`_BoardPlan`) the same card play moves pawns: it opens
     a track only if the cards it holds of that colour should carry the pawn past
     the negative spaces, sends its leader where it holds the most cards, and
-    spends steps where the pawn formula gains most (the leader counts double).
+    spends steps where the pawn formula gains most (the leader counts double);
+    it declines an advance only when each would lose points by that formula.
     """
 
     name = "greedy"
@@ -267,7 +268,8 @@ class _BoardPlan(_Plan):
         else:  # a finished track: the card only serves the step it gives
             gain += 20.0
         for track in move.steps:
-            gain += self._step(pawns, tiles, track)
+            if track is not NO_STEP:  # a declined advance moves nothing, gains nothing
+                gain += self._step(pawns, tiles, track)
         return gain + self.draw_value(move)
 
     def _step(self, pawns: dict[int, tuple[int, bool]], tiles: dict, track: int,

@@ -23,7 +23,14 @@ and its memory of the discard piles (:class:`~.knowledge.SeatMemory`):
   crossing is worth what the turns it removes are worth to each side (bridge
   timing), and a free leader is kept for the colour where it would gain most
   (leader placement). The board effects of each move (pawn sent, steps, tiles,
-  crossings) come from the engine itself, played on a copy of the position.
+  crossings) come from the engine itself, played on a copy of the position. A
+  step tile or a finished track only offers an advance, and declining it is one
+  more move valued the same way: the expert declines when the position without
+  the advance is worth more, e.g. the crossing that would end the round while the
+  turns left favour it. In the match's last round, a move that ends it is worth
+  ``ExpertParams.decided`` more when it makes a sure win, that much less when a
+  sure loss (the round's scores are all public on a board): the expert does not
+  end a match it is losing, and ends one it is winning.
 
 The weights (:class:`ExpertParams`: :data:`DUEL`, :data:`BOARD`) were tuned with
 quick simulations against ``greedy`` (see ``benchmarks/bench_bots.py``).
@@ -62,6 +69,8 @@ class ExpertParams:
     #: times one more for each of our turns in a row that the draw pile did not shrink
     draw_average: bool = True     #: value a deck draw as the average over the unseen cards
     #: (off: as the position without the drawn card; about twice as fast, for search replies)
+    decided: float = 100.0        #: board, the last round: a move ending the match in a
+    #: sure win is worth this much more, in a sure loss this much less (a shared win: 0)
 
 
 #: the weights for packs without a board (tuned on duel-classic against greedy)
@@ -129,6 +138,8 @@ class BoardAfter:
     crossings_left: int              #: crossings still to come before the round ends (0: none)
     distances: tuple[int, ...]       #: steps each engaged pawn (anyone's) needs to cross
     leader_free: bool                #: our leader is still in the centre
+    outcome: float = 0.0             #: the move ends the match: 1 we win, -1 we lose, 0 shared
+    #: (0 too when the match goes on)
 
 
 @dataclass(frozen=True)
@@ -282,7 +293,10 @@ class Evaluation:
                     piles_top = tops[:]
                     piles_top[c] = card
             bias = self.p.play_bias if action == PLAY else 0.0
-            after = self.board_after(move) if self.board is not None else None
+            after = None
+            if self.board is not None:
+                after = self.board_after(move)
+                bias += self.p.decided * after.outcome
             out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card,
                                                 after), move))
         return out
@@ -354,14 +368,17 @@ class Evaluation:
             decisions.append(space.card_action(move.action, move.card))
         if move.pawn is not None:
             decisions.append(space.ranges["pawn"].start + move.pawn)
-        decisions.extend(space.ranges["advance"].start + track for track in move.steps)
+        decisions.extend(space.advance_action(track) for track in move.steps)
         before = self.board
         for action in decisions:
             push_action(state, action)
+        outcome = 0.0
         if state.finished:  # the round ended during the move
             end = state.finished[-1]
             places, tokens, artefacts = end.pawns[me], end.tokens[me], end.artefacts[me]
             ended, crossings, everyone = True, before.crossings_to_end, end.pawns
+            if self.obs.round >= self.obs.rounds:
+                outcome = self._outcome(end.scores, end.tokens, end.artefacts)
         else:
             b = state.board
             bt = t.board
@@ -385,7 +402,31 @@ class Evaluation:
         return BoardAfter(tuple(tracks), float(gained), ended,
                           max(0, before.crossings_to_end - crossings)
                           if before.crossings_to_end else 0, distances,
-                          any(track < 0 and leader for track, _, leader in places))
+                          any(track < 0 and leader for track, _, leader in places), outcome)
+
+    def _outcome(self, scores: Sequence[int], tokens: Sequence[int],
+                 artefacts: Sequence[int]) -> float:
+        """The match ending with this round's ``scores``, ``tokens`` and ``artefacts``
+        (per seat): 1 if we alone win, -1 if we do not win, 0 for a shared win; totals and
+        tie-breaks worked out as :func:`.turn.totals` and :func:`.turn.winners` do, from the
+        finished rounds' public scores and holdings."""
+        obs, board, match = self.obs, self.board, self.pack.scoring.match
+        held = {"tokens": [board.tokens[p] - board.round_tokens[p] + tokens[p]
+                           for p in range(self.n)],
+                "artefacts": [board.artefacts[p] - board.round_artefacts[p] + artefacts[p]
+                              for p in range(self.n)]}
+        totals = [match([r[p] for r in obs.round_scores] + [scores[p]], held["artefacts"][p],
+                        held["tokens"][p]) for p in range(self.n)]
+        best = max(totals)
+        tied = [p for p in range(self.n) if totals[p] == best]
+        for measure in self.pack.tie_break:
+            if len(tied) < 2:
+                break
+            top = max(held[measure][p] for p in tied)
+            tied = [p for p in tied if held[measure][p] == top]
+        if self.me not in tied:
+            return -1.0
+        return 1.0 if len(tied) == 1 else 0.0
 
     # ------------------------------------------------------------------ values
 

@@ -11,11 +11,18 @@ Text form, round-tripping through :meth:`Move.parse` and ``str(move)``::
     p r5             play r5 without drawing (the last play after the pile ran out)
     p g3 pawn=0 deck board game: start the green row sending pawn 0 (a leader)
     p g4 step=b deck board game: a step tile then advances the pawn on the blue track
+    p g4 step=none deck  board game: the advance the step tile offers is declined
+
+A step tile and a finished track *offer* an advance (001: "permet de faire
+avancer", "vous pouvez faire avancer"): each advance due is one ``step=`` word,
+a track's key to take it or ``none`` (also ``-``) to decline it; in
+``Move.steps`` a declined advance is :data:`NO_STEP` (None).
 
 An *action* is one decision of a turn, a stable integer in a fixed per-pack
 space laid out in ranges (see :class:`ActionSpace`): play card k, discard card k,
 draw (deck or pile c) and, for board packs, choose pawn p and advance the pawn
-on track c. A duel turn is two actions (card, then draw) or one (the last play).
+on track c, or decline the advance. A duel turn is two actions (card, then draw)
+or one (the last play).
 """
 from __future__ import annotations
 
@@ -44,6 +51,12 @@ DrawSource = Optional[int]
 
 _ACTION_WORDS = {"p": PLAY, "play": PLAY, "d": DISCARD, "discard": DISCARD}
 
+NO_STEP = None
+"""A ``Move.steps`` entry: the advance due (a step tile, a finished track) declined."""
+
+#: the ``step=`` words that decline an advance; ``none`` is the one Move.text writes
+NO_STEP_WORDS = ("none", "-")
+
 
 @dataclass(frozen=True, slots=True)
 class Move:
@@ -53,7 +66,7 @@ class Move:
     card: Card
     draw: DrawSource = DECK
     pawn: Optional[int] = None
-    steps: tuple[int, ...] = ()
+    steps: tuple[Optional[int], ...] = ()
     codec: Optional[CardCodec] = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -76,7 +89,7 @@ class Move:
         card = codec.parse(words[1])
         draw: DrawSource = None
         pawn: Optional[int] = None
-        steps: list[int] = []
+        steps: list[Optional[int]] = []
         rest = words[2:]
         for i, word in enumerate(rest):
             low = word.lower()
@@ -86,7 +99,8 @@ class Move:
                                            f"a number, e.g. pawn=0")
                 pawn = int(low[5:])
             elif low.startswith("step="):
-                steps.append(_colour(low[5:], codec, text, "step"))
+                steps.append(NO_STEP if low[5:] in NO_STEP_WORDS
+                             else _colour(low[5:], codec, text, "step"))
             elif i == len(rest) - 1:
                 draw = DECK if low == "deck" else _colour(low, codec, text, "draw")
             else:
@@ -102,7 +116,7 @@ class Move:
         words = ["p" if self.action == PLAY else "d", codec.format(self.card)]
         if self.pawn is not None:
             words.append(f"pawn={self.pawn}")
-        words.extend(f"step={codec.keys[c]}" for c in self.steps)
+        words.extend(f"step={step_text(c, codec)}" for c in self.steps)
         if self.draw is not None:
             words.append(draw_text(self.draw, codec))
         return " ".join(words)
@@ -120,6 +134,11 @@ def draw_text(draw: DrawSource, codec: CardCodec) -> str:
     return "deck" if draw == DECK else codec.keys[draw]
 
 
+def step_text(track: Optional[int], codec: CardCodec) -> str:
+    """A ``step=`` word's value: the track's colour key, or ``none`` for a declined advance."""
+    return NO_STEP_WORDS[0] if track is NO_STEP else codec.keys[track]
+
+
 def _colour(word: str, codec: CardCodec, text: str, what: str) -> int:
     try:
         return codec.keys.index(word)
@@ -127,7 +146,8 @@ def _colour(word: str, codec: CardCodec, text: str, what: str) -> int:
         raise InvalidMoveError(
             f"{shown_value(text)}: {what} {shown_value(word)} is neither 'deck' nor a colour key "
             f"({', '.join(codec.keys)})" if what == "draw" else
-            f"{shown_value(text)}: {what} {shown_value(word)} is not a colour key ({', '.join(codec.keys)})") from None
+            f"{shown_value(text)}: {what} {shown_value(word)} is neither a colour key "
+            f"({', '.join(codec.keys)}) nor none (declining the advance)") from None
 
 
 class ActionSpace:
@@ -135,21 +155,26 @@ class ActionSpace:
 
     Ranges, in order: ``play`` (one id per card kind), ``discard`` (same),
     ``draw`` (deck, then one per colour's pile), and for board packs ``pawn``
-    (one per pawn of a player) and ``advance`` (one per track/colour).
+    (one per pawn of a player), ``advance`` (one per track/colour) and
+    ``decline`` (one id: the advance due is not taken). ``decline`` comes last,
+    so the ids of the other decisions are those of the packs before it.
     """
 
     def __init__(self, pack: RulePack):
         codec = pack.cards
         self.codec = codec
         k, c = codec.n_kinds, codec.n_colours
+        board = pack.board is not None
         pawns = pack.board.pawns if pack.board is not None else 0
-        advance = c if pack.board is not None else 0
-        starts = [0, k, 2 * k, 2 * k + 1 + c, 2 * k + 1 + c + pawns]
-        sizes = [k, k, 1 + c, pawns, advance]
-        names = ["play", "discard", "draw", "pawn", "advance"]
-        self.ranges: dict[str, range] = {
-            n: range(s, s + z) for n, s, z in zip(names, starts, sizes)}
-        self.num_actions: int = starts[-1] + advance
+        advance = c if board else 0
+        sizes = [k, k, 1 + c, pawns, advance, 1 if board else 0]
+        names = ["play", "discard", "draw", "pawn", "advance", "decline"]
+        self.ranges: dict[str, range] = {}
+        start = 0
+        for n, z in zip(names, sizes):
+            self.ranges[n] = range(start, start + z)
+            start += z
+        self.num_actions: int = start
         self.draw_deck: int = 2 * k
 
     def card_action(self, action: Action, card: Card) -> int:
@@ -160,8 +185,22 @@ class ActionSpace:
         """The id of drawing from ``draw`` (``DECK`` or a colour's pile)."""
         return self.draw_deck if draw == DECK else self.draw_deck + 1 + draw
 
+    def advance_action(self, track: Optional[int]) -> int:
+        """The id of advancing the pawn on ``track``, or of declining (``NO_STEP``).
+
+        Raises :class:`InvalidMoveError` for a track the pack's board lacks (or no board)."""
+        if track is NO_STEP:
+            r, aid = self.ranges["decline"], self.ranges["decline"].start
+        else:
+            r = self.ranges["advance"]
+            aid = r.start + track if type(track) is int else -1  # noqa: E721
+        if aid not in r:
+            raise InvalidMoveError(f"step {track!r} is not a track of this pack's board")
+        return aid
+
     def decode(self, action_id: int) -> tuple[str, int]:
-        """``(range name, argument)``: ``("play", card)``, ``("draw", DECK or colour)``..."""
+        """``(range name, argument)``: ``("play", card)``, ``("draw", DECK or colour)``...,
+        ``("decline", 0)``."""
         for name, r in self.ranges.items():
             if action_id in r:
                 arg = action_id - r.start
@@ -169,7 +208,8 @@ class ActionSpace:
         raise InvalidMoveError(f"action {action_id} is outside 0-{self.num_actions - 1}")
 
     def name(self, action_id: int) -> str:
-        """A readable name: ``play r5``, ``discard rx``, ``draw deck``, ``pawn 0``, ``advance b``."""
+        """A readable name: ``play r5``, ``discard rx``, ``draw deck``, ``pawn 0``, ``advance b``,
+        ``advance none`` (the decline)."""
         kind, arg = self.decode(action_id)
         if kind in ("play", "discard"):
             return f"{kind} {self.codec.format(arg)}"
@@ -177,6 +217,8 @@ class ActionSpace:
             return f"draw {draw_text(arg, self.codec)}"
         if kind == "advance":
             return f"advance {self.codec.keys[arg]}"
+        if kind == "decline":
+            return f"advance {NO_STEP_WORDS[0]}"
         return f"pawn {arg}"
 
     def move_to_actions(self, move: Move) -> tuple[int, ...]:
@@ -184,7 +226,7 @@ class ActionSpace:
         ids = [self.card_action(move.action, move.card)]
         if move.pawn is not None:
             ids.append(self.ranges["pawn"].start + move.pawn)
-        ids.extend(self.ranges["advance"].start + c for c in move.steps)
+        ids.extend(self.advance_action(c) for c in move.steps)
         if move.draw is not None:
             ids.append(self.draw_action(move.draw))
         return tuple(ids)
@@ -198,7 +240,7 @@ class ActionSpace:
             raise InvalidMoveError(
                 f"a move starts with a play or discard action, not {self.name(action_ids[0])!r}")
         pawn: Optional[int] = None
-        steps: list[int] = []
+        steps: list[Optional[int]] = []
         draw: DrawSource = None
         for i, aid in enumerate(action_ids[1:], 1):
             sub, arg = self.decode(aid)
@@ -208,6 +250,8 @@ class ActionSpace:
                 pawn = arg
             elif sub == "advance":
                 steps.append(arg)
+            elif sub == "decline":
+                steps.append(NO_STEP)
             else:
                 raise InvalidMoveError(
                     f"action {self.name(aid)!r} cannot come at position {i + 1} of a move")

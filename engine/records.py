@@ -15,7 +15,7 @@ from importlib.resources import files
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from .errors import InputError, LostCitiesError, RecordError
-from .moves import DECK, DISCARD, PLAY, Move, draw_text
+from .moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
 from .rules import RulePack
 from .state import OVER, Deal, GameState
 
@@ -78,7 +78,7 @@ def _turn_dict(move: Move, seat: int, codec) -> dict[str, Any]:
     if move.pawn is not None:
         turn["pawn"] = move.pawn
     if move.steps:
-        turn["steps"] = [codec.keys[c] for c in move.steps]
+        turn["steps"] = [None if c is NO_STEP else codec.keys[c] for c in move.steps]
     return turn
 
 
@@ -188,7 +188,7 @@ def _surely_valid(data: dict[str, Any]) -> bool:
                         and (draw is None or draw == "deck" or key(draw))
                         and (pawn is None or type(pawn) is int and pawn >= 0)
                         and type(turn.get("steps", [])) is list
-                        and all(key(k) for k in turn.get("steps", []))
+                        and all(k is None or key(k) for k in turn.get("steps", []))
                         and set(turn) <= {"player", "card", "action", "draw", "pawn", "steps"}):
                     return False
     except (KeyError, TypeError):
@@ -246,8 +246,11 @@ def _move(pack: RulePack, turn: dict[str, Any], where: str) -> Move:
         source = codec.keys.index(draw.lower())
     else:
         raise RecordError(f"{where}: draw {draw!r} is neither deck nor a colour of {pack.id}")
-    steps = []
+    steps: list[Optional[int]] = []
     for key in turn.get("steps", ()):
+        if key is None:  # the advance due was declined (step=none)
+            steps.append(NO_STEP)
+            continue
         if key.lower() not in codec.keys:
             raise RecordError(f"{where}: step {key!r} is not a colour of {pack.id}")
         steps.append(codec.keys.index(key.lower()))

@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence, Union
 from . import board as _board
 from .cards import Card
 from .errors import IllegalMoveError, InvalidMoveError
-from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space
+from .moves import DECK, DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack
 from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TRACK_CARD, TURN_CAP, Deal, GameState,
@@ -830,7 +830,8 @@ def continue_match(state: GameState) -> GameState:
 
 def describe_move(state: GameState, move: Move) -> str:
     """A sentence for a move, e.g. ``plays r5, draws from the deck``; with a board,
-    ``plays g3, sends pawn 0 (leader) onto the green track, advances the blue pawn, ...``."""
+    ``plays g3, sends pawn 0 (leader) onto the green track, advances the blue pawn, ...``;
+    a declined advance (``step=none``) reads ``declines the advance``."""
     codec = state.tables.codec
     colours = state.pack.colours
     words = [f"{'plays' if move.action == PLAY else 'discards'} {codec.format(move.card)}"]
@@ -839,7 +840,8 @@ def describe_move(state: GameState, move: Move) -> str:
             and state.tables.board.leader[move.pawn]
         words.append(f"sends pawn {move.pawn}{' (leader)' if leader else ''} onto the "
                      f"{colours[state.tables.colour_of[move.card]].name} track")
-    words.extend(f"advances the {colours[c].name} pawn" for c in move.steps)
+    words.extend("declines the advance" if c is NO_STEP else f"advances the {colours[c].name} pawn"
+                 for c in move.steps)
     if move.draw is None:
         words.append("without drawing")
     elif move.draw == DECK:

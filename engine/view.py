@@ -36,10 +36,11 @@ class BoardView:
     round_tokens: tuple[int, ...]       # taken this round (what the round formula adds)
     round_artefacts: tuple[int, ...]
     turn_pawn: Optional[int]            # the pawn this turn sent onto a track, if any
-    turn_steps: tuple[int, ...]         # the tracks this turn advanced (steps, finished track)
+    turn_steps: tuple[Optional[int], ...]  # this turn's advances: tracks, None when declined
 
     def to_dict(self, keys: Sequence[str]) -> dict[str, Any]:
-        """JSON-ready form; tracks as colour keys (``keys`` = ``pack.cards.keys``)."""
+        """JSON-ready form; tracks as colour keys (``keys`` = ``pack.cards.keys``), a declined
+        advance in ``turn_steps`` as None."""
         from .board import tile_dict
 
         return {
@@ -52,7 +53,8 @@ class BoardView:
             "tokens": list(self.tokens), "artefacts": list(self.artefacts),
             "round_tokens": list(self.round_tokens),
             "round_artefacts": list(self.round_artefacts),
-            "turn_pawn": self.turn_pawn, "turn_steps": [keys[c] for c in self.turn_steps],
+            "turn_pawn": self.turn_pawn,
+            "turn_steps": [None if c is None else keys[c] for c in self.turn_steps],
         }
 
 

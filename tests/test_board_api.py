@@ -60,7 +60,8 @@ def test_board_move_text_round_trips_with_pawn_and_steps():
     assert (m.pawn, m.steps, str(m)) == (0, (1, 0), "p g3 pawn=0 step=b step=y deck")
     assert Move.parse("p g3 pawn=1", p).draw is None      # a turn ended by a crossing
     for text, message in [("p g3 pawn=x deck", "a pawn is a number"),
-                          ("p g3 step=q deck", "step 'q' is not a colour key")]:
+                          ("p g3 step=q deck", "step 'q' is neither a colour key "
+                                               r"\(y, b, w, g, r\) nor none")]:
         with pytest.raises(InvalidMoveError, match=message):
             Move.parse(text, p)
 
@@ -88,9 +89,9 @@ def test_mid_turn_legal_moves_complete_the_decisions_already_made():
     space = action_space(p)
     t = step(s, space.card_action("play", p.cards.parse("y5")))
     t = step(t, space.ranges["advance"].start + 1)        # the first step to blue
-    # blue reached a second step tile: blue or yellow advances next
+    # blue reached a second step tile: blue or yellow may advance next
     assert sorted(str(m) for m in legal_moves(t) if m.draw == -1) == \
-        ["p y5 step=b step=b deck", "p y5 step=b step=y deck"]
+        ["p y5 step=b step=b deck", "p y5 step=b step=none deck", "p y5 step=b step=y deck"]
     with pytest.raises(Exception, match="this turn already advanced step=b"):
         apply(t, "p y5 step=y deck")
     assert apply(t, "p y5 step=b step=b deck").snapshot() == \

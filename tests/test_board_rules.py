@@ -171,12 +171,15 @@ def test_a_step_tile_advances_an_engaged_pawn_whose_new_space_resolves_in_turn()
     p = board_pack(tiles, **ANY_START)
     s = board_game(p, ["y3 y5 b2 b4 g6 g8 r2 r10", WAIT], tiles)
     s = play(s, "p b2 pawn=1 deck", "d w10 deck", "p y3 pawn=0 deck", "d w10 deck")
+    # "permet": each advance may be declined (step=none), which ends the chain
     assert moves_of(s, "y5") == [
-        "p y5 step=b step=b deck", "p y5 step=b step=y deck", "p y5 step=y deck"]
+        "p y5 step=b step=b deck", "p y5 step=b step=none deck", "p y5 step=b step=y deck",
+        "p y5 step=none deck", "p y5 step=y deck"]
     for text, message in [
-            ("p y5 deck", "one more pawn advances .a step tile or a finished track.: add "
-                          "step=TRACK, one of y, b"),
-            ("p y5 step=b deck", "one more pawn advances"),
+            ("p y5 deck", "one more pawn may advance .a step tile or a finished track.: add "
+                          "step=TRACK, one of y, b, or step=none to decline"),
+            ("p y5 step=b deck", "one more pawn may advance"),
+            ("p y5 step=none step=b deck", "step=b: no pawn advance is due here"),
             ("p y5 step=g deck", "step=g: P1 has no pawn on the green track"),
             ("p y5 step=b step=b step=y deck", "step=y: no pawn advance is due here"),
             ("p y5 pawn=2 step=b step=b deck", "y5 continues a row: no pawn is sent")]:
@@ -189,7 +192,7 @@ def test_a_step_tile_advances_an_engaged_pawn_whose_new_space_resolves_in_turn()
     space = action_space(p)
     t = step(s, space.card_action("play", p.cards.parse("y5")))
     assert t.phase == ADVANCE and [space.name(a) for a in legal_actions(t)] == \
-        ["advance y", "advance b"]
+        ["advance y", "advance b", "advance none"]
     t = step(step(t, space.ranges["advance"].start + 1), space.ranges["advance"].start + 1)
     assert step(t, space.draw_deck).snapshot() == after.snapshot()
 
@@ -214,7 +217,7 @@ def test_a_finished_track_moves_another_pawn_and_nothing_when_none_can():
     s = play(s, "p y7 deck", "d w9 deck")
     assert place(s, 0, "y") == (2, True) and s.moves[-2] == Move.parse("p y7 deck", p)
     s = play(s, "p b2 pawn=1 deck", "d w9 deck")
-    assert moves_of(s, "y9") == ["p y9 step=b deck"]
+    assert moves_of(s, "y9") == ["p y9 step=b deck", "p y9 step=none deck"]   # "vous pouvez"
     with pytest.raises(IllegalMoveError, match="step=y: the yellow pawn is on the last space"):
         apply(s, "p y9 step=y deck")
     s = apply(s, "p y9 step=b deck")
