@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "packs",
     "validate",
     "score",
+    "explain",
     "simulate",
     "balance",
     "replay",

@@ -13,8 +13,14 @@ EXIT_USAGE = 2
 
 
 def fail(message: str, code: int = EXIT_PROBLEM) -> NoReturn:
-    """Print ``lc: error: MESSAGE`` on stderr as one line and exit with ``code``."""
-    sys.stderr.write(f"lc: error: {message}\n")
+    """Print ``lc: error: MESSAGE`` on stderr as one line and exit with ``code``.
+
+    The message goes through :func:`~lostcities.cli.render.plain`: whatever data it
+    quotes, control characters and line breaks cannot reach the terminal.
+    """
+    from .render import plain
+
+    sys.stderr.write(f"lc: error: {plain(message)}\n")
     raise typer.Exit(code)
 
 

@@ -81,7 +81,7 @@ class CardCodec:
             raise InvalidMoveError(
                 f"{shown_value(text)}: expected a value {self.min_value}-{self.max_value} or x after {key!r}")
         raise InvalidMoveError(
-            f"{shown_value(text)}: value {shown_value(rest)} is outside {self.min_value}-{self.max_value}")
+            f"{shown_value(text)}: value {rest if len(rest) <= 40 else shown_value(rest)} is outside {self.min_value}-{self.max_value}")
 
     def sort_key(self, card: Card) -> tuple[int, int]:
         """Sort by colour, wagers first, then by value."""

@@ -83,7 +83,7 @@ def test_several_players_separated_by_a_slash() -> None:
     (["r5", "/", "r5"], "r5 is given 2 times"),
     (["b3", "/", "r5", "r2"], "player 2: r2 cannot follow r5 on the red row"),
     (["q5"], "'q5': unknown colour 'q'; this pack's colours are y, b, w, g, r"),
-    (["r11"], "'r11': value '11' is outside 2-10"),
+    (["r11"], "'r11': value 11 is outside 2-10"),
     (["--pack", "duel-basic", "rx"], "'rx': this pack has no wager cards"),
 ])
 def test_refused_input_is_one_line_on_stderr_exit_1(args: list[str], message: str) -> None:

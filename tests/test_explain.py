@@ -384,14 +384,16 @@ def test_pack_text_is_data_escaped_and_stripped(tmp_path: Path) -> None:
     assert "\\*star\\*" in md.stdout
 
 
-def test_a_lone_surrogate_in_a_pack_string_is_dropped(tmp_path: Path) -> None:
-    """YAML's "\\ud800" escape gives a string no output can encode: it is left out."""
+def test_a_lone_surrogate_in_a_pack_string_is_refused_at_load(tmp_path: Path) -> None:
+    """YAML's "\\ud800" escape gives a string no output can encode: the loader refuses the
+    pack (LC007 at the string), so every format says so in one line."""
     house = tmp_path / "odd.yaml"
     house.write_text('id: odd\nextends: duel-classic\nname: "odd \\ud800 name"\n')
     for fmt in ("text", "md", "html"):
         result = lc("explain", str(house), "--format", fmt)
-        assert result.exit_code == 0, result.output
-        assert "odd  name" in result.stdout
+        assert result.exit_code == 1 and result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and "odd.yaml:3:7: error LC007" in lines[0]
 
 
 def test_library_structure_is_json_ready() -> None:
