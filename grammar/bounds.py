@@ -16,6 +16,11 @@ that ``if artefacts < 3 then scale[artefacts] else 0`` passes.
 The same walk bounds the work of one call: each node counts one step, an
 aggregate's body as many times as its collection can hold items. A formula whose
 worst case exceeds :data:`MAX_COST` steps is refused (LC109): scoring cannot hang.
+:func:`bound_cost` makes only that walk, for a formula compiled outside a pack
+(``compile_formula``): over the domain given, else over :func:`widest_domain`, the
+widest that the pack caps allow. The domain a formula was bounded for is kept on it
+(``formula.domain``), and its public call refuses collections longer than that domain
+holds (:meth:`Domain.oversize`) before running.
 
 An error points at what holds the bad number: the constant or table in the YAML
 file (a house pack's line, not the built-in formula that reads it), or the tile
@@ -23,15 +28,17 @@ whose value makes ``tokens`` too large; else at the formula.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from .ir import Code
 from .source import Mark, Source
-from .types import BOOL, COST, INDEX, INT, LIMIT, MAX_INT
+from .types import BOOL, COST, INDEX, INT, LIMIT, MAX_INT, SCOPES
 
 if TYPE_CHECKING:
+    from .compiler import Formula
     from .scoring import Scoring
 
 #: most steps (nodes evaluated) one call of a formula may take in the worst case
@@ -83,15 +90,25 @@ class Domain:
     #: artefacts one player can take in one round
     artefacts: int = 0
     marks: Mapping[str, Mark] = field(default_factory=dict)
+    #: the most cards one row can hold whatever the values and copies (the deck's cap); 0: none
+    row_cards: int = 0
+    #: what the domain is, for messages: "duel-classic's games", "the widest a pack allows"
+    label: str = "this pack's games"
 
     @property
     def numbers(self) -> int:
         """The most number cards one row can hold: every copy of every value of a colour."""
-        return max(0, self.max_value - self.min_value + 1) * self.copies
+        n = max(0, self.max_value - self.min_value + 1) * self.copies
+        return min(n, self.row_cards) if self.row_cards else n
 
     def expedition(self) -> tuple:
         n = self.numbers
-        high = self.copies * sum(range(self.min_value, self.max_value + 1))
+        high, left = 0, n  # the n highest cards of a colour
+        for value in range(self.max_value, self.min_value - 1, -1):
+            take = min(left, self.copies)
+            high, left = high + take * value, left - take
+            if not left:
+                break
         return (Iv(0, max(0, self.colours - 1)), Many(Iv(self.min_value, self.max_value), n),
                 Iv(0, self.wagers), Iv(0, n), Iv(0, n + self.wagers), Iv(0, max(0, high)))
 
@@ -109,6 +126,100 @@ class Domain:
         lo, hi = self.tokens
         return (Many(round_, r), Iv(0, r * self.artefacts), Iv(r * lo, r * hi))
 
+    def inputs(self, scope: str, scored: frozenset[str] = frozenset(SCOPES)) -> tuple:
+        """The ranges of ``scope``'s fields, the other formulas' results any integer (records
+        carry ``score`` for the scopes in ``scored``)."""
+        if scope == "expedition":
+            return self.expedition()
+        if scope == "pawn":
+            return self.pawn()
+        if scope == "round":
+            return self.round(_ANY if "expedition" in scored else None,
+                              _ANY if "pawn" in scored else None)
+        return self.match(_ANY)
+
+    def oversize(self, scope: str, args: tuple) -> str:
+        """What in ``args`` (a call's arguments, or a frame, of ``scope``) is longer than this
+        domain holds, in one sentence; "" when nothing is.
+
+        Only lengths are compared: they are what a formula's work grows with.
+        """
+        try:
+            if scope == "expedition":
+                return _longer("`values`", len(args[1]), self.numbers, "number cards", self)
+            if scope == "round":
+                rows, pawns = args[0], args[1]
+                found = (_longer("`expeditions`", len(rows), self.colours, "rows", self)
+                         or _longer("`pawns`", len(pawns), self.pawns, "pawns", self))
+                for row in () if found else rows:
+                    found = _longer("a row's `values`", len(row[1]), self.numbers,
+                                    "number cards", self)
+                    if found:
+                        break
+                return found
+            if scope == "match":
+                return _longer("`rounds`", len(args[0]), max(1, self.rounds), "rounds", self)
+        except (TypeError, IndexError, KeyError):  # not collections: the formula says so
+            return ""
+        return ""
+
+
+_ANY = Iv(-MAX_INT, MAX_INT)
+
+
+def _longer(what: str, n: int, most: int, unit: str, domain: Domain) -> str:
+    if n <= most:
+        return ""
+    return (f"{what} holds {n:,} {unit}, more than the {most:,} of {domain.label} that "
+            "this formula's work was bounded for")
+
+
+@functools.cache
+def widest_domain() -> Domain:
+    """The widest domain the pack caps allow: what a formula compiled outside a pack is
+    bounded over.
+
+    Derived from the caps themselves, the pack schema's maxima
+    (rulepacks/pack.schema.json: colours, values, copies, wagers, rounds, pawns, spaces)
+    and the loader's deck cap (``engine.packs.MAX_DECK``, which caps a row): 12 colours,
+    values 0..99, 9 copies and 9 wagers, rows of at most 300 cards, 99 rounds, 12 pawns,
+    50 spaces. Tiles fit on the tile spaces (at most one per space of every track), so a
+    round takes at most ``spaces × colours`` artefacts; a points tile's value has no cap
+    but the formulas' (a pack's tokens are bounded when it loads), so ``tokens`` is any
+    integer within ±MAX_INT.
+    """
+    from lostcities.engine.packs import MAX_DECK, pack_schema
+
+    top = pack_schema()["properties"]
+    deck, board = top["deck"]["properties"], top["board"]["properties"]
+    values = deck["values"]["properties"]
+    colours = deck["colours"]["maxItems"]
+    spaces = board["spaces"]["maximum"]
+    return Domain(colours, values["min"]["minimum"], values["max"]["maximum"],
+                  deck["copies"]["maximum"], deck["wagers"]["maximum"],
+                  top["match"]["properties"]["rounds"]["maximum"],
+                  pawns=board["pawns"]["maximum"], spaces=spaces, tokens=(-MAX_INT, MAX_INT),
+                  artefacts=spaces * colours, row_cards=MAX_DECK,
+                  label="the widest games a pack allows")
+
+
+def bound_cost(formula: "Formula", domain: Domain | None = None,
+               scored: frozenset[str] = frozenset(SCOPES)) -> Domain:
+    """Refuse ``formula`` (LC109, at the formula) if one call can cost more than
+    :data:`MAX_COST` steps over ``domain`` (else :func:`widest_domain`), and record on it
+    the domain it is bounded for; return that domain.
+
+    Only the work is bounded: what the formula produces is checked when it runs (LC104,
+    LC106), since the caller's numbers are not a pack's. ``scored`` is as for
+    ``compile_formula``.
+    """
+    domain = domain or widest_domain()
+    if not formula.code.constant:
+        _Walk(formula, domain.inputs(formula.scope, scored), domain, {}, {}, {},
+              ranges=False).result()
+    formula.domain = domain
+    return domain
+
 
 def check_scoring(scoring: "Scoring", domain: Domain, constants: Mapping[str, int],
                   tables: Mapping[str, tuple[int, ...]], marks: Mapping[str, Mark]) -> None:
@@ -116,7 +227,8 @@ def check_scoring(scoring: "Scoring", domain: Domain, constants: Mapping[str, in
     cost more than :data:`MAX_COST` steps, in some game of ``domain``.
 
     ``constants``, ``tables`` and ``marks`` are the pack's (``ScoringSpec``): an error
-    points at the constant or table responsible. Raises :class:`ScoringError`.
+    points at the constant or table responsible. Raises :class:`ScoringError`. Each
+    formula then keeps ``domain`` as the domain it is bounded for.
     """
     formulas = scoring.formulas
     known: dict[str, Iv] = {}
@@ -144,6 +256,8 @@ def check_scoring(scoring: "Scoring", domain: Domain, constants: Mapping[str, in
                              upstream).result()
     for formula in scoring.breakdown_formulas.values():
         _Walk(formula, domain.expedition(), domain, constants, tables, marks).result()
+    for formula in (*formulas.values(), *scoring.breakdown_formulas.values()):
+        formula.domain = domain
 
 
 def _show(n: int) -> str:
@@ -161,8 +275,11 @@ class _Walk:
 
     def __init__(self, formula: Any, fields: tuple, domain: Domain,
                  constants: Mapping[str, int], tables: Mapping[str, tuple[int, ...]],
-                 marks: Mapping[str, Mark], upstream: frozenset[str] = frozenset()):
+                 marks: Mapping[str, Mark], upstream: frozenset[str] = frozenset(),
+                 ranges: bool = True):
         self.formula = formula
+        #: refuse what the formula can produce (LC104, LC106), not only its cost
+        self.ranges = ranges
         #: names in the formulas whose results this one reads (a round reads the rows' scores)
         self.upstream = upstream
         self.source: Source = formula.source
@@ -178,19 +295,21 @@ class _Walk:
         value, cost = self.eval(self.formula.code, self.env)
         if cost > MAX_COST:
             raise self.source.error(
-                COST, f"one call can take about {_show(cost)} steps in this pack's games; "
+                COST, f"one call can take about {_show(cost)} steps in {self.domain.label}; "
                 f"the limit is {MAX_COST:,}", 0, len(self.source.text.rstrip()),
-                hint="nested aggregates multiply: aggregate once, or over a smaller collection")
+                hint="nested aggregates multiply: aggregate once, or over a smaller collection"
+                + ("" if self.ranges or self.domain.marks else
+                   " (or compile it over its pack's domain: compile_formula(..., domain=...))"))
         self.check(value, self.formula.code, "its result")
         return value
 
     # -- errors -------------------------------------------------------------------------------
 
     def check(self, value: Iv, node: Code, what: str) -> None:
-        if -MAX_INT <= value.lo and value.hi <= MAX_INT:
+        if -MAX_INT <= value.lo and value.hi <= MAX_INT or not self.ranges:
             return
         span = f"{_show(value.lo)}..{_show(value.hi)}"
-        message = (f"{what} can reach {span} in this pack's games, beyond ±{MAX_INT} "
+        message = (f"{what} can reach {span} in {self.domain.label}, beyond ±{MAX_INT} "
                    f"({self.source.key or 'the formula'}: `{self.source.snippet(node.start, node.end)}`)")
         raise self.blame(node, message, "keep the pack's numbers small enough that every "
                          "product and result stays within ±10^12")
@@ -269,6 +388,8 @@ class _Walk:
             ends = [x * y for x in a for y in b]
             value = Iv(min(ends), max(ends))
             self.check(value, code, "a product")
+            if not self.ranges:  # the cost alone: keep the numbers small, products nest
+                value = Iv(*(min(max(end, -MAX_INT), MAX_INT) for end in value))
             return value
         divisors = [d for d in {b.lo, b.hi, -1, 1} if b.lo <= d <= b.hi and d]
         if not divisors:  # always 0: LC105 when it runs
@@ -316,14 +437,14 @@ class _Walk:
         coll, idx = code.args
         c, cc = self.eval(coll, env)
         i, ci = self.eval(idx, env)
-        if coll.constant and not (0 <= i.lo and i.hi < len(coll.value)):
+        if self.ranges and coll.constant and not (0 <= i.lo and i.hi < len(coll.value)):
             size = len(coll.value)
             name = self.source.snippet(coll.start, coll.end)
             reach = f"{_show(i.lo)}..{_show(i.hi)}"
             message = (f"table `{name}` has {size} entr{'y' if size == 1 else 'ies'} "
                        f"(indexes 0..{size - 1}), but {self.source.key or 'the formula'} reads "
                        f"it at `{self.source.snippet(idx.start, idx.end)}`, which reaches "
-                       f"{reach} in this pack's games")
+                       f"{reach} in {self.domain.label}")
             hint = (f"give `{name}` {i.hi + 1} entries, or clamp the index with min(..., "
                     f"{size - 1})" if i.lo >= 0 else "clamp the index with max(0, ...)")
             key = f"scoring.tables.{name}"

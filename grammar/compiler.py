@@ -13,12 +13,13 @@ import difflib
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from . import ir
+from .bounds import Domain, bound_cost
 from .closures import closure
 from .ir import Code
 from .parser import parse
 from .runner import entry, memoised
 from .source import Mark, Source
-from .types import (AGGREGATES, BOOL, CLASH, FUNCTIONS, INT, LIMIT, MAX_AGGREGATE_NESTING,
+from .types import (AGGREGATES, BOOL, CLASH, COST, FUNCTIONS, INT, LIMIT, MAX_AGGREGATE_NESTING,
                     MAX_INT, SCOPES, TYPE, UNKNOWN, Coll, Record, Type, all_field_names,
                     describe, scope_fields)
 
@@ -40,12 +41,19 @@ class Formula:
 
     >>> compile_formula("(points - 20) * (1 + wagers)")(0, [4, 6, 8, 10], 1)
     16
+
+    Called so (or by :meth:`evaluate`), a formula first compares its collections with
+    the :class:`~.bounds.Domain` its work was bounded for (``domain``): a longer one is a
+    ScoringError (LC109) at once. ``run`` is the same function without that check (what
+    the engine calls, with its pack's rows).
     """
 
-    __slots__ = ("source", "scope", "code", "uses", "size", "fields", "run")
+    __slots__ = ("source", "scope", "code", "uses", "size", "fields", "scored", "domain",
+                 "run")
 
     def __init__(self, source: Source, scope: str, code: Code, uses: frozenset[str],
-                 size: int, fields: tuple[str, ...]):
+                 size: int, fields: tuple[str, ...],
+                 scored: frozenset[str] = frozenset(SCOPES)):
         self.source = source
         self.scope = scope
         self.code = code
@@ -54,6 +62,11 @@ class Formula:
         #: the frame's length: the scope's fields then the let/aggregate slots
         self.size = size
         self.fields = fields
+        #: the scopes with formulas (a round's records carry their ``score``)
+        self.scored = scored
+        #: the domain the formula's work is bounded for (None: not yet; its first call
+        #: bounds it over the widest domain)
+        self.domain: Domain | None = None
         #: the formula as a plain function of the scope's arguments (what the engine calls)
         self.run: Callable[..., Any] = _runner(self)
 
@@ -75,7 +88,17 @@ class Formula:
         return closure(self.code)
 
     def __call__(self, *args: Any) -> int:
+        self.admit(args)
         return self.run(*args)
+
+    def admit(self, args: Sequence[Any]) -> None:
+        """Raise ScoringError (LC109) if a collection in ``args`` (the scope's arguments, or
+        its frame) is longer than the domain this formula's work was bounded for holds."""
+        domain = self.domain or bound_cost(self, None, self.scored)
+        problem = domain.oversize(self.scope, args)
+        if problem:
+            raise self.source.error(COST, problem, 0, len(self.text.rstrip()),
+                                    hint="score rows, pawns and rounds that a game can hold")
 
     def evaluate(self, **fields: Any) -> int:
         """Evaluate with field values given by name (missing ones are 0, false or empty).
@@ -90,6 +113,7 @@ class Formula:
             frame.append(_default(type) if value is None else value)
         if fields:
             raise TypeError(f"{self.scope} scope has no field {', '.join(sorted(fields))}")
+        self.admit(frame)
         frame.extend([None] * (self.size - len(frame)))
         return check_result(self, closure(self.code)(frame))
 
@@ -120,12 +144,19 @@ def compile_formula(text: str, scope: str = "expedition", *,
                     constants: Mapping[str, int] | None = None,
                     tables: Mapping[str, Sequence[int]] | None = None,
                     key: str = "", mark: Mark | None = None,
-                    scored: frozenset[str] = frozenset(SCOPES)) -> Formula:
+                    scored: frozenset[str] = frozenset(SCOPES),
+                    domain: Domain | None = None, bound: bool = True) -> Formula:
     """Parse, check and compile one formula of ``scope``; raise ScoringError if it is bad.
 
     ``constants`` and ``tables`` are the pack's ``scoring.constants``/``tables``;
     ``key`` (``scoring.round``) and ``mark`` locate the text in the YAML file;
     ``scored`` names the scopes that have formulas (their records get ``score``).
+
+    The formula's work is bounded over ``domain`` (a pack's
+    :class:`~lostcities.grammar.bounds.Domain`), else over the widest domain the pack
+    caps allow (``bounds.widest_domain()``): one call that can cost more than
+    ``bounds.MAX_COST`` steps there is refused (LC109). ``bound=False`` leaves that to
+    the caller (``compile_scoring`` bounds a pack's formulas together).
     """
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; the scopes are {', '.join(SCOPES)}")
@@ -141,9 +172,11 @@ def compile_formula(text: str, scope: str = "expedition", *,
         raise source.error(TYPE, f"the {scope} formula must give an integer, not "
                            f"{describe(code.type)}", code.start, code.end, hint=hint)
     formula = Formula(source, scope, code, frozenset(compiler.used), compiler.size,
-                      tuple(name for name, _, _ in compiler.field_specs))
+                      tuple(name for name, _, _ in compiler.field_specs), scored)
     if code.constant:
         check_result(formula, code.value)
+    if bound:
+        bound_cost(formula, domain, scored)
     return formula
 
 

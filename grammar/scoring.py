@@ -4,12 +4,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from .bounds import check_scoring
 from .compiler import Formula, _mark_for, check_definitions, compile_formula
 from .source import Source
 from .types import MISSING, SCOPES
 
 if TYPE_CHECKING:
     from lostcities.engine.rules import ScoringSpec
+
+    from .bounds import Domain
 
 #: the formulas each family of packs must define
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -91,12 +94,18 @@ class Scoring:
         return f"<Scoring {', '.join(self.formulas)}>"
 
 
-def compile_scoring(spec: "ScoringSpec", family: str) -> Scoring:
+def compile_scoring(spec: "ScoringSpec", family: str, *, domain: "Domain | None" = None
+                    ) -> Scoring:
     """Compile every formula of a pack's scoring section, once.
 
     Raises :class:`ScoringError` at the first bad formula, constant or table, with
     its position in the YAML file (``spec.marks``), or when a formula that
     ``family`` needs is missing.
+
+    With ``domain`` (the pack's :class:`~lostcities.grammar.bounds.Domain`) the
+    formulas are bounded over it as the pack loader does (``bounds.check_scoring``:
+    LC104, LC106, LC109). Without, the loader bounds them when the pack loads; a
+    formula not bounded yet is bounded over the widest domain at its first public call.
     """
     marks = spec.marks
     check_definitions(spec.constants, spec.tables, marks)
@@ -112,7 +121,7 @@ def compile_scoring(spec: "ScoringSpec", family: str) -> Scoring:
 
     def build(text: str, scope: str, key: str) -> Formula:
         return compile_formula(text, scope, constants=spec.constants, tables=spec.tables,
-                               key=key, mark=marks.get(key), scored=scored)
+                               key=key, mark=marks.get(key), scored=scored, bound=False)
 
     formulas: dict[str, Formula] = {}
     breakdown: dict[str, Formula] = {}
@@ -122,7 +131,10 @@ def compile_scoring(spec: "ScoringSpec", family: str) -> Scoring:
         if scope == "expedition":
             for column, text in spec.breakdown.items():
                 breakdown[column] = build(text, "expedition", f"scoring.breakdown.{column}")
-    return Scoring(formulas, breakdown)
+    scoring = Scoring(formulas, breakdown)
+    if domain is not None:
+        check_scoring(scoring, domain, spec.constants, spec.tables, marks)
+    return scoring
 
 
 def _missing(marks: Mapping[str, Any], message: str, hint: str) -> Exception:

@@ -211,17 +211,33 @@ def mutate_pack_text(text: str, rng: random.Random, rounds: int = 0) -> str:
 
 # ---------------------------------------------------------------------- formulas
 
-#: the scopes' sample arguments: small, typical and large (900 cards, item 11)
-BIG = list(range(2, 11)) * 100
+#: the scopes' sample arguments: small, typical, and the largest the widest domain a pack
+#: allows holds (grammar.bounds.widest_domain: rows of 300 cards, 12 colours and pawns, 99
+#: rounds), on which a formula that compiles must run quickly (item 11)
+WIDE = list(range(100)) * 3
 FORMULA_SAMPLES: dict[str, list[tuple]] = {
-    "expedition": [(0, [], 0), (2, [2, 5, 9], 2), (4, BIG, 3)],
-    "pawn": [(0, 0, False), (1, 4, True), (4, 9, False)],
+    "expedition": [(0, [], 0), (2, [2, 5, 9], 2), (4, WIDE, 9)],
+    "pawn": [(0, 0, False), (1, 4, True), (4, 9, False), (11, 50, True)],
     "round": [([], [], 0, 0, 1),
               ([(0, [3, 4], 1, -26), (1, [], 0, 0)], [(0, 2, True, -30)], 10, 2, 3),
-              ([(c, BIG, 3, 9000) for c in range(12)], [(t, 9, False, 50) for t in range(12)],
-               999, 99, 9)],
-    "match": [([], 0, 0), ([12, -3, 40], 9, 15), (list(range(-50, 50)) * 9, 99, 999)],
+              ([(c, WIDE, 9, 9000) for c in range(12)], [(t, 50, False, 50) for t in range(12)],
+               999, 600, 99)],
+    "match": [([], 0, 0), ([12, -3, 40], 9, 15), (list(range(-49, 50)), 600, 999)],
 }
+#: arguments beyond every pack's games (900 cards in a row, 13 rows, 900 rounds): a
+#: compiled formula refuses them with a ScoringError before running, at once
+BIG = list(range(2, 11)) * 100
+OVERSIZED_SAMPLES: dict[str, list[tuple]] = {
+    "expedition": [(4, BIG, 3)],
+    "pawn": [],
+    "round": [([(c, BIG, 3, 9000) for c in range(12)], [], 999, 99, 9),
+              ([(c, [], 0, 0) for c in range(13)], [], 0, 0, 1),
+              ([], [(t, 9, False, 50) for t in range(13)], 0, 0, 1)],
+    "match": [(list(range(-50, 50)) * 9, 99, 999)],
+}
+#: how long refusing an oversized sample may take (a length check: microseconds; the bound
+#: is generous for a loaded machine, far below what running the formula on it could take)
+OVERSIZED_SECONDS = 2.0
 
 FORMULA_TOKENS: tuple[str, ...] = (
     "(", ")", "[", "]", ",", "+", "-", "*", "//", "%", "**", "==", "<", ">=", "!=", " and ",
@@ -733,9 +749,11 @@ def check_formula(scope: str, text: str, constants: dict[str, int],
     """Compile ``text`` in ``scope`` and run it on the scope's samples.
 
     Promise: compile raises only ScoringError; a compiled formula gives an int within
-    ±MAX_INT or raises ScoringError, quickly (docs: no formula can make scoring hang).
+    ±MAX_INT or raises ScoringError, quickly (docs: no formula can make scoring hang), on
+    the samples a pack's games can hold, and refuses the oversized ones with a
+    ScoringError at once.
     """
-    from lostcities.engine import LostCitiesError
+    from lostcities.engine import LostCitiesError, ScoringError
     from lostcities.grammar import MAX_INT, compile_formula
 
     out: list[str] = []
@@ -758,6 +776,18 @@ def check_formula(scope: str, text: str, constants: dict[str, int],
             continue
         if not isinstance(value, int) or isinstance(value, bool) or not -MAX_INT <= value <= MAX_INT:
             out.append(f"the {scope} formula gave {shorten(repr(value))}, not an int within ±{MAX_INT}")
+    for args in OVERSIZED_SAMPLES[scope]:
+        try:
+            with time_bound(OVERSIZED_SECONDS), memory_bound():
+                value = formula(*args)
+        except ScoringError as err:
+            out += _error_problems(err, "oversized formula run")
+            continue
+        except Exception as err:  # noqa: BLE001 - a Hang included: it ran instead of refusing
+            out.append(_unexpected(err, f"the {scope} formula on an oversized sample raised"))
+            continue
+        out.append(f"the {scope} formula ran on an oversized sample (gave "
+                   f"{shorten(repr(value))}) instead of refusing it")
     return out
 
 

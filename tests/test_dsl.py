@@ -5,14 +5,18 @@ import pytest
 
 from lostcities.engine.errors import ScoringError
 from lostcities.grammar import MAX_DEPTH, MAX_INT, MAX_LENGTH, Formula, compile_formula
+from lostcities.grammar.bounds import Domain
 from lostcities.grammar.parser import scoring_parser
 
 CONSTANTS = {"cost": 20, "bonus": 20, "bonus_cards": 8}
 TABLES = {"spaces": (0, -20, -15, -10, 5, 10, 15, 30, 35, 50), "empty": ()}
+#: duel-classic's games: 5 colours, values 2..10 once each, 3 wagers, 3 rounds
+DUEL = Domain(colours=5, min_value=2, max_value=10, copies=1, wagers=3, rounds=3)
 
 
-def expedition(text: str) -> Formula:
-    return compile_formula(text, "expedition", constants=CONSTANTS, tables=TABLES)
+def expedition(text: str, domain: Domain | None = None) -> Formula:
+    return compile_formula(text, "expedition", constants=CONSTANTS, tables=TABLES,
+                           domain=domain)
 
 
 def error_of(text: str, scope: str = "expedition", **kwargs) -> ScoringError:
@@ -103,7 +107,7 @@ def test_construct(text: str, expected: int | None) -> None:
     if expected is None:
         assert error_of(text).code == "LC101"
         return
-    formula = expedition(text)
+    formula = expedition(text, DUEL)  # a duel's rows: aggregates may nest over them
     assert formula(*ROW) == expected
     assert getattr(formula.run, "compute", formula.run)(*ROW) == expected  # closures alone
     assert formula.evaluate(colour=4, values=[4, 6, 9], wagers=1, numbers=3, cards=4,
@@ -332,7 +336,7 @@ def test_tree_depth_cap() -> None:
 
 def test_aggregate_nesting_cap() -> None:
     three = "sum(sum(sum(1 for c in values) for b in values) for a in values)"
-    assert expedition(three)(*ROW) == 27
+    assert expedition(three, DUEL)(*ROW) == 27
     err = error_of("sum(" + three + " for d in values)")
     assert err.code == "LC104" and "aggregates nest" in err.message
 
