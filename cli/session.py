@@ -95,6 +95,9 @@ ACTIONS: dict[str, str] = {
 DECK_WORDS = ("deck", "pioche", "pile", "draw")
 #: board game: words asking for the leader pawn to start a row
 LEADER_WORDS = ("leader", "chef")
+#: board game: step= values declining the advance a step tile or a finished track offers
+#: (the engine's none and -, French aucun)
+NO_STEP_WORDS = ("none", "-", "aucun", "aucune")
 
 
 class SessionError(LostCitiesError, ValueError):
@@ -855,7 +858,8 @@ class Session:
 
     def _detail(self, word: str) -> Optional[tuple[str, Any]]:
         """What a word after the card says: ``("draw", DECK or colour)``, ``("pawn", N)``,
-        ``("leader", True)`` or ``("step", colour)``; None if it is none of these."""
+        ``("leader", True)`` or ``("step", colour)`` (``("step", None)``: the advance
+        declined, ``step=none``); None if it is none of these."""
         from lostcities.engine.moves import DECK
 
         low = word.lower()
@@ -863,6 +867,8 @@ class Session:
         if eq and name in ("pawn", "pion") and value.isdigit():
             return ("pawn", int(value))
         if eq and name in ("step", "pas"):
+            if value in NO_STEP_WORDS:
+                return ("step", None)
             key = self._draw_word(value)
             return None if key in (None, "deck") else ("step", self.pack.cards.keys.index(key))
         if low in LEADER_WORDS and self.pack.board is not None:

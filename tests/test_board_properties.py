@@ -83,10 +83,12 @@ class Model:
         if self.pawns[seat][i][1] < self.last:
             ended, due = self.advance(seat, i)
             moved += 1
-        else:                                  # a finished track: another pawn advances
+        else:                                  # a finished track: another pawn may advance
             ended, due = False, True
         while due and not ended and self.can_advance(seat):  # else the step is lost
             track = steps.pop(0)
+            if track is None:                  # "permet", "vous pouvez": declined
+                break
             j = self.pawn_on(seat, track)
             assert j is not None and track in self.can_advance(seat)
             ended, due = self.advance(seat, j)
