@@ -569,7 +569,9 @@ def find_step_choice():
                 by_turn.setdefault((m.action, m.card, m.pawn, m.draw), set()).add(m.steps)
             for (action, card, pawn, draw), steps in by_turn.items():
                 if len(steps) > 1 and pawn is None and draw == -1:
-                    return state, card, sorted(steps)
+                    # a declined advance (None) sorts first
+                    return state, card, sorted(steps, key=lambda t: [-1 if c is None
+                                                                     else c for c in t])
             state = apply(state, random_move(state, rng))
     raise AssertionError("no step choice found")
 
@@ -584,7 +586,7 @@ def test_board_step_tiles_ask_which_pawn_moves_on():
     options = reply.notes[0].params["options"].split(", ")
     assert len(options) == len(steps) and all(o.startswith("step=") for o in options)
     chosen = steps[-1]
-    words = " ".join(f"step={BOARD.cards.keys[c]}" for c in chosen)
+    words = " ".join(f"step={'none' if c is None else BOARD.cards.keys[c]}" for c in chosen)
     assert s.command(words).kind == "moved"
     assert s.history[-1][1].steps == chosen
 
