@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lostcities.engine import PackError, ScoringError
-from lostcities.engine.packs import check_pack, load_pack
-from lostcities.grammar import MAX_INT, compile_formula
-from lostcities.grammar.bounds import MAX_COST
+from lostcities.engine.packs import MAX_DECK, check_pack, load_pack, pack_schema
+from lostcities.grammar import MAX_INT, compile_formula, compile_scoring
+from lostcities.grammar.bounds import MAX_COST, Domain, widest_domain
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -96,6 +97,135 @@ def test_two_nested_aggregates_over_a_row_are_fine(tmp_path) -> None:
     pack = write(tmp_path, "n.yaml", "id: n\nextends: duel-classic\nscoring:\n  expedition: "
                  "count(1 for a in values where count(1 for b in values where b > a) > 2)\n")
     assert check_pack(pack) == []
+
+
+# -- item 11 at the library's formula API: compile_formula and a formula's public call -------
+
+THREE = "sum(sum(sum(1 for v0 in values) for v1 in values) for v2 in values)"
+TWO = "sum(count(w for w in values where w <= v) for v in values)"
+#: duel-classic's games: 5 colours, values 2..10 once each, 3 wagers, 3 rounds
+DUEL = Domain(colours=5, min_value=2, max_value=10, copies=1, wagers=3, rounds=3)
+ROW_900 = list(range(2, 11)) * 100
+
+
+def test_compile_formula_refuses_a_formula_too_costly_for_the_widest_games() -> None:
+    """Three aggregates nested over a row compiled outside a pack: refused (it ran > 10 s)."""
+    started = time.process_time()
+    with pytest.raises(ScoringError) as caught:
+        compile_formula(THREE, "expedition")
+    err = caught.value
+    assert (err.code, err.line, err.col) == ("LC109", 1, 1)
+    assert "the widest games a pack allows" in err.message and f"{MAX_COST:,}" in err.message
+    assert "\n" not in str(err)
+    assert time.process_time() - started < 5
+    with pytest.raises(ScoringError) as caught:  # its position in a file, with key and mark
+        compile_formula("1 +\n  " + THREE, key="scoring.expedition", mark=("h.yaml", 7, 15, "|"))
+    assert (caught.value.file, caught.value.line, caught.value.code) == ("h.yaml", 7, "LC109")
+
+
+def test_compile_formula_bounds_over_the_pack_domain_given() -> None:
+    formula = compile_formula(THREE, "expedition", domain=DUEL)
+    assert formula.domain is DUEL
+    assert formula(4, [4, 6, 9], 1) == 27
+    with pytest.raises(ScoringError) as caught:
+        compile_formula(THREE, "expedition", domain=replace(DUEL, max_value=60, min_value=1))
+    assert caught.value.code == "LC109"
+
+
+def test_the_widest_domain_comes_from_the_pack_caps() -> None:
+    caps = pack_schema()["properties"]
+    deck = caps["deck"]["properties"]
+    widest = widest_domain()
+    assert widest.colours == deck["colours"]["maxItems"] == 12
+    assert (widest.min_value, widest.max_value) == (0, 99)
+    assert (widest.copies, widest.wagers) == (deck["copies"]["maximum"], deck["wagers"]["maximum"])
+    assert widest.numbers == MAX_DECK == 300  # 100 values x 9 copies, but a deck holds 300
+    assert widest.rounds == caps["match"]["properties"]["rounds"]["maximum"]
+    assert (widest.pawns, widest.spaces) == (caps["board"]["properties"]["pawns"]["maximum"],
+                                             caps["board"]["properties"]["spaces"]["maximum"])
+    assert compile_formula("1 + points").domain is widest
+
+
+def test_a_row_longer_than_the_domain_is_refused_at_once() -> None:
+    """A 900-value row when a deck holds at most 300 cards: one line, before any work."""
+    formula = compile_formula("sum(sum(1 for v0 in values) for v1 in values)", "expedition")
+    assert formula(0, list(range(100)) * 3, 0) == 90_000   # the widest row: it runs
+    started = time.process_time()
+    for call in (lambda: formula(0, ROW_900, 0), lambda: formula.evaluate(values=ROW_900)):
+        with pytest.raises(ScoringError) as caught:
+            call()
+        err = caught.value
+        assert err.code == "LC109" and "900" in err.message and "300" in err.message
+        assert "\n" not in str(err)
+    assert time.process_time() - started < 1  # a length check, not 810,000 iterations
+    duel = compile_formula(TWO, "expedition", domain=DUEL)
+    assert duel(0, [2, 3, 4], 0) == 6
+    with pytest.raises(ScoringError, match="more than the 9 of"):
+        duel(0, list(range(2, 12)), 0)
+
+
+@pytest.mark.parametrize("scope, args", [
+    ("round", ([(c, [], 0, 0) for c in range(13)], [], 0, 0, 1)),
+    ("round", ([(0, ROW_900, 0, 0)], [], 0, 0, 1)),
+    ("round", ([], [(t, 1, False, 0) for t in range(13)], 0, 0, 1)),
+    ("match", (list(range(100)), 0, 0)),
+])
+def test_record_and_round_lists_longer_than_the_domain_are_refused(scope, args) -> None:
+    text = {"round": "sum(e.score for e in expeditions) + count(pawns)",
+            "match": "sum(r for r in rounds)"}[scope]
+    with pytest.raises(ScoringError) as caught:
+        compile_formula(text, scope)(*args)
+    assert caught.value.code == "LC109" and "\n" not in str(caught.value)
+
+
+def test_a_pack_formula_is_bounded_for_its_pack_and_the_engine_path_is_unchecked() -> None:
+    pack = load_pack("duel-classic")
+    formula = pack.scoring.formulas["expedition"]
+    assert formula.domain is not None and formula.domain.numbers == 9
+    with pytest.raises(ScoringError) as caught:
+        formula(0, ROW_900, 0)
+    assert caught.value.code == "LC109"
+    assert pack.scoring.expedition is formula.run   # the engine's call: no check added
+    assert pack.scoring.expedition(4, [2, 3, 5, 7, 8, 10], 2) == 65
+
+
+def test_compile_scoring_outside_a_pack_is_bounded() -> None:
+    spec = load_pack("duel-classic").scoring_spec
+    costly = replace(spec, formulas={**spec.formulas, "expedition": THREE})
+    with pytest.raises(ScoringError) as caught:  # over the pack's domain, as the loader does
+        compile_scoring(costly, "duel", domain=replace(DUEL, min_value=1, max_value=60))
+    assert caught.value.code == "LC109"
+    scoring = compile_scoring(costly, "duel")  # no domain: bounded at its first public call
+    with pytest.raises(ScoringError) as caught:
+        scoring.formulas["expedition"](0, [2, 3], 0)
+    assert caught.value.code == "LC109" and "widest" in caught.value.message
+    assert compile_scoring(costly, "duel", domain=DUEL).formulas["expedition"](0, [2, 3], 0) == 8
+
+
+@settings(max_examples=25, deadline=None)
+@given(depth=st.integers(1, 3), scope=st.sampled_from(["expedition", "round", "match"]),
+       where=st.booleans())
+def test_nested_aggregates_compile_only_if_the_widest_games_run_quickly(depth, scope,
+                                                                      where) -> None:
+    """Refused (LC109) or quick on the largest inputs the widest domain holds."""
+    collection = {"expedition": "values", "round": "expeditions", "match": "rounds"}[scope]
+    inner = "1"
+    for level in range(depth):
+        test = f" where v{level} != 0" if where and scope != "round" else ""
+        inner = f"sum({inner} for v{level} in {collection}{test})"
+    widest = widest_domain()
+    row = list(range(100)) * 3
+    args = {"expedition": (0, row, widest.wagers),
+            "round": ([(c, row, 9, 0) for c in range(widest.colours)], [], 0, 0, 1),
+            "match": (list(range(1, widest.rounds + 1)), 0, 0)}[scope]
+    try:
+        formula = compile_formula(inner, scope)
+    except ScoringError as err:
+        assert err.code == "LC109"
+        return
+    started = time.process_time()
+    assert isinstance(formula(*args), int)
+    assert time.process_time() - started < 5
 
 
 # -- soundness: a pack the analysis accepts never overflows in a legal row -----------------
