@@ -113,7 +113,7 @@ class Domain:
                 Iv(0, self.wagers), Iv(0, n), Iv(0, n + self.wagers), Iv(0, max(0, high)))
 
     def pawn(self) -> tuple:
-        return (Iv(0, max(0, self.colours - 1)), Iv(0, self.spaces), FLAG, FLAG)
+        return (Iv(-1, max(0, self.colours - 1)), Iv(0, self.spaces), FLAG, FLAG)  # -1: not engaged
 
     def round(self, expedition: Iv | None, pawn: Iv | None) -> tuple:
         rows = self.expedition() + ((expedition,) if expedition is not None else ())

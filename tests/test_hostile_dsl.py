@@ -56,6 +56,17 @@ def test_a_short_table_is_refused_at_the_table(tmp_path) -> None:
     assert "0..9" in p.message
 
 
+def test_a_table_read_by_track_counts_the_pawn_in_the_centre(tmp_path) -> None:
+    """A pawn not yet on a track is scored with track -1 (lc score, the round's end): an
+    unguarded ``bytrack[track]`` failed with LC106 in every game although it validated."""
+    text = ("id: bt\nextends: board-classic\nscoring:\n  tables:\n    bytrack: [1, 2, 3, 4, 5]\n"
+            "  pawn: {pawn}\n")
+    p = one(write(tmp_path, "bt.yaml", text.format(pawn="bytrack[track]")))
+    assert (p.code, p.line) == ("LC106", 5) and "-1..4" in p.message
+    guarded = write(tmp_path, "g.yaml", text.format(pawn="if track < 0 then 0 else bytrack[track]"))
+    assert check_pack(guarded) == []
+
+
 def test_a_huge_tile_value_is_refused_at_the_tile(tmp_path) -> None:
     pack = write(tmp_path, "t.yaml", "id: t\nextends: board-classic\nboard:\n  tiles:\n"
                  "    - {kind: artefact, count: 9}\n"
