@@ -6,8 +6,9 @@ from typing import Optional
 
 import typer
 
-from .common import (EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, bot_specs, check_seed,
-                     check_workers_option, complete_bot, complete_pack, echo_report, fail)
+from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, bot_specs,
+                     check_seed, check_workers_option, complete_bot, complete_pack, echo_report,
+                     fail)
 
 
 def register(app: typer.Typer) -> None:
@@ -54,12 +55,16 @@ def balance(
         None, "--resume", file_okay=False, show_default=False,
         help="Run folder: finished batches are written there; run again with the same "
              "folder to resume an interrupted run without replaying them."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Play HOUSE_PACK and --base on the same seeds and compare, each with a 95% interval
     and whether the difference is significant: first-player wins, scores (mean, spread,
     margins, close matches), turns per round, rows opened, wagers, long-expedition
     bonuses, draws from discard piles, rounds ended by the turn cap, and for board packs
     bridges crossed and artefacts taken.
+
+    --allow-outside lets both packs extend files outside their folders; it is not part
+    of a --resume folder's run (the games are the same), so give it again to resume.
 
     Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options (too
     many workers, a --resume folder of another run or one that cannot be used).
@@ -90,7 +95,7 @@ def balance(
     packs = []
     for option, ref in (("HOUSE_PACK", house), ("--base", base)):
         try:
-            packs.append(load_pack(ref))
+            packs.append(load_pack(ref, allow_outside=allow_outside))
         except PackError as err:
             fail(f"{option}: {err}", EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
         except LostCitiesError as err:
@@ -104,7 +109,8 @@ def balance(
             report = run(packs[0], packs[1], specs, games, seed, workers=workers,
                          precision=precision, backend=backend, address=address,
                          run_dir=None if resume is None else str(resume), progress=tick,
-                         oversubscribe=oversubscribe, allow_import=True)
+                         oversubscribe=oversubscribe, allow_import=True,
+                         allow_outside=allow_outside)
     except BackendError as err:
         fail(str(err), EXIT_USAGE)
     except LostCitiesError as err:

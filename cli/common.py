@@ -124,6 +124,13 @@ class Progress:
             self.bar.stop()
 
 
+#: ``--allow-outside`` of every command that loads a pack from a path: the person at the
+#: keyboard lets ``extends:`` name an absolute path or leave the pack's folder (LC025)
+ALLOW_OUTSIDE = typer.Option(
+    False, "--allow-outside",
+    help="Let extends: name files outside the pack's folder (absolute paths, ..)")
+
+
 #: ``--seed`` holds at most this many digits: records store it, and their readers refuse
 #: longer numbers (``safeio.LIMITS.number_digits``)
 SEED_DIGITS = 20

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ def explain(
     fmt: str = typer.Option("text", "--format", metavar="FORMAT",
                             help="text (wrapped to the terminal), md (Markdown) or html "
                                  "(a standalone page)."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Write the rules of a pack as a rulebook: setup, a turn, rows, wagers, the draw,
     the end of a round and of the match, who starts, scoring with the pack's own
@@ -68,19 +69,34 @@ def explain(
         fail(f"--lang {lang!r}: choose {' or '.join(LANGS)}", EXIT_USAGE)
     if fmt not in FORMATS:
         fail(f"--format {fmt!r}: choose {', '.join(FORMATS[:-1])} or {FORMATS[-1]}", EXIT_USAGE)
-    book = _explanation(pack)
+    book = _explanation(pack, allow_outside)
     width = max(MIN_WIDTH, min(MAX_WIDTH, shutil.get_terminal_size((80, 24)).columns))
     typer.echo(render(book, chosen, fmt, width), nl=False)
 
 
-def _explanation(name: str) -> "Explanation":
+def _explanation(name: str, allow_outside: bool = False) -> "Explanation":
     """The pack's rulebook, or a one-line error: exit 2 when the pack does not exist,
-    1 when it (or its base) is invalid."""
-    from lostcities.engine import PackError
+    1 when it (or its base) is invalid. ``allow_outside``: its `extends` may leave its
+    folder (``--allow-outside``)."""
+    from lostcities.engine import PackError, load_pack, validate_pack
     from lostcities.engine.explain import explain as build
 
+    from dataclasses import replace
+
     try:
-        return build(name)
+        try:
+            return build(name)
+        except PackError as err:
+            if not allow_outside or all(p.code != "LC025" for p in err.problems):
+                raise
+        # a chain that leaves the pack's folder, allowed: the pack and its base are loaded
+        # here with the permission, and the worked example's lc score command carries it
+        report = validate_pack(name, allow_outside=True)
+        if report.problems or report.pack is None or report.resolved is None:
+            raise PackError(list(report.problems))
+        paths = report.resolved.paths
+        base = load_pack(str(paths[1]), allow_outside=True) if len(paths) > 1 else None
+        return replace(build(report.pack, base), source=f"{name} --allow-outside")
     except PackError as err:
         problems = err.problems
         missing = len(problems) == 1 and problems[0].code == "LC009" \

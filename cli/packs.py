@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
     from lostcities.engine.packs import PackReport, ResolvedPack
@@ -31,13 +31,15 @@ def complete_pack_or_file(incomplete: str) -> list[str]:
     return complete_pack(incomplete) + found
 
 
-def _report_or_fail(source: str, what: str = "PACK") -> PackReport:
+def _report_or_fail(source: str, what: str = "PACK", allow_outside: bool = False
+                    ) -> PackReport:
     """The pack's report; on any problem print each on stderr and exit (2 if not found,
-    or if the path is too long: ``what`` names the argument then)."""
+    or if the path is too long: ``what`` names the argument then). ``allow_outside``:
+    its `extends` may leave its folder (``--allow-outside``)."""
     from lostcities.engine.packs import validate_pack
 
     _check_path(source, what)
-    report = validate_pack(source)
+    report = validate_pack(source, allow_outside=allow_outside)
     if report.valid:
         return report
     unreadable = report.resolved is None and report.problems[0].code == "LC009" \
@@ -117,6 +119,7 @@ def show(
     explain: bool = typer.Option(False, "--explain",
                                  help="Say which file and line each value came from."),
     as_json: bool = typer.Option(False, "--json", help="JSON instead of YAML (or text)."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Print the resolved pack: extends merged, defaults filled in.
 
@@ -125,7 +128,7 @@ def show(
     """
     from .render import plain, plain_json
 
-    resolved = _report_or_fail(pack).resolved
+    resolved = _report_or_fail(pack, allow_outside=allow_outside).resolved
     assert resolved is not None
     if explain:
         typer.echo(explain_json(resolved) if as_json else explain_text(resolved), nl=False)
@@ -229,11 +232,14 @@ def new(
     base: str = typer.Option("duel-classic", "--from", autocompletion=complete_pack_or_file,
                              help="The pack it extends: a built-in id or a pack file."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Write a short, commented house pack that extends BASE, ready to edit and validate.
 
     FILE must not exist (--force replaces a regular file, never a folder, a link, a
-    device or a pipe); the file appears whole or not at all.
+    device or a pipe); the file appears whole or not at all. A BASE file outside
+    FILE's folder (../bases/club.yaml) needs --allow-outside, here and wherever the
+    new pack is used; without it nothing is written.
     """
     from lostcities.engine.packs import builtin_path, validate_pack
     from lostcities.engine.safeio import shown_path
@@ -247,29 +253,47 @@ def new(
     _check_target(file, force)
     if not file.parent.is_dir():
         fail(f"{where}: folder {shown_path(file.parent)} does not exist", EXIT_USAGE)
-    resolved = _report_or_fail(base, "--from").resolved
+    resolved = _report_or_fail(base, "--from", allow_outside).resolved
     assert resolved is not None
     is_builtin = "/" not in base and builtin_path(base) is not None
+    outside = not is_builtin and not _inside(Path(base), file.parent)
+    flag = " --allow-outside" if outside else ""  # what every command on it then needs
     if is_builtin:
         extends = base
     else:
-        extends = os.path.relpath(os.path.abspath(base), os.path.abspath(file.parent))
+        # relative to the folder as the system resolves it, so `..` leads where it says
+        extends = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(base) or "."),
+                                               os.path.basename(base)),
+                                  os.path.realpath(file.parent))
         extends = extends.replace(os.sep, "/")
         extends = extends if "/" in extends else f"./{extends}"
+        if outside and not allow_outside:
+            # the new pack would be refused (LC025): say so before writing anything
+            fail(f"--from {shown_path(base)}: error LC025 `extends: {extends}` would lead "
+                 f"out of the folder of {where} ({shown_path(file.parent)}); nothing was "
+                 f"written (add --allow-outside, here and wherever the pack is used, or "
+                 f"keep the base in that folder or below)")
     modeline, portable = schema_ref(file.parent)
     taken = {resolved.data["id"]} | {Path(f).stem for f in resolved.files}
-    text = house_pack_text(file, resolved.data, extends, modeline, taken)
+    text = house_pack_text(file, resolved.data, extends, modeline, taken, flag)
     _write_new(file, text, force)
-    report = validate_pack(str(file))
+    report = validate_pack(str(file), allow_outside=allow_outside)
     if not report.valid:  # the template is meant to validate; say so loudly if it does not
         _fail_problems(report, EXIT_PROBLEM)
     typer.echo(plain(f"wrote {file} (id {report.id}, extends {extends}); "
-                     f"edit it, then run: lc validate {file}"))
+                     f"edit it, then run: lc validate{flag} {file}"))
     if not portable:
         typer.echo(plain(f"note: its $schema line points into this Python install (for "
                          f"editor completion); for a pack you share, keep a copy next to "
                          f"it: lc schema > {(file.parent / SCHEMA_NAME).as_posix()} (lc new "
                          f"then points to it)"))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (links followed) lies in ``folder`` or below, as the pack loader
+    decides it for an `extends` (the folder of the pack named is its root)."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _check_target(file: Path, force: bool) -> None:
@@ -346,8 +370,9 @@ def house_pack_id(file: Path, taken: set[str]) -> str:
 
 
 def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: str,
-                    taken: set[str]) -> str:
-    """The commented starting text of a house pack extending ``base``."""
+                    taken: set[str], flag: str = "") -> str:
+    """The commented starting text of a house pack extending ``base`` (``flag``: what
+    its commands need, `` --allow-outside`` for a base outside its folder)."""
     from .render import plain
 
     pack_id = house_pack_id(file, taken)
@@ -360,8 +385,8 @@ def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: 
         f"# House rules on top of {base['id']}. Only what you write here changes:",
         "# mappings merge key by key, a list (colours, tiles...) replaces the base's list",
         f"# whole, and everything else comes from {plain(extends)}.",
-        f"# Check it: lc validate {plain(file)}    See the result: lc show {plain(file)} "
-        "--explain",
+        f"# Check it: lc validate{flag} {plain(file)}    See the result: lc show{flag} "
+        f"{plain(file)} --explain",
         f"id: {pack_id}",
         f"extends: {extends}",
         f"name: {name}",

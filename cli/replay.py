@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
     from lostcities.engine.state import GameState
@@ -32,9 +32,12 @@ def replay(
         None, "--pack", "-p", autocompletion=complete_pack, show_default=False,
         help="Use this pack file or id. Without it a record's pack must be a built-in "
              "id: a record never names a file to open."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Re-play game records through the engine, checking every move and every score,
     and show a match turn by turn (or, with --check, only verify).
+
+    --allow-outside is for --pack (a record's own pack is a built-in id).
 
     Exit 0 when the records replay cleanly, 1 on the first record that does not
     (one line naming the file's line), 2 when the file cannot be read.
@@ -48,7 +51,7 @@ def replay(
         from lostcities.engine.packs import load_pack
 
         try:
-            rules = load_pack(pack)
+            rules = load_pack(pack, allow_outside=allow_outside)
         except PackError as err:
             fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
         except LostCitiesError as err:

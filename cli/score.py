@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, List
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def score(
         "duel-classic", "--pack", "-p", metavar="PACK", autocompletion=complete_pack_or_file,
         help="Built-in pack id or pack file whose rules and formulas score the cards or pawns."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Score expeditions laid out at the table, or a board round's pawns: each row's
     or pawn's points, then the total.
@@ -74,7 +75,7 @@ def score(
 
     from .render import plain, plain_json
 
-    pack = _load(pack_name)
+    pack = _load(pack_name, allow_outside)
     board = pack.board is not None
     groups = split_players(words, "pawns" if board else "cards")
     check_seats(pack, groups)
@@ -172,12 +173,13 @@ def _for_player(n: int, players: int, message: str) -> str:
     return f"player {n}: {message}" if players > 1 else message
 
 
-def _load(name: str) -> "RulePack":
-    """The pack, or a one-line error: exit 2 when it does not exist, 1 when it is invalid."""
+def _load(name: str, allow_outside: bool = False) -> "RulePack":
+    """The pack, or a one-line error: exit 2 when it does not exist, 1 when it is invalid.
+    ``allow_outside``: its `extends` may leave its folder (``--allow-outside``)."""
     from lostcities.engine import PackError, load_pack
 
     try:
-        return load_pack(name)
+        return load_pack(name, allow_outside=allow_outside)
     except PackError as err:
         problems = err.problems
         missing = len(problems) == 1 and problems[0].code == "LC009"

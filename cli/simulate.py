@@ -5,9 +5,9 @@ from typing import Optional
 
 import typer
 
-from .common import (EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Output, Progress, WriteError,
-                     bot_specs, check_seed, check_workers_option, complete_bot, complete_pack,
-                     echo_report, fail)
+from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Output, Progress,
+                     WriteError, bot_specs, check_seed, check_workers_option, complete_bot,
+                     complete_pack, echo_report, fail)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,6 +47,7 @@ def simulate(
         False, "--oversubscribe",
         help="Allow --workers beyond the number of cores (up to 8 per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON document."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Play bot matches and summarise them: wins per seat and per bot with 95% intervals,
     mean and spread of scores, rounds, turns per round, how rounds ended.
@@ -67,7 +68,7 @@ def simulate(
         fail("--append adds to the file, --force replaces it: give one", EXIT_USAGE)
     check_workers_option(workers, oversubscribe)
     try:
-        rules = load_pack(pack)
+        rules = load_pack(pack, allow_outside=allow_outside)
     except PackError as err:
         fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
     except LostCitiesError as err:
@@ -78,7 +79,8 @@ def simulate(
     try:
         with output as out, Progress(games, "simulating") as tick:
             summary = run(rules, specs, games, seed, workers=workers, record=out, progress=tick,
-                          oversubscribe=oversubscribe, allow_import=True)
+                          oversubscribe=oversubscribe, allow_import=True,
+                          allow_outside=allow_outside)
     except WriteError as err:
         fail(str(err), EXIT_PROBLEM)
     except LostCitiesError as err:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
@@ -38,13 +38,15 @@ def validate(
         None, "--format", "-f", case_sensitive=False,
         help="text (file:line:col: error LC0xx message), json (one document) or github "
              "(workflow annotations). Default: github under GitHub Actions, else text."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Check rule packs: YAML, extends, schema, LC rules and scoring formulas.
 
     Exit 0 when every pack is valid, 1 when any pack has a problem, 2 when a path
     is empty, does not exist, is not a file or folder, or cannot be read (the other
     packs are still checked and reported). Files other than .yaml/.yml are skipped,
-    so `lc validate rulepacks/*` works.
+    so `lc validate rulepacks/*` works. An `extends:` path stays in the folder of the
+    pack checked unless --allow-outside (LC025).
     """
     chosen = output or (Format.github if os.environ.get("GITHUB_ACTIONS") == "true"
                         else Format.text)
@@ -57,7 +59,7 @@ def validate(
         raise typer.Exit(EXIT_USAGE)
     reports, failed = [], []
     for source in sources:
-        report = _report(source)
+        report = _report(source, allow_outside)
         if isinstance(report, str):
             failed.append(report)
         else:
@@ -90,7 +92,7 @@ def validate(
         raise typer.Exit(EXIT_PROBLEM)
 
 
-def _report(source: str) -> "PackReport | str":
+def _report(source: str, allow_outside: bool = False) -> "PackReport | str":
     """The pack report of ``source``, or the one line saying why it could not be checked.
 
     validate_pack reports a bad pack rather than raising; should it raise all the same
@@ -100,7 +102,7 @@ def _report(source: str) -> "PackReport | str":
     from lostcities.engine.packs import PackReport, validate_pack
 
     try:
-        return validate_pack(source)
+        return validate_pack(source, allow_outside=allow_outside)
     except PackError as err:
         return PackReport(source, source, tuple(err.problems))
     except LostCitiesError as err:

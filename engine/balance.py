@@ -177,19 +177,26 @@ class BalanceJob:
     seed: int
     #: ``module:Class`` bots may be imported (they were named on the command line)
     allow_import: bool = False
+    #: the packs' ``extends`` may name files outside their folders (``--allow-outside``)
+    allow_outside: bool = False
+
+    def key(self) -> tuple:
+        """What the loaded packs and bots depend on (the seed does not)."""
+        return (self.house, self.base, self.bots, self.allow_import, self.allow_outside)
 
 
 _LOADED: dict[tuple, Any] = {}
 
 
 def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
-    key = (job.house, job.base, job.bots)
+    key = job.key()
     if key not in _LOADED:
         from .bots import make_bot
         from .packs import load_pack
 
         _LOADED.clear()
-        _LOADED[key] = (load_pack(job.house), load_pack(job.base),
+        _LOADED[key] = (load_pack(job.house, allow_outside=job.allow_outside),
+                        load_pack(job.base, allow_outside=job.allow_outside),
                         [make_bot(spec, allow_import=job.allow_import) for spec in job.bots])
     return _LOADED[key]
 
@@ -490,7 +497,8 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
             backend: str = "local", address: Optional[str] = None,
             run_dir: Optional[str] = None, size: Optional[int] = None,
             progress: Optional[Callable[[int], None]] = None,
-            oversubscribe: bool = False, allow_import: bool = False) -> BalanceReport:
+            oversubscribe: bool = False, allow_import: bool = False,
+            allow_outside: bool = False) -> BalanceReport:
     """Play ``games`` paired games of ``house`` and ``base`` and compare them.
 
     ``bots``: one spec per seat, for both packs. ``precision``: stop early (see
@@ -499,8 +507,13 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     shape (:func:`valid_result`) is played again. ``progress(games_done)`` after each
     batch. ``workers``: at most one per core unless ``oversubscribe``
     (:func:`~.backends.check_workers`). ``allow_import``: ``module:Class`` bots may be
-    imported (give it only for names the person at the keyboard typed). Raises :class:`~.bots.BotError`, :class:`~.state.SetupError` or
-    :class:`~.backends.BackendError` on bad input.
+    imported (give it only for names the person at the keyboard typed).
+    ``allow_outside``: the packs' ``extends`` may name files outside their folders
+    (:func:`~.packs.load_pack`); workers that load the packs again (Ray) do it with it,
+    so give it whenever a pack needed it. It is not part of the run folder's
+    description: it changes no game, only what may be loaded, and it is the caller's
+    to give again on a resumed run. Raises :class:`~.bots.BotError`,
+    :class:`~.state.SetupError` or :class:`~.backends.BackendError` on bad input.
     """
     from .bots import make_bot
     from .simulation import _reference
@@ -511,11 +524,12 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
         check_players(pack, len(specs))
     if workers is not None and backend == "local":
         check_workers(workers, oversubscribe)
-    job = BalanceJob(_reference(house), _reference(base), specs, seed, allow_import)
+    job = BalanceJob(_reference(house), _reference(base), specs, seed, allow_import,
+                     allow_outside)
     # this process (and the local workers it forks) plays the very pack objects given;
     # Ray workers load them again from the references
     _LOADED.clear()
-    _LOADED[(job.house, job.base, job.bots)] = (
+    _LOADED[job.key()] = (
         house, base, [make_bot(s, allow_import=allow_import) for s in specs])
     size = size or batch_size(games)
     todo = batches(games, size)

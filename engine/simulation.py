@@ -268,21 +268,29 @@ class Summary:
 _WORKER: dict[str, Any] = {}
 
 
-def _load(pack_ref: str) -> RulePack:
+def _load(pack_ref: str, allow_outside: bool = False) -> RulePack:
     from .packs import load_pack
 
-    return load_pack(pack_ref)
+    return load_pack(pack_ref, allow_outside=allow_outside)
 
 
 def _init_worker(pack_ref: str, bot_specs: Sequence[str], seed: int, record: bool,
-                 allow_import: bool = False) -> None:
-    _WORKER.update(pack=_load(pack_ref),
-                   bots=[make_bot(s, allow_import=allow_import) for s in bot_specs],
-                   specs=list(bot_specs), seed=seed, record=record)
+                 allow_import: bool = False, allow_outside: bool = False) -> None:
+    _WORKER.clear()
+    try:
+        _WORKER.update(pack=_load(pack_ref, allow_outside),
+                       bots=[make_bot(s, allow_import=allow_import) for s in bot_specs],
+                       specs=list(bot_specs), seed=seed, record=record)
+    except LostCitiesError as err:
+        # raised here, the pool would start worker after worker forever: the first chunk
+        # says it instead (as a plain LostCitiesError: it crosses the process boundary)
+        _WORKER["error"] = f"a worker process could not load the pack: {err}"
 
 
 def _run_chunk(span: tuple[int, int]) -> list[GameResult]:
     w = _WORKER
+    if "error" in w:
+        raise LostCitiesError(w["error"])
     return [_run_one(w["pack"], w["bots"], w["specs"], w["seed"], i, w["record"])
             for i in range(*span)]
 
@@ -315,7 +323,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
              workers: int = 1, record: Optional[TextIO] = None,
              progress: Optional[Callable[[int], None]] = None,
              chunk: Optional[int] = None, oversubscribe: bool = False,
-             allow_import: bool = False) -> Summary:
+             allow_import: bool = False, allow_outside: bool = False) -> Summary:
     """Play ``games`` matches of ``bots`` (one name or ``module:Class`` per seat).
 
     ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
@@ -324,7 +332,10 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     after each game (start no thread before its first call: on Linux the workers
     are forked). ``workers`` is at most one per core unless ``oversubscribe``
     (:func:`~.backends.check_workers`); ``allow_import`` lets ``module:Class`` bots be
-    imported (give it only for names the person at the keyboard typed). Raises
+    imported (give it only for names the person at the keyboard typed).
+    ``allow_outside``: the pack's ``extends`` may name files outside its folder
+    (:func:`~.packs.load_pack`); workers load it again with it, so give it whenever the
+    pack needed it, a :class:`RulePack` loaded with it included. Raises
     :class:`BotError`, :class:`~.backends.BackendError` or the engine's errors on bad input.
     """
     from .backends import check_workers
@@ -332,7 +343,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     if games < 0:
         raise ValueError("games must be 0 or more")
     check_workers(workers, oversubscribe)
-    loaded = pack if isinstance(pack, RulePack) else _load(pack)
+    loaded = pack if isinstance(pack, RulePack) else _load(pack, allow_outside)
     ref = pack if isinstance(pack, str) else _reference(loaded)
     specs = [s.strip() for s in bots]
     built = [make_bot(s, allow_import=allow_import) for s in specs]
@@ -371,7 +382,8 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     gc.freeze()
     try:
         pool = ctx.Pool(workers, initializer=_init_worker,
-                        initargs=(ref, specs, seed, record is not None, allow_import))
+                        initargs=(ref, specs, seed, record is not None, allow_import,
+                                  allow_outside))
     finally:
         gc.unfreeze()
     with pool:
