@@ -61,6 +61,10 @@ class PackError(LostCitiesError):
         first = self.problems[0] if self.problems else None
         super().__init__(str(first) if first else "invalid rule pack")
 
+    def __reduce__(self) -> tuple:
+        # rebuilt from its problems, not its message, when it crosses a process (a pool worker)
+        return (type(self), (self.problems,))
+
     @property
     def file(self) -> str:
         return self.problems[0].file
@@ -96,6 +100,10 @@ class ScoringError(LostCitiesError):
         self.hint = hint
         super().__init__(self.one_line())
 
+    def __reduce__(self) -> tuple:
+        return (_scoring_error, (self.message, self.file, self.line, self.col, self.code,
+                                 self.excerpt, self.hint))
+
     def one_line(self) -> str:
         where = self.file or "<formula>"
         if self.line:
@@ -106,6 +114,13 @@ class ScoringError(LostCitiesError):
     def as_problem(self) -> Problem:
         return Problem(self.file, self.line, self.col, self.code, self.message, self.hint,
                        self.excerpt)
+
+
+def _scoring_error(message: str, file: str, line: int, col: int, code: str, excerpt: str,
+                   hint: str) -> ScoringError:
+    """A :class:`ScoringError` rebuilt from its fields (unpickling)."""
+    return ScoringError(message, file=file, line=line, col=col, code=code, excerpt=excerpt,
+                        hint=hint)
 
 
 class InvalidMoveError(LostCitiesError, ValueError):

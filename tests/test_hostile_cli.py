@@ -279,10 +279,10 @@ def test_one_bad_pack_never_loses_the_report_of_the_others(tmp_path, monkeypatch
 
     real = packs.validate_pack
 
-    def crash(source):  # a bug in the checks: one line naming the file, the batch goes on
+    def crash(source, **options):  # a bug in the checks: one line naming the file, the batch goes on
         if "huge" in str(source):
             raise RuntimeError("boom\nsecond line")
-        return real(source)
+        return real(source, **options)
 
     monkeypatch.setattr(packs, "validate_pack", crash)
     result = lc("validate", str(huge), "duel-classic")

@@ -99,3 +99,21 @@ def test_values_and_paths_are_shown_short_and_escaped() -> None:
         shown_value("\x1b[2J" + "y" * 100)
     assert shown_path("/tmp/a.json") == "/tmp/a.json"
     assert "\x1b" not in shown_path("/tmp/\x1b]0;x\x07")
+
+
+def test_errors_keep_their_fields_across_processes() -> None:
+    """A PackError or ScoringError raised in a pool worker comes back whole (pickled), not
+    rebuilt from its message (PackError.problems became a list of characters)."""
+    import pickle
+
+    from lostcities.engine import PackError, Problem, ScoringError
+
+    problem = Problem("h.yaml", 3, 7, "LC025", "`extends` leads out", "allow it")
+    back = pickle.loads(pickle.dumps(PackError([problem, problem])))
+    assert back.problems == [problem, problem] and str(back) == str(problem)
+    err = ScoringError("result too big", file="f.yaml", line=2, col=5, code="LC104",
+                       excerpt="x", hint="smaller")
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.message, again.file, again.line, again.col, again.code, again.excerpt,
+            again.hint, str(again)) == (err.message, "f.yaml", 2, 5, "LC104", "x", "smaller",
+                                        str(err))
