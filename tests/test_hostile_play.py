@@ -187,7 +187,7 @@ def test_the_save_command_writes_no_copy_over_another_file(tmp_path):
 
 # --------------------------------------------------------------------------- 3, 4: the lock
 
-def wait_for(predicate, what: str, limit: float = 60.0) -> None:
+def wait_for(predicate, what: str, limit: float = 120.0) -> None:
     end = time.monotonic() + limit
     while not predicate():
         assert time.monotonic() < end, f"gave up waiting for {what}"

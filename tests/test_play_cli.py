@@ -223,7 +223,12 @@ def test_quit_then_resume_a_named_file(data, small):
     assert len(json.loads((data / "mine.json").read_text())["moves"]) == 4
 
 
-def wait_for(predicate, what: str, limit: float = 20.0) -> None:
+#: how long any wait on the child may take: generous, for a loaded machine (every wait
+#: is on a condition, a file or a line, never a fixed time)
+WAIT = 120.0
+
+
+def wait_for(predicate, what: str, limit: float = WAIT) -> None:
     end = time.monotonic() + limit
     while not predicate():
         assert time.monotonic() < end, f"gave up waiting for {what}"
@@ -278,11 +283,17 @@ def test_ctrl_c_in_a_script_saves_and_stops(data, small, tmp_path):
         proc.stdin.write("1\n")
         proc.stdin.flush()
         wait_for(lambda: saved_moves(save) >= 2, "the first turn to be saved")
+        # and for the table after greedy's turn: lc play then waits for the next line (a
+        # loaded machine may still be printing when the save appears)
+        wait_for(lambda: re.search(r"greedy (plays|discards) .*Your hand", out.read_text(),
+                                   re.S), "the table of the second turn")
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=20) == 130
+        code = proc.wait(timeout=WAIT)
     finally:
         proc.kill()
-    assert f"Interrupted: game saved to {save}" in out.read_text()
+    printed = out.read_text()
+    assert code == 130, printed[-2000:]
+    assert f"Interrupted: game saved to {save}" in printed, printed[-2000:]
     assert saved_moves(save) == 2
 
 
@@ -393,7 +404,7 @@ def spawn(args: list[str], data: Path, **env: str) -> pexpect.spawn:
     environment.pop("COLUMNS", None)
     environment.pop("LINES", None)
     return pexpect.spawn(LC, ["play", *args], env=environment, encoding="utf-8",
-                         dimensions=(50, 120), timeout=20)
+                         dimensions=(50, 120), timeout=WAIT)
 
 
 def test_the_interactive_prompt_and_screen(data, small):
@@ -478,8 +489,10 @@ def test_the_terminal_pauses_at_a_round_end_with_the_breakdown(data, small):
 
 
 def test_watching_bots_on_a_terminal_and_ctrl_c_saves(data, small):
+    # a long delay: Ctrl-C comes while the bots wait, however late this test reads (with
+    # 0.05 s a loaded machine could finish the match before the interrupt)
     child = spawn(["--pack", small, "--seed", "3", "--players", "bot:greedy,bot:random",
-                   "--delay", "0.05", "--save", str(data / "watch.json")], data, NO_COLOR="1")
+                   "--delay", "3", "--save", str(data / "watch.json")], data, NO_COLOR="1")
     try:
         child.expect_exact("Watching ")
         child.expect(r"random(?:\x1b\[[\d;]*m)* (plays|discards)")
