@@ -366,3 +366,24 @@ def test_every_declining_move_round_trips_and_undoes_exactly(pack_id, seed):
             checked += 1
         push(s, random_move(s, rng))
         s.undo.clear()
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.sampled_from(["step=none", "step=-", "step=b", "step=y", "step=",
+                                       "step=nonee", "step=--", "STEP=None", "pawn=1", "deck",
+                                       "g", "step=aucun"]), max_size=5))
+def test_step_words_parse_to_a_move_or_one_invalid_move_line(words):
+    p, s = step_tile()
+    text = " ".join(["p", "y5", *words])
+    try:
+        move = Move.parse(text, p)
+    except InvalidMoveError as err:
+        assert "\n" not in str(err)
+        return
+    assert Move.parse(str(move), p) == move
+    try:
+        apply(s, move)
+    except IllegalMoveError as err:
+        assert "\n" not in str(err) and not is_legal(s, move)
+    else:
+        assert is_legal(s, move) and move in legal_moves(s)
