@@ -85,7 +85,8 @@ def validate(
                     typer.echo(emit(item))
         for message in failed:
             sys.stderr.write(f"lc: error: {message}\n")
-        sys.stderr.write(summary(reports, skipped, len(unusable), len(failed)) + "\n")
+        if reports:  # with none checked, the error lines above are the whole story
+            sys.stderr.write(summary(reports, skipped, len(unusable), len(failed)) + "\n")
     if unusable:
         raise typer.Exit(EXIT_USAGE)
     if failed or any(not r.valid for r in reports):
@@ -169,22 +170,29 @@ def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]
 def summary(reports: list[PackReport], skipped: list[str], unusable: int = 0,
             failed: int = 0) -> str:
     """``3 packs checked, 1 with problems (2 problems)``, what was skipped and, when a path
-    could not be used or a pack not checked, that too: never "all valid" after an error."""
+    could not be used or a pack not checked, that too: "all valid" only when nothing went
+    wrong, and ``no pack could be checked`` when none was."""
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
     bad = [r for r in reports if not r.valid]
-    text = f"{len(reports)} pack{'s' if len(reports) != 1 else ''} checked, "
-    if bad:
-        count = sum(len(r.problems) for r in bad)
-        text += f"{len(bad)} with problems ({count} problem{'s' if count != 1 else ''})"
-    elif unusable or failed:
-        text += "no problems in them"
+    if not reports:
+        text = "no pack could be checked"
     else:
-        text += "all valid"
-    if failed:
-        text += f"; {failed} could not be checked"
+        text = f"{count(len(reports), 'pack')} checked, "
+        if bad:
+            text += (f"{len(bad)} with problems "
+                     f"({count(sum(len(r.problems) for r in bad), 'problem')})")
+        elif unusable or failed:
+            text += f"no problems in {'it' if len(reports) == 1 else 'them'}"
+        else:
+            text += "all valid"
+        if failed:
+            text += f"; {count(failed, 'pack')} could not be checked"
     if unusable:
-        text += f"; {unusable} path{'s' if unusable != 1 else ''} could not be used"
+        text += f"; {count(unusable, 'path')} could not be used"
     if skipped:
-        text += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} skipped (not .yaml/.yml)"
+        text += f"; {count(len(skipped), 'file')} skipped (not .yaml/.yml)"
     return text
 
 
@@ -194,15 +202,27 @@ def _text_line(item: Problem) -> str:
 
 
 def _escape(text: str, prop: bool = False) -> str:
+    """``text`` as GitHub's workflow commands carry it: ``%``, CR and LF always escaped
+    (``%25``, ``%0D``, ``%0A``), ``:`` and ``,`` too in a property (``%3A``, ``%2C``);
+    the other control characters (:data:`~lostcities.cli.render.CONTROL_CHARACTERS`:
+    ESC would colour GitHub's log) are dropped, a tab becomes a space."""
+    from .render import CONTROL_CHARACTERS
+
+    text = text.translate({code: (" " if code == 9 else None) for code in CONTROL_CHARACTERS
+                           if code not in (10, 13)})
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
 def _github_line(item: Problem) -> str:
-    """A GitHub Actions workflow command: ``::error file=...,line=...,col=...,title=...::msg``."""
+    """A GitHub Actions workflow command: ``::error file=...,line=...,col=...,title=LC0xx::msg``.
+
+    GitHub shows the title (the code) in bold above the message, so the message does not
+    repeat it; every property and the message are escaped (they quote the pack's data).
+    """
     props = [f"file={_escape(item.file, True)}"]
     if item.line:
         props += [f"line={item.line}", f"col={item.col or 1}"]
     props.append(f"title={_escape(item.code, True)}")
-    message = f"{item.code} {item.message}" + (f" ({item.hint})" if item.hint else "")
+    message = item.message + (f" ({item.hint})" if item.hint else "")
     return f"::error {','.join(props)}::{_escape(message)}"

@@ -100,8 +100,29 @@ def test_github_annotations(tmp_path: Path) -> None:
     assert result.exit_code == 1
     [line] = [x for x in result.stdout.splitlines() if x.startswith("::error")]
     escaped = str(bad).replace(":", "%3A").replace(",", "%2C")
-    assert line == (f"::error file={escaped},line=4,col=11,title=LC033::LC033 "
+    # the title is the code (GitHub shows it in bold), the message does not repeat it
+    assert line == (f"::error file={escaped},line=4,col=11,title=LC033::"
                     "`match.rounds` must be at least 1, not 0")
+
+
+def test_github_annotations_escape_the_data_they_carry(tmp_path: Path, monkeypatch) -> None:
+    """Issue #13: the file name and the message are data: ``%``, CR and LF are escaped
+    everywhere, ``,`` and ``:`` in properties, and a hint follows the message."""
+    monkeypatch.chdir(tmp_path)
+    name = "50%,a:b\r\nc.yaml"
+    (tmp_path / name).write_text('id: bad\nextends: duel-classic\nhand_sise: 7\n'
+                                 '"k%25:,\\r\\n": 1\n')
+    result = run("-f", "github", name)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "::error file=50%25%2Ca%3Ab%0D%0Ac.yaml,line=3,col=1,title=LC030::"
+        "unknown key `hand_sise` (did you mean `hand_size`?)",
+        "::error file=50%25%2Ca%3Ab%0D%0Ac.yaml,line=4,col=1,title=LC030::"
+        "unknown key `k%2525:,\\r\\n` (allowed here: id, extends, name, description, family, "
+        "house_rule, sources, players, deck, hand_size, rows, turn, round_end, match, board, "
+        "scoring)",
+    ]
+    assert "LC030::LC030" not in result.stdout
 
 
 def test_github_is_automatic_under_github_actions(tmp_path: Path) -> None:
@@ -135,7 +156,8 @@ def test_missing_path_is_a_usage_error_but_the_rest_is_checked(tmp_path: Path) -
     assert result.exit_code == 2
     assert f"lc: error: {tmp_path / 'nope.yaml'}: no such file, folder or built-in pack" \
         in result.stderr
-    assert "1 pack checked, no problems in them; 1 path could not be used" in result.stderr
+    assert "1 pack checked, no problems in it; 1 path could not be used" in result.stderr
+    assert "all valid" not in result.stderr
 
 
 def test_no_arguments_or_nothing_to_check_is_a_usage_error(tmp_path: Path) -> None:
@@ -155,7 +177,8 @@ def test_unreadable_file_is_a_usage_error(tmp_path: Path, monkeypatch) -> None:
     result = run(str(locked), "duel-classic")
     assert result.exit_code == 2
     assert f"lc: error: {locked}: cannot be read (permission denied)" in result.stderr
-    assert "1 pack checked, no problems in them; 1 path could not be used" in result.stderr
+    assert "1 pack checked, no problems in it; 1 path could not be used" in result.stderr
+    assert "all valid" not in result.stderr
 
 
 def test_notes_from_a_shared_base_are_printed_once() -> None:
@@ -172,3 +195,57 @@ def test_pre_commit_hook_runs_lc_validate() -> None:
     pattern = re.compile(hook["files"])
     assert pattern.search("rulepacks/duel-classic.yaml") and pattern.search("packs/x.yml")
     assert not pattern.search(".github/workflows/ci.yaml")
+
+
+def test_a_missing_path_alone_is_one_error_line_and_no_summary(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """Issue #13: `lc validate none.yaml` said the error, then "0 packs checked, all valid"."""
+    monkeypatch.chdir(tmp_path)
+    result = run("none.yaml")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr == "lc: error: none.yaml: no such file, folder or built-in pack\n"
+    assert result.stdout == ""
+
+
+def test_the_summary_after_an_error_reads_naturally(tmp_path: Path, monkeypatch) -> None:
+    """Never "all valid" after an error; "it" for one pack, "them" for more, counts with
+    their nouns."""
+    monkeypatch.chdir(tmp_path)
+    result = run("duel-classic", "duel-six", "none.yaml", "gone.yml")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "2 packs checked, no problems in them; 2 paths could not be used")
+    import lostcities.engine.errors as errors
+    import lostcities.engine.packs as packs
+
+    real = packs.validate_pack
+
+    def refuse(source, **options):  # a library error other than a pack's problems
+        if source == "duel-six":
+            raise errors.InputError("duel-six: cannot be read")
+        return real(source, **options)
+
+    monkeypatch.setattr(packs, "validate_pack", refuse)
+    result = run("duel-classic", "duel-six")
+    assert result.exit_code == 1
+    assert result.stderr == ("lc: error: duel-six: duel-six: cannot be read\n"
+                             "1 pack checked, no problems in it; 1 pack could not be checked\n")
+    result = run("duel-six")  # none could be checked: the error line says it all
+    assert result.exit_code == 1
+    assert result.stderr == "lc: error: duel-six: duel-six: cannot be read\n"
+
+
+def test_summary_wording() -> None:
+    from lostcities.cli.validate import summary
+    from lostcities.engine.errors import Problem
+    from lostcities.engine.packs import PackReport
+
+    good = PackReport("a", "a.yaml", ())
+    bad = PackReport("b", "b.yaml", (Problem("b.yaml", 1, 1, "LC030", "x"),))
+    assert summary([good, good], []) == "2 packs checked, all valid"
+    assert summary([good, bad], ["n.txt"]) == (
+        "2 packs checked, 1 with problems (1 problem); 1 file skipped (not .yaml/.yml)")
+    assert summary([good], [], unusable=1) == "1 pack checked, no problems in it; " \
+        "1 path could not be used"
+    assert summary([], [], failed=2) == "no pack could be checked"
+    assert summary([], [], unusable=3) == "no pack could be checked; 3 paths could not be used"
