@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
 
-from .common import EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
     from .i18n import Catalogue
@@ -83,6 +83,7 @@ def play(
         None, "--allow-bot", metavar="MODULE:CLASS", show_default=False,
         help="Resuming: let the save's module:Class bot be imported (a save never imports "
              "code by itself); once per bot."),
+    allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Play Lost Cities in the terminal: p r5 deck plays r5 and draws from the deck,
     d r5 g discards r5 and takes the green pile's top; help lists every command.
@@ -130,7 +131,8 @@ def play(
         lock = _lock(target)
         key, key_problem = _save_key(data)
         try:
-            session = _resume(path, allow_bot or (), Catalogue(lang or detect_lang()), key)
+            session = _resume(path, allow_bot or (), Catalogue(lang or detect_lang()), key,
+                              allow_outside)
         except BaseException:
             lock.release()
             raise
@@ -142,7 +144,8 @@ def play(
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
         key, key_problem = _save_key(data)
-        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level, key)
+        session = _new(pack or DEFAULT_PACK, players, seed, cat, save, data, level, key,
+                       allow_outside)
         assert session.save_path is not None
         lock = _lock(_target(session.save_path))
         greeting = cat("greeting.unfinished") if unfinished else ""
@@ -210,7 +213,7 @@ def _lock(path: Path) -> Any:
 
 def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
          save: Optional[Path], data: Path, level: Optional[int] = None,
-         key: Optional[bytes] = None) -> "Session":
+         key: Optional[bytes] = None, allow_outside: bool = False) -> "Session":
     import random
 
     from lostcities.engine.errors import PackError
@@ -219,7 +222,7 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
     from .session import Session, SessionError, new_save_path, parse_players
 
     try:
-        rules = load_pack(pack_arg)
+        rules = load_pack(pack_arg, allow_outside=allow_outside)
     except PackError as err:
         fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
     source = str(Path(pack_arg).resolve()) if Path(pack_arg).is_file() else pack_arg
@@ -239,7 +242,7 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
 
 
 def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue",
-            key: Optional[bytes]) -> "Session":
+            key: Optional[bytes], allow_outside: bool = False) -> "Session":
     """The saved game, or one line. A save signed with our key resumes at once; any
     other has every bot move derived again (the search takes a while: a spinner on a
     terminal)."""
@@ -253,7 +256,7 @@ def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue",
         return Console(stderr=True).status(cat("resume.checking"))
 
     try:
-        return Session.load(path, allow_bots=allow_bots, key=key,
+        return Session.load(path, allow_bots=allow_bots, key=key, allow_outside=allow_outside,
                             checking=checking if sys.stdin.isatty() else None)
     except RecordError as err:
         fail(str(err), EXIT_PROBLEM)

@@ -47,10 +47,10 @@ from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Literal, Mapping,
                     Optional, Sequence)
 
-from lostcities.engine.errors import InputError, LostCitiesError, RecordError
+from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
 from lostcities.engine.moves import DECK
 from lostcities.engine.records import _engine_version
-from lostcities.engine.safeio import check_path
+from lostcities.engine.safeio import check_path, shown_value
 
 if TYPE_CHECKING:
     from lostcities.engine.bots import Bot
@@ -1148,7 +1148,8 @@ class Session:
 
     @classmethod
     def load(cls, path: Path, *, allow_bots: Collection[str] = (), key: Optional[bytes] = None,
-             checking: Optional[Callable[[], ContextManager[Any]]] = None) -> "Session":
+             checking: Optional[Callable[[], ContextManager[Any]]] = None,
+             allow_outside: bool = False) -> "Session":
         """Resume the game saved in ``path``, re-playing every move through the engine.
 
         Unless the save's ``mac`` checks under ``key`` (:func:`signed_by`: this user's
@@ -1158,7 +1159,9 @@ class Session:
         entered for that slow check only; :attr:`checked_by` says which check ran. The
         session keeps ``key``, so its next save is signed again. A seat whose bot is a ``module:Class`` name is refused
         unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
-        a save never imports code by itself. Raises :class:`RecordError` with one
+        a save never imports code by itself. ``allow_outside`` (the command line's
+        ``--allow-outside``) lets the pack's ``extends`` leave its folder: a game started
+        with it resumes only when it is given again. Raises :class:`RecordError` with one
         line naming the file and what is wrong (not a regular file, too large, not
         JSON, not a save, a field of the wrong type or size, a bot not allowed, a
         move the rules refuse, a bot move that is not the bot's).
@@ -1189,9 +1192,13 @@ class Session:
                                   f"trust it, resume with --allow-bot {p['bot']}")
         source = data.get("pack_source") or data["pack"]
         try:
-            pack = load_pack(source)
+            pack = load_pack(source, allow_outside=allow_outside)
+        except PackError as err:
+            trust = "; if you trust it, resume with --allow-outside" \
+                if err.code == "LC025" and not allow_outside else ""
+            raise RecordError(f"{where}: pack {shown_value(source)}: {err}{trust}") from None
         except LostCitiesError as err:
-            raise RecordError(f"{where}: pack {source!r}: {err}") from None
+            raise RecordError(f"{where}: pack {shown_value(source)}: {err}") from None
         if pack.id != data["pack"]:
             raise RecordError(f"{where}: the game is of pack {data['pack']!r}, {source} is now "
                               f"pack {pack.id!r}")

@@ -342,7 +342,7 @@ def test_the_option_is_defined_once():
     from lostcities.cli import common
 
     for command in ("validate", "show", "new", "explain", "score", "simulate", "balance",
-                    "replay"):
+                    "replay", "play"):
         result = CliRunner().invoke(app, [command, "--help"], terminal_width=200)
         assert result.exit_code == 0
         assert FLAG in result.stdout, command
@@ -368,3 +368,23 @@ def test_errors_other_than_lc025_are_unchanged_by_the_flag(club):
             assert "LC020" in one_error_line(result.stderr)
     with pytest.raises(LostCitiesError):
         load_pack(club / "club" / "broken.yaml", allow_outside=True)
+
+
+def test_play_and_its_resume(club):
+    """lc play --pack takes the flag; the save stores none, so a resume needs it again."""
+    env = {**os.environ, "LOSTCITIES_DATA_DIR": str(club / "data")}
+
+    def play(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(LC), "play", *args], capture_output=True, text=True,
+                              cwd=club, env=env, input="", timeout=240)
+
+    refused(play("--pack", HOUSE, "--players", "human,bot:random", "--save", "g.json"))
+    assert not (club / "g.json").exists()
+    started = play("--pack", HOUSE, FLAG, "--players", "human,bot:random", "--seed", "3",
+                   "--save", "g.json")
+    assert started.returncode == 0, started.stderr
+    assert json.loads((club / "g.json").read_text(encoding="utf-8"))["pack"] == "house"
+    line = refused(play("--resume", "g.json"))
+    assert line.endswith("; if you trust it, resume with --allow-outside")
+    resumed = play("--resume", "g.json", FLAG)
+    assert resumed.returncode == 0, resumed.stderr
