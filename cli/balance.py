@@ -105,7 +105,7 @@ def balance(
         fail(f"--bots: {len(specs)} bot(s), but {packs[1].id} is played by "
              f"{packs[1].min_players}-{packs[1].max_players} players", EXIT_USAGE)
     try:
-        with Progress(games, "balancing") as tick:
+        with Progress(games, "balancing", "lc balance") as tick:
             report = run(packs[0], packs[1], specs, games, seed, workers=workers,
                          precision=precision, backend=backend, address=address,
                          run_dir=None if resume is None else str(resume), progress=tick,

@@ -85,24 +85,106 @@ def complete_bot(incomplete: str) -> list[str]:
     return [prefix + name for name in BOTS if name.startswith(last)]
 
 
-class Progress:
-    """A rich progress bar with an ETA on stderr when it is a terminal; otherwise nothing.
+#: seconds between two progress lines when standard error is not a terminal (a pipe, a
+#: CI log); ``LC_PROGRESS_INTERVAL`` sets it (``0``: no lines)
+PROGRESS_INTERVAL = 15.0
+PROGRESS_ENV = "LC_PROGRESS_INTERVAL"
 
-    ``with Progress(total, label) as tick:`` gives ``tick(done)`` or None. The bar
-    (and its refresh thread) starts on the first call, after any worker processes
-    are forked.
+
+def progress_interval(environ: Optional[dict] = None) -> float:
+    """The seconds between progress lines: ``LC_PROGRESS_INTERVAL`` (a number of seconds,
+    ``0`` for none), else :data:`PROGRESS_INTERVAL`; an unusable value fails in one line."""
+    import math
+    import os
+
+    text = (os.environ if environ is None else environ).get(PROGRESS_ENV, "").strip()
+    if not text:
+        return PROGRESS_INTERVAL
+    try:
+        value = float(text) if len(text) <= 20 else math.nan
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 10 ** 9:
+        from .render import plain
+
+        fail(f"{PROGRESS_ENV}={plain(text[:20])}{'...' if len(text) > 20 else ''}: give a "
+             f"number of seconds between progress lines (0 for none)", EXIT_USAGE)
+    return value
+
+
+def duration(seconds: float) -> str:
+    """``42s``, ``4m12s`` under ten minutes, ``18m`` under an hour, then ``2h05m``."""
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    minutes = (seconds + 30) // 60
+    if minutes < 60:
+        return f"{minutes}m"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+class Progress:
+    """How far a long run is, on stderr.
+
+    On a terminal, a rich progress bar with an ETA. Elsewhere (a pipe, a CI log), one
+    line every ``interval`` seconds (:func:`progress_interval`), e.g.
+    ``lc balance: 37/200 games, 4m12s elapsed, ETA 18m``: a run that ends sooner
+    prints none, and no line says a run is complete (its report follows). A line is
+    written when a game (or batch) finishes, so none between two.
+
+    ``with Progress(total, label, command) as tick:`` gives ``tick(done)`` or None. The
+    bar (and its refresh thread) starts on the first call, after any worker processes
+    are forked. ``stream``, ``clock`` (seconds, monotonic), ``interval`` and
+    ``terminal`` are for tests; by default stderr, :func:`time.monotonic`, the
+    interval above and whether stderr is a terminal.
     """
 
-    def __init__(self, total: int, label: str):
+    def __init__(self, total: int, label: str, command: str = "lc", *,
+                 stream: Any = None, clock: Optional[Callable[[], float]] = None,
+                 interval: Optional[float] = None, terminal: Optional[bool] = None):
+        import time
+
         self.total = total
         self.label = label
+        self.command = command
+        self.stream = stream
+        self.clock = clock or time.monotonic
+        self.interval = progress_interval() if interval is None else interval
+        self.terminal = terminal
         self.bar: Any = None
         self.task: Any = None
+        self.started = 0.0
+        self.shown = 0.0
 
     def __enter__(self) -> Optional[Callable[[int], None]]:
-        if not sys.stderr.isatty() or self.total < 2:
+        stream = self.stream or sys.stderr
+        terminal = stream.isatty() if self.terminal is None else self.terminal
+        if terminal:
+            return self.tick if self.total >= 2 else None
+        if self.interval <= 0 or self.total < 1:
             return None
-        return self.tick
+        self.started = self.shown = self.clock()
+        return self.line
+
+    def line(self, done: int) -> None:
+        """Write ``done`` finished games as one line, if ``interval`` has passed since the
+        start or the last line and the run is not over."""
+        now = self.clock()
+        if now - self.shown < self.interval or done >= self.total:
+            return
+        self.shown = now
+        elapsed = now - self.started
+        text = f"{self.command}: {done:,}/{self.total:,} games, {duration(elapsed)} elapsed"
+        if done > 0:
+            text += f", ETA {duration(elapsed * (self.total - done) / done)}"
+        stream = self.stream or sys.stderr
+        try:
+            stream.write(text + "\n")
+            stream.flush()
+        except (OSError, ValueError):  # the log went away: the run goes on without it
+            self.interval = float("inf")
 
     def tick(self, done: int) -> None:
         """Show ``done`` finished games, starting the bar on the first call."""
@@ -114,7 +196,7 @@ class Progress:
 
             self.bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
                            TextColumn("games, ETA"), TimeRemainingColumn(),
-                           console=Console(stderr=True), transient=True)
+                           console=Console(file=self.stream or sys.stderr), transient=True)
             self.bar.start()
             self.task = self.bar.add_task("games", total=self.total)
         self.bar.update(self.task, completed=done)

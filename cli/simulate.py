@@ -77,7 +77,7 @@ def simulate(
     output = nullcontext(None) if record is None else \
         Output(record, "--record", force=force, append=append)
     try:
-        with output as out, Progress(games, "simulating") as tick:
+        with output as out, Progress(games, "simulating", "lc simulate") as tick:
             summary = run(rules, specs, games, seed, workers=workers, record=out, progress=tick,
                           oversubscribe=oversubscribe, allow_import=True,
                           allow_outside=allow_outside)
