@@ -38,8 +38,9 @@ _EXTENDS_CODES = {
     "LC020": "`extends` names no built-in pack and no file",
     "LC021": "`extends` cycle: a pack extends itself through its chain",
     "LC022": f"`extends` chain deeper than {MAX_EXTENDS} links",
-    "LC023": "a pack that extends another does not set its own `id`",
-    "LC024": "a pack's `id` is the id of a pack it extends",
+    "LC023": "a pack without `id` whose file name is not a valid id",
+    "LC024": "a pack's `id` is the id of a pack it extends, or, taken from its file name, "
+             "a built-in pack's id",
     "LC025": "an `extends` path that is absolute, leads out of the folder of the pack named, "
              "or is too long for the file system",
     "LC026": "a file that is not a rule pack (its content is not shown)",
@@ -54,8 +55,6 @@ _SCHEMA_CODES = {
 
 _IDS = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _FORMULAS = ("expedition", "pawn", "round", "match")
-#: semantic codes saying the pack's set of formulas is wrong: compiling would only repeat them
-_FORMULA_SET_CODES = frozenset({"LC056", "LC057"})
 _REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn", "round", "match")}
 
 
@@ -357,22 +356,59 @@ def _extends_hint(value: str, path: Path) -> str:
     return f"did you mean `{close[0]}`?" if close else "`lc packs` lists the built-in packs"
 
 
-def _chain_id_problems(docs: list[YamlDocument]) -> list[Problem]:
+def file_id(path: str | os.PathLike[str]) -> str:
+    """The id a pack file without `id` takes: its file name less ``.yaml``/``.yml``
+    (``my-house.yaml`` -> ``my-house``); not necessarily a valid id."""
+    name = os.path.basename(os.fspath(path))
+    for ending in (".yaml", ".yml"):
+        if name.endswith(ending) and len(name) > len(ending):
+            return name[:-len(ending)]
+    return name
+
+
+def _id_like(name: str) -> str:
+    """A valid id close to the file name ``name`` (for a hint)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:64].rstrip("-") or "my-house"
+
+
+def _chain_id_problems(docs: list[YamlDocument], paths: list[Path]) -> list[Problem]:
+    """Give each pack of the chain without `id` the id of its file name, and report the ids
+    that cannot be: a file name that is not an id (LC023), a file name that is a built-in
+    pack's id, or an id that a pack it extends also has (LC024)."""
     out: list[Problem] = []
+    builtins = set(builtin_ids())
+    for doc, path in zip(docs, paths):
+        if "id" in doc.data:
+            continue
+        where = doc.origins.get(("extends",), doc.origins[()])
+        problem = functools.partial(Problem, doc.file, where.key_line, where.key_col)
+        derived = file_id(path)
+        if not _IDS.fullmatch(derived):
+            out.append(problem("LC023", f"this pack has no `id`, and its file name "
+                               f"`{shown_path(os.path.basename(path))}` cannot be one: an id is "
+                               "lower-case letters, digits and hyphens (at most 64)",
+                               f"add e.g. `id: {_id_like(derived)}`, or rename the file"))
+            continue
+        if derived in builtins and os.path.realpath(builtin_dir() / f"{derived}.yaml") \
+                != os.path.realpath(path):
+            out.append(problem("LC024", f"this pack has no `id`, and its file name gives "
+                               f"`{derived}`, the id of a built-in pack",
+                               "add an `id:` of its own, or rename the file"))
+            continue
+        doc.data = {"id": derived, **doc.data}
+        doc.origins[("id",)] = Origin(doc.file, 0, 0)
     for index, doc in enumerate(docs[:-1]):
-        own = doc.data.get("id")
-        if own is None:
-            where = doc.origins[("extends",)]
-            out.append(Problem(doc.file, where.key_line, where.key_col, "LC023",
-                               "a pack that extends another must set its own `id`",
-                               "add e.g. `id: my-house`"))
+        own_id = doc.data.get("id")
+        if own_id is None:
             continue
         for base in docs[index + 1:]:
-            if base.data.get("id") == own:
+            if base.data.get("id") == own_id:
                 where = doc.origins[("id",)]
+                taken = "" if where.line else " (taken from its file name)"
                 out.append(Problem(doc.file, where.line, where.col, "LC024",
-                                   f"`id: {own}` is also the id of the pack it extends "
-                                   f"({base.file})", "give this pack an id of its own"))
+                                   f"`id: {own_id}`{taken} is also the id of the pack it "
+                                   f"extends ({base.file})", "give this pack an id of its own"
+                                   + ("" if where.line else ": add `id:` or rename the file")))
                 break
     return out
 
@@ -464,11 +500,27 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean `{close[0]}`?" if close else ""
 
 
-def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]) -> list[Problem]:
+def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]
+                     ) -> tuple[list[Problem], set[KeyPath]]:
+    """The schema's problems, and the key paths whose values cannot be read as the schema
+    says (wrong, missing or badly named; an unknown key leaves the rest readable)."""
     out: list[Problem] = []
+    bad: set[KeyPath] = set()
     for err in _validator().iter_errors(data):
         out.extend(_explain(err, origins))
-    return out
+        path: KeyPath = tuple(err.absolute_path)
+        if "propertyNames" in err.absolute_schema_path:
+            bad.add(path + (err.instance,))
+        elif err.validator == "required":
+            bad.update(path + (k,) for k in err.validator_value if k not in err.instance)
+        elif not (err.validator == "additionalProperties" and err.validator_value is False):
+            bad.add(path)
+    return out, bad
+
+
+def _touches(bad: set[KeyPath], path: KeyPath) -> bool:
+    """Whether a wrong value lies at ``path``, inside it, or around it."""
+    return any(b[:len(path)] == path or path[:len(b)] == b for b in bad)
 
 
 def _explain(err: Any, origins: Mapping[KeyPath, Origin]) -> Iterator[Problem]:
@@ -561,7 +613,7 @@ def _with_defaults(data: dict[str, Any], origins: dict[KeyPath, Origin]
     data, origins = copy.deepcopy(data), dict(origins)
     default = Origin(DEFAULT_FILE, 0, 0)
     _fill_defaults(data, pack_schema(), origins, (), default)
-    if "name" not in data:
+    if "name" not in data and "id" in data:
         data["name"] = data["id"]
         origins[("name",)] = default
     return data, origins
@@ -582,13 +634,19 @@ class Finding:
 
 Check = Callable[[dict[str, Any]], Iterator[Finding]]
 
-#: code -> (one-line title, check); each check reads a schema-valid, defaults-filled pack
+#: code -> (one-line title, check); each check reads a defaults-filled pack whose sections
+#: it reads (:data:`CHECK_READS`) are schema-valid
 SEMANTIC_CHECKS: dict[str, tuple[str, Check]] = {}
+#: code -> the key paths its check reads: it runs when the schema found none of them wrong
+CHECK_READS: dict[str, tuple[KeyPath, ...]] = {}
 
 
-def _check(code: str, title: str) -> Callable[[Check], Check]:
+def _check(code: str, title: str, *reads: str) -> Callable[[Check], Check]:
+    """Register a check of ``code``; ``reads`` are the dotted keys it reads (``deck``,
+    ``scoring.tables``)."""
     def register(fn: Check) -> Check:
         SEMANTIC_CHECKS[code] = (title, fn)
+        CHECK_READS[code] = tuple(tuple(key.split(".")) for key in reads)
         return fn
     return register
 
@@ -604,7 +662,8 @@ def _removed(d: dict[str, Any]) -> dict[int, tuple[int, int]]:
     return {r["players"]: (r["cards"], i) for i, r in enumerate(d["deck"]["removed_unseen"])}
 
 
-@_check("LC040", "the deck cannot deal every hand and leave a draw pile, at some player count")
+@_check("LC040", "the deck cannot deal every hand and leave a draw pile, at some player count",
+        "deck", "hand_size", "players")
 def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
     size, hand, removed = _deck_size(d), d["hand_size"], _removed(d)
     for n in range(d["players"]["max"], d["players"]["min"] - 1, -1):
@@ -627,7 +686,7 @@ def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
 MAX_DECK = 300
 
 
-@_check("LC063", f"the deck holds more than {MAX_DECK} cards")
+@_check("LC063", f"the deck holds more than {MAX_DECK} cards", "deck")
 def _deck_too_large(d: dict[str, Any]) -> Iterator[Finding]:
     size = _deck_size(d)
     if size > MAX_DECK:
@@ -640,7 +699,7 @@ def _deck_too_large(d: dict[str, Any]) -> Iterator[Finding]:
                       "and the bots search it", key=True)
 
 
-@_check("LC041", "two colours share a key (keys ignore case)")
+@_check("LC041", "two colours share a key (keys ignore case)", "deck")
 def _colour_keys(d: dict[str, Any]) -> Iterator[Finding]:
     first: dict[str, int] = {}
     for i, colour in enumerate(d["deck"]["colours"]):
@@ -652,7 +711,7 @@ def _colour_keys(d: dict[str, Any]) -> Iterator[Finding]:
         first.setdefault(key, i)
 
 
-@_check("LC042", "colour key `x`, which the card notation keeps for wagers (`rx`)")
+@_check("LC042", "colour key `x`, which the card notation keeps for wagers (`rx`)", "deck")
 def _colour_key_x(d: dict[str, Any]) -> Iterator[Finding]:
     for i, colour in enumerate(d["deck"]["colours"]):
         if colour["key"].lower() == "x":
@@ -660,7 +719,7 @@ def _colour_key_x(d: dict[str, Any]) -> Iterator[Finding]:
                           "(`rx` is the red wager)", "choose another letter")
 
 
-@_check("LC043", "two colours share a name")
+@_check("LC043", "two colours share a name", "deck")
 def _colour_names(d: dict[str, Any]) -> Iterator[Finding]:
     seen: set[str] = set()
     for i, colour in enumerate(d["deck"]["colours"]):
@@ -671,7 +730,7 @@ def _colour_names(d: dict[str, Any]) -> Iterator[Finding]:
         seen.add(name)
 
 
-@_check("LC044", "`deck.values.min` is greater than `deck.values.max`")
+@_check("LC044", "`deck.values.min` is greater than `deck.values.max`", "deck")
 def _value_range(d: dict[str, Any]) -> Iterator[Finding]:
     values = d["deck"]["values"]
     if values["min"] > values["max"]:
@@ -679,7 +738,7 @@ def _value_range(d: dict[str, Any]) -> Iterator[Finding]:
                       f"values.min {values['min']}")
 
 
-@_check("LC045", "`players.min` is greater than `players.max`")
+@_check("LC045", "`players.min` is greater than `players.max`", "players")
 def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
     players = d["players"]
     if players["min"] > players["max"]:
@@ -687,7 +746,7 @@ def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
                       f"players.min {players['min']}")
 
 
-@_check("LC046", "strictly increasing rows with more than one copy of each value")
+@_check("LC046", "strictly increasing rows with more than one copy of each value", "rows", "deck")
 def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
     if d["rows"]["ordering"] == "strict" and d["deck"]["copies"] > 1:
         yield Finding(("deck", "copies"), f"with `rows.ordering: strict` only one of the "
@@ -695,21 +754,21 @@ def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
                       "use `ordering: non-decreasing`, or `copies: 1`")
 
 
-@_check("LC047", "a board-family pack without the `board` section")
+@_check("LC047", "a board-family pack without the `board` section", "family", "board")
 def _board_missing(d: dict[str, Any]) -> Iterator[Finding]:
     if d["family"] == "board" and "board" not in d:
         yield Finding(("family",), "`family: board` needs a `board` section (pawns, spaces, "
                       "bridge_after, tiles)")
 
 
-@_check("LC048", "a duel-family pack with a `board` section")
+@_check("LC048", "a duel-family pack with a `board` section", "family", "board")
 def _board_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
     if d["family"] == "duel" and "board" in d:
         yield Finding(("board",), "a `board` section in a duel pack", "set `family: board`, "
                       "or remove the section", key=True)
 
 
-@_check("LC049", "`round_end.bridge_crossings` set in a duel-family pack")
+@_check("LC049", "`round_end.bridge_crossings` set in a duel-family pack", "family", "round_end")
 def _bridges_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
     if d["family"] == "duel" and d["round_end"]["bridge_crossings"]:
         yield Finding(("round_end", "bridge_crossings"), "bridge crossings end a round only in "
@@ -720,7 +779,7 @@ def _board(d: dict[str, Any]) -> dict[str, Any] | None:
     return d.get("board") if d["family"] == "board" else None
 
 
-@_check("LC050", "more event tiles than tile spaces on all tracks")
+@_check("LC050", "more event tiles than tile spaces on all tracks", "family", "board", "deck")
 def _tiles_fit(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     if board is None:
@@ -733,7 +792,7 @@ def _tiles_fit(d: dict[str, Any]) -> Iterator[Finding]:
                       "tracks)", "add tile_spaces or use fewer tiles", key=True)
 
 
-@_check("LC051", "a tile space beyond the last space of a track")
+@_check("LC051", "a tile space beyond the last space of a track", "family", "board")
 def _tile_spaces(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     if board is None:
@@ -744,7 +803,7 @@ def _tile_spaces(d: dict[str, Any]) -> Iterator[Finding]:
                           f"track's {board['spaces']} spaces")
 
 
-@_check("LC052", "the bridge is not before the last space")
+@_check("LC052", "the bridge is not before the last space", "family", "board")
 def _bridge(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     if board is not None and board["bridge_after"] >= board["spaces"]:
@@ -752,7 +811,8 @@ def _bridge(d: dict[str, Any]) -> Iterator[Finding]:
                       f"be below spaces ({board['spaces']}): the bridge lies between two spaces")
 
 
-@_check("LC053", "the `spaces` scoring table does not have one value per space plus the centre")
+@_check("LC053", "the `spaces` scoring table does not have one value per space plus the centre",
+        "family", "board", "scoring.tables")
 def _spaces_table(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     table = d["scoring"]["tables"].get("spaces")
@@ -762,7 +822,8 @@ def _spaces_table(d: dict[str, Any]) -> Iterator[Finding]:
                       f"{board['spaces'] + 1} (index 0 is the centre)")
 
 
-@_check("LC054", "`removed_unseen` names a player count outside `players`, or one twice")
+@_check("LC054", "`removed_unseen` names a player count outside `players`, or one twice",
+        "players", "deck")
 def _removed_counts(d: dict[str, Any]) -> Iterator[Finding]:
     low, high = d["players"]["min"], d["players"]["max"]
     seen: set[int] = set()
@@ -778,7 +839,8 @@ def _removed_counts(d: dict[str, Any]) -> Iterator[Finding]:
         seen.add(n)
 
 
-@_check("LC055", "`match.first_starter` is not a seat at the smallest player count")
+@_check("LC055", "`match.first_starter` is not a seat at the smallest player count",
+        "match", "players")
 def _first_starter(d: dict[str, Any]) -> Iterator[Finding]:
     seat, low = d["match"]["first_starter"], d["players"]["min"]
     if seat >= low:
@@ -786,7 +848,8 @@ def _first_starter(d: dict[str, Any]) -> Iterator[Finding]:
                       f"players (seats are 0-{low - 1})")
 
 
-@_check("LC056", "a scoring formula the family needs is missing")
+@_check("LC056", "a scoring formula the family needs is missing", "family",
+        *(f"scoring.{name}" for name in _FORMULAS))
 def _formulas_present(d: dict[str, Any]) -> Iterator[Finding]:
     for name in _REQUIRED_FORMULAS[d["family"]]:
         if name not in d["scoring"]:
@@ -794,14 +857,14 @@ def _formulas_present(d: dict[str, Any]) -> Iterator[Finding]:
                           f"`scoring.{name}`", "see docs/rulepacks.md, Scoring")
 
 
-@_check("LC057", "a `pawn` formula in a duel-family pack")
+@_check("LC057", "a `pawn` formula in a duel-family pack", "family", "scoring.pawn")
 def _pawn_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
     if d["family"] == "duel" and "pawn" in d["scoring"]:
         yield Finding(("scoring", "pawn"), "a duel pack has no pawns: `scoring.pawn` would "
                       "never be used", key=True)
 
 
-@_check("LC058", "more leaders than pawns")
+@_check("LC058", "more leaders than pawns", "family", "board")
 def _leaders(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     if board is not None and board["leaders"] > board["pawns"]:
@@ -809,7 +872,8 @@ def _leaders(d: dict[str, Any]) -> Iterator[Finding]:
                       f"{board['pawns']} pawns per player")
 
 
-@_check("LC059", "more pawns per player than tracks (one pawn per colour)")
+@_check("LC059", "more pawns per player than tracks (one pawn per colour)",
+        "family", "board", "deck")
 def _pawns(d: dict[str, Any]) -> Iterator[Finding]:
     board, tracks = _board(d), len(d["deck"]["colours"])
     if board is not None and board["pawns"] > tracks:
@@ -817,7 +881,8 @@ def _pawns(d: dict[str, Any]) -> Iterator[Finding]:
                       f"{tracks} tracks; a player engages at most one pawn per colour")
 
 
-@_check("LC060", "`bridge_crossings` can never be reached at the smallest player count")
+@_check("LC060", "`bridge_crossings` can never be reached at the smallest player count",
+        "family", "board", "round_end", "players")
 def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
     board, need = _board(d), d["round_end"]["bridge_crossings"]
     if board is not None and need > board["pawns"] * d["players"]["min"]:
@@ -826,7 +891,7 @@ def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
                       f"{d['players']['min']} players have only {have} pawns")
 
 
-@_check("LC061", "`next_starter_tie` repeats the rule whose tie it must break")
+@_check("LC061", "`next_starter_tie` repeats the rule whose tie it must break", "match")
 def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
     match = d["match"]
     if match["next_starter"] in ("best-round-score", "best-total") \
@@ -835,7 +900,8 @@ def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
                       "cannot be broken by the same rule", "use alternate or same")
 
 
-@_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`")
+@_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`",
+        "family", "board")
 def _tile_values(d: dict[str, Any]) -> Iterator[Finding]:
     board = _board(d)
     for i, tile in enumerate(board["tiles"] if board is not None else ()):
@@ -846,14 +912,21 @@ def _tile_values(d: dict[str, Any]) -> Iterator[Finding]:
                           "value; only points tiles do")
 
 
-def _semantic_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]) -> list[Problem]:
+def _semantic_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin],
+                       bad: set[KeyPath]) -> tuple[list[Problem], set[KeyPath]]:
+    """The LC checks' problems, and the key paths they are about. A check runs when none of
+    the keys it reads holds a value the schema found wrong (``bad``)."""
     out: list[Problem] = []
+    about: set[KeyPath] = set()
     for code, (_title, check) in SEMANTIC_CHECKS.items():
+        if any(_touches(bad, read) for read in CHECK_READS[code]):
+            continue
         for found in check(data):
             o = _nearest(origins, found.path)
             line, col = (o.key_line, o.key_col) if found.key else (o.line, o.col)
             out.append(Problem(o.file, line, col, code, found.message, found.hint))
-    return out
+            about.add(found.path)
+    return out, about
 
 
 #: every code a pack can get, with its one-line title (docs/rulepacks.md lists them all)
@@ -869,9 +942,11 @@ def formula_marks(resolved: ResolvedPack) -> dict[str, tuple[str, int, int, str]
     where each constant's value and each table is written (``scoring.constants.cost``)."""
     marks: dict[str, tuple[str, int, int, str]] = {}
     scoring = resolved.data.get("scoring", {})
+    if not isinstance(scoring, dict):
+        return marks
     keys = [(k,) for k in _FORMULAS if k in scoring]
-    keys += [("breakdown", k) for k in scoring.get("breakdown", {})]
-    keys += [(kind, k) for kind in ("constants", "tables") for k in scoring.get(kind, {})]
+    keys += [(kind, k) for kind in ("breakdown", "constants", "tables")
+             if isinstance(scoring.get(kind), dict) for k in scoring[kind]]
     for key in keys:
         o = resolved.origin(("scoring", *key))
         marks["scoring." + ".".join(key)] = (o.file, o.text_line or o.line, o.text_col or o.col,
@@ -910,24 +985,116 @@ def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
                   artefacts=artefacts, marks=marks)
 
 
-def _formula_results(pack: RulePack, resolved: ResolvedPack, bounds: bool = True
-                     ) -> list[Problem]:
-    """The problems of compiling the pack's formulas (compiled once, cached on the pack), and
-    (``bounds``) of what they can produce and cost over the pack's games
-    (lostcities.grammar.bounds), which needs a pack without other problems."""
-    try:
-        from lostcities.grammar.bounds import check_scoring
+#: what a pack's formulas are bounded over (``scoring_domain``) and what building its
+#: RulePack reads: no bound is computed while the schema or an LC check finds one wrong
+_BOUNDS_READS: tuple[KeyPath, ...] = tuple((key,) for key in (
+    "family", "sources", "players", "deck", "rows", "turn", "round_end", "match", "board",
+    "scoring"))
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-        spec = pack.scoring_spec
-        pack.scoring
-        if bounds:
-            check_scoring(pack.scoring, scoring_domain(pack, resolved), spec.constants,
-                          spec.tables, spec.marks)
-    except LostCitiesError as err:
-        as_problem = getattr(err, "as_problem", None)
-        problem = as_problem() if as_problem else Problem(pack.path, 0, 0, "LC100", str(err))
-        return [problem if problem.file else replace(problem, file=pack.path)]
-    return []
+
+def _as_problem(err: LostCitiesError, file: str) -> Problem:
+    as_problem = getattr(err, "as_problem", None)
+    problem = as_problem() if as_problem else Problem(file, 0, 0, "LC100", str(err))
+    return problem if problem.file else replace(problem, file=file)
+
+
+#: the formulas whose results another formula reads (bounds follow them)
+_FEEDS = {"round": frozenset({"expedition", "pawn"}),
+          "match": frozenset({"expedition", "pawn", "round"})}
+
+
+@dataclass
+class _Compiled:
+    """What :func:`_compiled_formulas` found: problems, the formulas that compiled, the
+    scopes present that did not, and whether the whole scoring section compiled."""
+
+    problems: list[Problem] = field(default_factory=list)
+    formulas: dict[str, Any] = field(default_factory=dict)
+    breakdown: dict[str, Any] = field(default_factory=dict)
+    failed: set[str] = field(default_factory=set)
+    complete: bool = False
+    constants: dict[str, int] = field(default_factory=dict)
+    tables: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def scoring(self, whole: bool) -> Any:
+        """A ``Scoring`` of every formula (``whole``; None unless all compiled), or of those
+        whose inputs compiled too, for bounding what can be bounded."""
+        from lostcities.grammar import Scoring
+
+        if whole:
+            return Scoring(self.formulas, self.breakdown) if self.complete else None
+        return Scoring({s: f for s, f in self.formulas.items()
+                        if not self.failed & _FEEDS.get(s, frozenset())}, self.breakdown)
+
+
+def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int, int, str]],
+                       bad: set[KeyPath], file: str) -> _Compiled:
+    """Each constant, table and formula of the pack's scoring checked on its own, so that one
+    bad formula hides no other. A formula whose text the schema found wrong, or that names a
+    constant or table that is itself wrong, is left out (the constant's problem is the one to
+    fix); so is every formula when the scoring section, its constants or its tables are not
+    mappings."""
+    from lostcities.grammar import SCOPES, compile_formula
+    from lostcities.grammar.compiler import check_definitions
+
+    found = _Compiled()
+    scoring = data.get("scoring")
+    if not isinstance(scoring, dict) or any(p in bad for p in
+                                            (("scoring",), ("scoring", "constants"),
+                                             ("scoring", "tables"))):
+        found.failed.update(_FORMULAS)
+        return found
+    problems = found.problems
+    wrong: set[str] = set()
+    constants, tables = found.constants, found.tables
+    for kind, defs, keep in (("constants", scoring.get("constants", {}), constants),
+                             ("tables", scoring.get("tables", {}), tables)):
+        for name, value in defs.items():
+            if _touches(bad, ("scoring", kind, name)):
+                wrong.add(name)
+                continue
+            try:
+                if kind == "constants":
+                    check_definitions({name: value}, {}, marks)
+                else:
+                    check_definitions(constants, {name: value}, marks)
+            except LostCitiesError as err:
+                problems.append(_as_problem(err, file))
+                wrong.add(name)
+                continue
+            keep[name] = value if kind == "constants" else tuple(value)
+    # the rows and pawns the family scores have a `score` even while their formula is
+    # missing: that is LC056's to say, not an unknown field of the round
+    family = data.get("family") if not _touches(bad, ("family",)) else None
+    needed = _REQUIRED_FORMULAS.get(family, ()) if isinstance(family, str) else ()
+    scored = frozenset(k for k in ("expedition", "pawn") if k in scoring or k in needed)
+    formulas, breakdown = found.formulas, found.breakdown
+    complete = not problems and isinstance(scoring.get("breakdown", {}), dict)
+    for scope in SCOPES:
+        todo = [(scope, (scope,), formulas)] if scope in scoring else []
+        if scope == "expedition" and isinstance(scoring.get("breakdown"), dict):
+            todo += [("expedition", ("breakdown", column), breakdown)
+                     for column in scoring["breakdown"]]
+        for formula_scope, key, out in todo:
+            text = scoring[key[0]] if len(key) == 1 else scoring[key[0]][key[1]]
+            if _touches(bad, ("scoring", *key)) or not isinstance(text, str) \
+                    or wrong.intersection(_WORD.findall(text)):
+                complete = False
+                found.failed.add(key[0])
+                continue
+            dotted = "scoring." + ".".join(key)
+            try:
+                out[key[-1]] = compile_formula(text, formula_scope, constants=constants,
+                                               tables=tables, key=dotted,
+                                               mark=marks.get(dotted), scored=scored,
+                                               bound=False)
+            except LostCitiesError as err:
+                problems.append(_as_problem(err, file))
+                complete = False
+                found.failed.add(key[0])
+    found.complete = complete
+    return found
 
 
 # --------------------------------------------------------------------- pipeline
@@ -944,8 +1111,11 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
                   ) -> PackReport:
     """Check one pack completely and report, never raising for a bad pack.
 
-    Problems of every stage are collected; the schema must pass before the LC
-    semantic checks and the formulas run (they read a well-typed pack).
+    Every stage runs as far as what it reads is sound, and all their problems are
+    reported together: the ids, the schema, each LC semantic check whose keys the schema
+    found right, each constant, table and formula on its own, and (when nothing they
+    depend on is wrong) the bounds of the formulas over the pack's games. Only a file
+    that does not load or a broken `extends` stops the rest.
     ``allow_outside`` lets `extends` name absolute paths and files outside the
     folder of the pack named (refused with LC025 by default).
     """
@@ -957,21 +1127,43 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     docs, paths, problems = _load_chain(path, display, allow_outside)
     if not docs:
         return PackReport(source, display, _sorted(problems))
-    problems += _chain_id_problems(docs)
+    broken = bool(problems)  # a broken `extends`: the chain's end is missing
+    problems += _chain_id_problems(docs, paths)
     data, origins = _merge_chain(docs)
     raw = ResolvedPack(source, display, tuple(d.file for d in docs), tuple(paths), data, origins)
-    if problems:
+    if broken:
         return PackReport(source, display, _sorted(problems), resolved=raw)
-    problems = _schema_problems(data, origins)
-    if problems:
-        return PackReport(source, display, _sorted(problems), resolved=raw)
+    schema, bad = _schema_problems(data, origins)
+    problems += schema
     data, origins = _with_defaults(data, origins)
     resolved = ResolvedPack(source, display, raw.files, raw.paths, data, origins)
-    problems = _semantic_problems(data, origins)
-    pack = RulePack.from_mapping(data, path=display, marks=formula_marks(resolved))
-    if not any(p.code in _FORMULA_SET_CODES for p in problems):  # else nothing to add
-        problems += _formula_results(pack, resolved, bounds=not problems)
-    return PackReport(source, display, _sorted(problems), resolved, None if problems else pack)
+    semantic, about = _semantic_problems(data, origins, bad)
+    problems += semantic
+    marks = formula_marks(resolved)
+    compiled = _compiled_formulas(data, marks, bad, display)
+    problems += compiled.problems
+    pack = None
+    if isinstance(data.get("id"), str) and not any(
+            _touches(about, read) or (read != ("scoring",) and _touches(bad, read))
+            for read in _BOUNDS_READS):
+        # the formulas that compiled, and whose inputs did, are bounded over the pack's games
+        # (with the constants and tables that are right: a wrong one was reported)
+        from lostcities.grammar.bounds import check_scoring
+
+        wrong_scoring = _touches(bad, ("scoring",))
+        pack = RulePack.from_mapping({**data, "scoring": {}} if wrong_scoring else data,
+                                     path=display, marks=marks)
+        scoring = compiled.scoring(whole=compiled.complete)
+        try:
+            check_scoring(scoring, scoring_domain(pack, resolved), compiled.constants,
+                          compiled.tables, marks)
+        except LostCitiesError as err:
+            problems.append(_as_problem(err, display))
+        if compiled.complete and not wrong_scoring:
+            pack.use_scoring(scoring)
+    if problems or pack is None:
+        return PackReport(source, display, _sorted(problems), raw if schema else resolved)
+    return PackReport(source, display, _sorted(problems), resolved, pack)
 
 
 def check_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False

@@ -127,6 +127,12 @@ class RulePack:
             object.__setattr__(self, "_scoring", compiled)
         return compiled
 
+    def use_scoring(self, scoring: Any) -> None:
+        """Keep ``scoring`` (a ``lostcities.grammar.Scoring`` compiled from this pack's
+        ``scoring_spec``) as :attr:`scoring`: the loader compiles and bounds each formula
+        itself, to report every problem of a pack at once."""
+        object.__setattr__(self, "_scoring", scoring)
+
     @property
     def deck_size(self) -> int:
         per_colour = (self.max_value - self.min_value + 1) * self.copies + self.wagers

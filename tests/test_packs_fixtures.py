@@ -21,6 +21,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 INVALID = sorted(p for p in (FIXTURES / "invalid").glob("LC*.yaml"))
 VALID = sorted((FIXTURES / "valid").glob("*.yaml"))
 EXPECT = re.compile(r"# expect: (LC\d{3}) line (\d+)(?: in (\S+))?")
+#: fixtures that also show other codes now that every stage runs whatever the others find
+#: (issue #13): LC031-missing-key.yaml has no scoring formulas either
+ALSO = {"LC031-missing-key.yaml": {"LC056"}}
 #: codes a committed fixture cannot show, each tested where the test makes the condition
 MADE_IN_TESTS = {
     "LC002": "a file over 1 MiB: tests/test_yamlsafe.py::test_file_size_is_checked_before_parsing",
@@ -38,8 +41,9 @@ def test_invalid_fixture_is_rejected_with_its_code_and_line(path: Path) -> None:
     code, line, where = expectation(path)
     assert path.name.startswith(code)
     problems = check_pack(str(path))
-    assert {p.code for p in problems} == {code}, [str(p) for p in problems]
-    assert any(p.line == line and Path(p.file).resolve() == where.resolve() for p in problems), \
+    assert {p.code for p in problems} == {code} | ALSO.get(path.name, set()), \
+        [str(p) for p in problems]
+    assert any(p.code == code and p.line == line and Path(p.file).resolve() == where.resolve() for p in problems), \
         [str(p) for p in problems]
     for problem in problems:
         assert "\n" not in str(problem)

@@ -283,9 +283,14 @@ def test_all_schema_problems_are_reported_at_once(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ semantic checks
 
 
-def test_semantic_checks_run_only_on_a_schema_valid_pack(tmp_path: Path) -> None:
+def test_semantic_checks_run_unless_what_they_read_is_wrong(tmp_path: Path) -> None:
+    # an unknown key elsewhere does not hide the deck check (issue #13: every problem at once)
     top = write(tmp_path, "t.yaml", "id: t\nextends: duel-classic\nhand_size: 30\nbogus: 1\n")
-    assert [p.code for p in check_pack(str(top))] == ["LC030"]
+    assert [(p.code, p.line) for p in check_pack(str(top))] == [("LC040", 3), ("LC030", 4)]
+    # a hand size that is not a number is not also "too large for the deck"
+    top = write(tmp_path, "t.yaml", "id: t\nextends: duel-classic\nhand_size: '30'\n"
+                "match:\n  first_starter: 5\n")
+    assert [(p.code, p.line) for p in check_pack(str(top))] == [("LC032", 3), ("LC055", 5)]
 
 
 def test_all_semantic_problems_are_reported_at_once(tmp_path: Path) -> None:
