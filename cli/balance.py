@@ -120,4 +120,12 @@ def balance(
             report.plot(str(plot))
         except OSError as err:
             fail(f"--plot {plot}: cannot write: {err.strerror or err}", EXIT_USAGE)
-    echo_report(report, as_json, None if plot is None else f"plot: {plot}")
+    note = None if plot is None else f"plot: {plot}"
+    if as_json:
+        echo_report(report, as_json, note)
+    else:  # the table fits the terminal (80 columns at least: a pipe, a narrow window)
+        import shutil
+
+        typer.echo(report.text(shutil.get_terminal_size((80, 24)).columns))
+        if note:
+            typer.echo(note)

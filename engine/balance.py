@@ -267,6 +267,10 @@ def valid_result(result: Any, games: int) -> bool:
 
 # ----------------------------------------------------------------- the report
 
+#: the width :meth:`BalanceReport.text` keeps to (at least): a terminal's least
+TEXT_WIDTH = 80
+
+
 @dataclass
 class BalanceReport:
     """Both packs' measures with 95% intervals, their paired differences, score counts."""
@@ -381,26 +385,60 @@ class BalanceReport:
                 "scores": {side: {str(k): v for k, v in sorted(c.items())}
                            for side, c in self.scores.items()}}
 
-    def text(self) -> str:
-        """A readable table (what ``lc balance`` prints)."""
-        lines = [f"{self.house} against {self.base}: {self.games} paired games "
-                 f"(seed {self.seed}, bots {','.join(self.bots)})"
-                 + (f", stopped early of {self.planned}" if self.stopped_early else "")]
-        w = max(len(r["label"]) for r in self.rows()) if self.stats else 10
-        lines.append(f"{'measure':<{w}}  {'base (95%)':<24}{'house (95%)':<24}"
-                     f"{'difference (95%)':<28}significant")
+    def text(self, width: int = TEXT_WIDTH) -> str:
+        """A readable table (what ``lc balance`` prints), at most ``width`` columns wide
+        (at least :data:`TEXT_WIDTH`): each measure takes two lines or more, the values
+        on the first and their 95% intervals under them, the label wrapped beside them.
+        """
+        import textwrap
+
+        width = max(width, TEXT_WIDTH)
+        head = (f"{self.house} against {self.base}: {self.games} paired games "
+                f"(seed {self.seed}, bots {','.join(self.bots)})"
+                + (f", stopped early of {self.planned}" if self.stopped_early else ""))
+        lines = textwrap.wrap(head, width, break_long_words=False, break_on_hyphens=False,
+                              subsequent_indent="  ")
+        titles = ("base", "house", "difference")
+        table = []  # (label, [(value, interval) per column], significant)
         for r in self.rows():
             fmt = _percent if BY_KEY.get(r["measure"], Measure("", "")).proportion else _number
             cells = []
-            for side in ("base", "house"):
+            for side in ("base", "house", "difference"):
                 s = r[side]
-                cells.append("-" if s is None else
-                             f"{fmt(s['mean'])} [{fmt(s['low'])}, {fmt(s['high'])}]")
+                show = fmt if side != "difference" else (lambda x, f=fmt: _signed(f, x))
+                cells.append(("-", "") if s is None else
+                             (show(s["mean"]), f"[{show(s['low'])}, {show(s['high'])}]"))
             d = r["difference"]
-            diff = "-" if d is None else \
-                f"{_signed(fmt, d['mean'])} [{_signed(fmt, d['low'])}, {_signed(fmt, d['high'])}]"
-            sig = "" if d is None else ("yes" if d["significant"] else "no")
-            lines.append(f"{r['label']:<{w}}  {cells[0]:<24}{cells[1]:<24}{diff:<28}{sig}")
+            table.append((r["label"], cells,
+                          "" if d is None else ("yes" if d["significant"] else "no")))
+        widths = [max([len(t)] + [len(part) for _, cells, _ in table for part in cells[i]])
+                  for i, t in enumerate(titles)]
+        # label, then each column two spaces apart, then sig.
+        room = width - sum(widths) - 2 * len(widths) - 2 - len("sig.")
+        label_width = max(12, min(room, max([len("measure")] + [len(t[0]) for t in table])))
+
+        def line(label: str, parts: Sequence[str], sig: str) -> str:
+            row = f"{label:<{label_width}}"
+            row += "".join(f"  {part:>{w}}" for part, w in zip(parts, widths))
+            return (row + f"  {sig}").rstrip()
+
+        lines += ["", line("measure", titles, "sig."),
+                  line("", ("[95%]",) * len(titles), "")]
+        for label, cells, sig in table:
+            wrapped = textwrap.wrap(label, label_width, break_long_words=False,
+                                    subsequent_indent="  ") or [""]
+            wrapped += [""] * (2 - len(wrapped))
+            for i, part in enumerate(wrapped):
+                if i == 0:
+                    lines.append(line(part, [value for value, _ in cells], sig))
+                elif i == 1:
+                    lines.append(line(part, [interval for _, interval in cells], ""))
+                else:
+                    lines.append(part)
+        lines.append("")
+        lines += textwrap.wrap("[95%]: the 95% interval, under each value. sig.: whether the "
+                               "difference (house - base) is significant: its interval leaves "
+                               "out 0.", width, break_long_words=False)
         return "\n".join(lines)
 
     def plot(self, path: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import statistics
 
 import pytest
@@ -231,9 +232,8 @@ def test_cli_text_json_and_every_measure(house_file):
     lines = result.stdout.splitlines()
     assert lines[0] == ("cheap-duel against duel-classic: 10 paired games (seed 3, bots "
                         "greedy,greedy)")
-    for m in MEASURES:
-        if not m.board:
-            assert any(line.startswith(m.label) for line in lines), m.label
+    table = parse_table(result.stdout)
+    assert {m.label for m in MEASURES if not m.board} <= {label for label, _, _ in table}
     assert result.stderr == ""
     result = lc("balance", str(house_file), "-n", "10", "-b", "greedy,greedy", "-w", "2",
                 "-s", "3", "--json")
@@ -306,6 +306,61 @@ def test_report_text_marks_significance():
         "house": Moments(4, 12.0, 6.0).to_list(), "base": Moments(4, 10.0, 6.0).to_list(),
         "diff": Moments(4, 2.0, 0.03).to_list()}}, "scores": {"house": {"12": 8},
                                                             "base": {"10": 8}}})
-    text = report.text()
-    line = next(x for x in text.splitlines() if x.startswith("mean score per player and match"))
-    assert line.split()[-1] == "yes" and "+2.00 [" in line
+    rows = {label: (values, sig) for label, values, sig in parse_table(report.text())}
+    values, sig = rows["mean score per player and match"]
+    assert sig == "yes" and values[2][0] == "+2.00" and values[2][1].split()[0].startswith("+")
+
+
+def parse_table(text: str) -> list[tuple[str, list[tuple[str, str]], str]]:
+    """The measures of a balance text table: (label, [(value, interval)] for base, house
+    and difference, sig.), each label joined from the lines it is wrapped over."""
+    value_line = re.compile(r"^(?P<label>\S.*?)\s+(\S+)\s+(\S+)\s+(\S+)\s+(yes|no)$")
+    interval = re.compile(r"\[(\S+), (\S+)\]")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("measure")) + 2
+    table: list = []
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if not line:
+            break
+        found = value_line.match(line)
+        if found and "[" not in line:
+            table.append([found["label"], [(found[n], "") for n in (2, 3, 4)], found[5]])
+        elif interval.search(line):
+            label = line[:line.index("[")].strip()
+            bounds = interval.findall(line)
+            assert len(bounds) == 3, line
+            table[-1][1] = [(v, f"{lo} {hi}") for (v, _), (lo, hi) in zip(table[-1][1], bounds)]
+            if label:
+                table[-1][0] += " " + label
+        else:
+            table[-1][0] += " " + line.strip()
+    return [(label, values, sig) for label, values, sig in table]
+
+
+def test_the_table_fits_80_columns_and_shows_every_number_whole(house_file):
+    """Issue #13: the table was 135 columns wide and wrapped inside numbers at 80. At
+    COLUMNS=80 no line is wider, and every value and bound of the JSON report is in it,
+    whole, beside its measure's full label."""
+    args = ["balance", str(house_file), "-n", "10", "-b", "greedy,greedy", "-w", "1", "-s", "3"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "80", "LC_PROGRESS_INTERVAL": "0"})
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    doc = json.loads(lc(*args, "--json").stdout)
+    table = {label: values for label, values, _ in parse_table(result.stdout)}
+    assert set(table) == {m["label"] for m in doc["measures"]}
+    for m in doc["measures"]:
+        percent = m["measure"] in {x.key for x in MEASURES if x.proportion}
+        for (value, bounds), side in zip(table[m["label"]], ("base", "house", "difference")):
+            low, high = bounds.split()
+            for shown, exact in ((value, m[side]["mean"]), (low, m[side]["low"]),
+                                 (high, m[side]["high"])):
+                if percent:
+                    assert shown.endswith("%") and abs(float(shown[:-1]) - 100 * exact) <= 0.051
+                else:
+                    assert re.fullmatch(r"[+-]?\d+\.\d\d?", shown), shown
+                    assert abs(float(shown) - exact) <= 0.051, (m["label"], side, shown, exact)
+    wide = CliRunner().invoke(app, args, env={"COLUMNS": "200", "LC_PROGRESS_INTERVAL": "0"})
+    assert "first player wins (share of matches)" in wide.stdout  # room: labels on one line
+    assert max(len(line) for line in wide.stdout.splitlines()) <= 200
