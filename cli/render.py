@@ -325,7 +325,10 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
         text.append(" " + cat("turn.sends-leader" if leader else "turn.sends", pawn=move.pawn,
                               colour=track))
     for step in move.steps:
-        text.append(" " + cat("turn.step", colour=plain(cat.colour(pack.colours[step].name))))
+        if step is None:  # a declined advance (step=none)
+            text.append(" " + cat("turn.step-none"))
+        else:
+            text.append(" " + cat("turn.step", colour=plain(cat.colour(pack.colours[step].name))))
     return text
 
 

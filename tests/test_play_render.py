@@ -323,3 +323,9 @@ def test_board_turns_say_which_pawn_and_steps():
     move = Move.parse("p g4 pawn=2 deck", board)
     assert "Le pion 2 part sur la piste vert." in text_of(
         render.describe(Turn(0, move, 1), board, "Ada", FR))
+    declined = Move.parse("p g4 pawn=0 step=b step=none deck", board)
+    text = text_of(render.describe(Turn(0, declined, 1), board, "Ada", EN), width=300).strip()
+    assert text.endswith("The blue pawn moves on one more space. No pawn moves on: the "
+                         "advance is declined.")
+    assert "l'avance est refusée" in text_of(render.describe(Turn(0, declined, 1), board,
+                                                             "Ada", FR), width=300)
