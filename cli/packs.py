@@ -135,7 +135,7 @@ def show(
     elif as_json:
         typer.echo(plain_json(resolved.data))
     else:
-        chain = plain(" extends ".join(resolved.files))
+        chain = plain(_chain(resolved, shown_files(resolved)))
         typer.echo(f"# {resolved.data['id']}, resolved: {chain}; defaults filled in\n"
                    + dump_yaml(resolved.data), nl=False)
 
@@ -184,17 +184,56 @@ def dump_yaml(data: dict[str, Any]) -> str:
     return dumped.translate(STRING_ESCAPES)
 
 
+def shown_files(resolved: ResolvedPack) -> dict[str, str]:
+    """How ``lc show`` names each file of the pack's chain (by the loader's name): a
+    built-in pack by its file name (``duel-classic.yaml``, wherever the package is
+    installed), another file relative to the working folder, absolute only outside it."""
+    from lostcities.engine.packs import builtin_dir
+
+    builtins = builtin_dir().resolve()
+    here = Path(os.path.abspath(os.getcwd()))
+    shown = {}
+    for name, path in zip(resolved.files, resolved.paths):
+        full = Path(os.path.abspath(path))  # the name it was reached by, not a link's target
+        if Path(path).resolve().parent == builtins:
+            shown[name] = full.name
+        elif full.is_relative_to(here):
+            shown[name] = str(full.relative_to(here))
+        else:
+            shown[name] = str(full)
+    return shown
+
+
+def _chain(resolved: ResolvedPack, shown: dict[str, str]) -> str:
+    """``house.yaml extends duel-classic.yaml (built-in)``."""
+    from lostcities.engine.packs import builtin_dir
+
+    builtins = builtin_dir().resolve()
+    return " extends ".join(
+        shown.get(name, name) + (" (built-in)" if Path(path).resolve().parent == builtins
+                                 else "")
+        for name, path in zip(resolved.files, resolved.paths))
+
+
 def explain_text(resolved: ResolvedPack) -> str:
-    """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults)."""
+    """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults);
+    files are named as :func:`shown_files` says."""
     from lostcities.engine.packs import format_path, iter_leaves
 
     from .render import plain, plain_json
 
-    rows = [(plain(resolved.origin(p).where()) if not resolved.origins[p].is_default
-             else "(default)", f"{plain(format_path(p))} = {plain_json(v, indent=None)}")
+    shown = shown_files(resolved)
+
+    def where(path: tuple) -> str:
+        origin = resolved.origin(path)
+        name = shown.get(origin.file, origin.file)
+        return plain(f"{name}:{origin.line}:{origin.col}" if origin.line else name)
+
+    rows = [(where(p) if not resolved.origins[p].is_default else "(default)",
+             f"{plain(format_path(p))} = {plain_json(v, indent=None)}")
             for p, v in iter_leaves(resolved.data)]
     width = max(len(w) for w, _ in rows)
-    head = f"# {resolved.data['id']}: {plain(' extends '.join(resolved.files))}\n"
+    head = f"# {resolved.data['id']}: {plain(_chain(resolved, shown))}\n"
     return head + "".join(f"{w.ljust(width)}  {v}\n" for w, v in rows)
 
 

@@ -324,3 +324,59 @@ def test_new_with_force_replaces_the_file_whole_and_leaves_no_temporary(tmp_path
     assert lc("new", str(target), "--force").exit_code == 0
     assert target.read_text().startswith("# yaml-language-server")
     assert [p.name for p in tmp_path.iterdir()] == ["mine.yaml"]
+
+
+def _locations(stdout: str) -> list[str]:
+    return [line.split()[0] for line in stdout.splitlines()[1:]]
+
+
+@pytest.mark.parametrize("where", ["elsewhere", "package"])
+def test_show_explain_names_builtins_by_file_name(where: str, tmp_path: Path,
+                                                  monkeypatch) -> None:
+    """Issue #13: built-ins were shown by their site-packages path (150-column lines); now
+    ``duel-classic.yaml:49:12`` wherever the package is installed and whatever the working
+    folder (even the one holding the package's rulepacks folder)."""
+    from lostcities.engine.packs import builtin_dir
+
+    monkeypatch.chdir(tmp_path if where == "elsewhere" else builtin_dir().parent)
+    result = lc("show", "duel-grenoble", "--explain")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == ("# duel-grenoble: duel-grenoble.yaml (built-in) extends "
+                        "duel-classic.yaml (built-in)")
+    assert str(builtin_dir()) not in result.stdout
+    files = {loc.rsplit(":", 2)[0] for loc in _locations(result.stdout) if loc != "(default)"}
+    assert files == {"duel-grenoble.yaml", "duel-classic.yaml"}
+    source = locate("duel-classic")[0].read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if text.startswith("  copies: 1"))
+    assert any(row.startswith(f"duel-classic.yaml:{line}:11 ") and "deck.copies = 1" in row
+               for row in lines)
+    plain = lc("show", "duel-grenoble").stdout.splitlines()[0]
+    assert plain == ("# duel-grenoble, resolved: duel-grenoble.yaml (built-in) extends "
+                     "duel-classic.yaml (built-in); defaults filled in")
+
+
+def test_show_explain_names_files_from_the_working_folder(tmp_path: Path,
+                                                          monkeypatch) -> None:
+    club = tmp_path / "club"
+    club.mkdir()
+    (club / "base.yaml").write_text("id: club-base\nextends: duel-six\nhand_size: 7\n")
+    (club / "house.yaml").write_text("id: house\nextends: ./base.yaml\nhand_size: 6\n")
+    monkeypatch.chdir(tmp_path)
+    for given in (str(club / "house.yaml"), "club/house.yaml", "./club/../club/house.yaml"):
+        result = lc("show", given, "--explain")
+        assert result.exit_code == 0, result.output
+        lines = result.stdout.splitlines()
+        assert lines[0] == ("# house: club/house.yaml extends club/base.yaml extends "
+                            "duel-six.yaml (built-in) extends duel-classic.yaml (built-in)")
+        assert any(row.startswith("club/house.yaml:3:12 ") and "hand_size = 6" in row
+                   for row in lines)
+        assert str(tmp_path) not in result.stdout
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # outside the working folder: absolute
+    result = lc("show", "../club/house.yaml", "--explain")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith(
+        f"# house: {club / 'house.yaml'} extends {club / 'base.yaml'} extends duel-six.yaml")
+    assert f"{club / 'house.yaml'}:3:12 " in result.stdout
+    assert not any(".." in loc for loc in _locations(result.stdout))
