@@ -5,7 +5,6 @@ import json
 import os
 import sys
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
