@@ -260,7 +260,7 @@ def test_validate_refuses_a_bad_path_and_never_claims_all_valid(target, message)
     assert message in one_error_line(result.stderr) and "all valid" not in result.output
     result = lc("validate", target, "duel-classic")
     assert result.exit_code == 2 and "all valid" not in result.output
-    assert "1 pack checked, no problems in them; 1 path could not be used" in result.stderr
+    assert "1 pack checked, no problems in it; 1 path could not be used" in result.stderr
 
 
 def test_validate_a_fifo_does_not_block(tmp_path):
@@ -290,4 +290,4 @@ def test_one_bad_pack_never_loses_the_report_of_the_others(tmp_path, monkeypatch
     errors = [line for line in result.stderr.splitlines() if line.startswith("lc: error:")]
     assert errors == [f"lc: error: {huge}: internal error while checking it: RuntimeError: "
                       f"boom second line"]
-    assert "1 pack checked, no problems in them; 1 could not be checked" in result.stderr
+    assert "1 pack checked, no problems in it; 1 pack could not be checked" in result.stderr
