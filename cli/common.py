@@ -288,7 +288,7 @@ class Output:
         import tempfile
 
         from lostcities.engine.errors import InputError
-        from lostcities.engine.safeio import check_path
+        from lostcities.engine.safeio import check_path, kind_of
 
         if self.path == "-":
             self.stream = sys.stdout
@@ -305,9 +305,7 @@ class Output:
         except OSError as err:
             fail(f"{where}: cannot write: {err.strerror or err}", EXIT_USAGE)
         if mode is not None and not stat.S_ISREG(mode):
-            kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe (FIFO)" if stat.S_ISFIFO(mode)
-                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
-            fail(f"{where}: is {kind}, not a regular file; give a file (or - for standard "
+            fail(f"{where}: is {kind_of(mode)}, not a regular file; give a file (or - for standard "
                  f"output)", EXIT_USAGE)
         if mode is not None and not (self.force or self.append):
             fail(f"{where}: already exists; add --append to add to it or --force to "

@@ -339,7 +339,7 @@ def _check_target(file: Path, force: bool) -> None:
     """Refuse, in one line, a FILE that exists (unless ``force`` and a regular file)."""
     import stat
 
-    from lostcities.engine.safeio import shown_path
+    from lostcities.engine.safeio import kind_of, shown_path
 
     where = shown_path(file)
     try:
@@ -352,9 +352,7 @@ def _check_target(file: Path, force: bool) -> None:
         fail(f"{where}: is a symbolic link; lc new writes a file, not through a link "
              f"(give the path it points to)", EXIT_USAGE)
     if not stat.S_ISREG(mode):
-        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe (FIFO)" if stat.S_ISFIFO(mode) \
-            else "a socket" if stat.S_ISSOCK(mode) else "a device or special file"
-        fail(f"{where}: is {kind}, not a regular file; lc new writes a new pack file",
+        fail(f"{where}: is {kind_of(mode)}, not a regular file; lc new writes a new pack file",
              EXIT_USAGE)
     if not force:
         fail(f"{where} already exists; use --force to overwrite it", EXIT_USAGE)

@@ -50,7 +50,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Li
 from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
 from lostcities.engine.moves import DECK
 from lostcities.engine.records import _engine_version
-from lostcities.engine.safeio import check_path, shown_value
+from lostcities.engine.safeio import check_path, kind_of, shown_path, shown_value
 
 if TYPE_CHECKING:
     from lostcities.engine.bots import Bot
@@ -358,7 +358,7 @@ def new_save_path(data: Path, pack_id: str, seed: int) -> Path:
     try:
         check_path(data / "saves" / ("x" * SAVE_NAME_BYTES), "the data directory")
     except InputError:
-        raise SessionError(f"the data directory {_shown(data)}: a path too long for the "
+        raise SessionError(f"the data directory {shown_path(data)}: a path too long for the "
                            f"file system (set LOSTCITIES_DATA_DIR to a shorter one)") from None
     stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{pack_id[:64]}-{seed}"
     path = data / "saves" / f"{stem}.json"
@@ -391,7 +391,7 @@ def write_atomic(path: Path, text: str) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        raise OSError(errno.EEXIST, f"{_kind(mode)}, not a regular file; not replaced",
+        raise OSError(errno.EEXIST, f"{kind_of(mode)}, not a regular file; not replaced",
                       str(path))
     tmp = temp_path(path)
     try:
@@ -415,25 +415,6 @@ def lock_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.lock")
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"
-
-
-def _shown(path: Any) -> str:
-    """A path for a message: as it is when printable and of a usual length (a save's path
-    is often longer than safeio's 60 characters), else escaped and cut."""
-    from lostcities.engine.safeio import shown_path
-
-    text = os.fspath(path)
-    return text if text.isprintable() and len(text) <= 200 else shown_path(text)
 
 
 def check_save_target(path: Path, own: Optional[Path] = None, what: str = "--save") -> Path:
@@ -449,7 +430,7 @@ def check_save_target(path: Path, own: Optional[Path] = None, what: str = "--sav
         check_path(path, what)
     except InputError as err:
         raise SessionError(str(err)) from None
-    shown = _shown(path)
+    shown = shown_path(path)
     if len(os.fsencode(path.name)) > SAVE_NAME_BYTES:
         raise SessionError(f"{what} {shown}: a save file name longer than {SAVE_NAME_BYTES} "
                            f"bytes (lc play writes .NAME.PID.tmp beside it)")
@@ -463,7 +444,7 @@ def check_save_target(path: Path, own: Optional[Path] = None, what: str = "--sav
     except OSError as err:
         raise SessionError(f"{what} {shown}: {err.strerror or err}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise SessionError(f"{what} {shown}: {_kind(st.st_mode)}, not a regular file")
+        raise SessionError(f"{what} {shown}: {kind_of(st.st_mode)}, not a regular file")
     if own is not None:
         try:
             mine = os.stat(own)
@@ -509,7 +490,7 @@ class SaveLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: no lock (docs/play.md)
             return
-        shown = _shown(self.path)
+        shown = shown_path(self.path)
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -517,7 +498,7 @@ class SaveLock:
                 fd = os.open(self.lock_file, flags, 0o644)
                 try:
                     if not stat.S_ISREG(os.fstat(fd).st_mode):
-                        raise SessionError(f"{_shown(self.lock_file)}: not a regular file; "
+                        raise SessionError(f"{shown_path(self.lock_file)}: not a regular file; "
                                            f"remove it to play {shown}")
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -613,7 +594,7 @@ def load_save_key(data: Path) -> bytes:
     when the data directory cannot be written); the caller then plays without a key.
     """
     path = save_key_path(data)
-    shown = _shown(path)
+    shown = shown_path(path)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     for _ in range(5):  # another process may make or replace the key between our steps
         try:
@@ -632,7 +613,7 @@ def load_save_key(data: Path) -> bytes:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise SessionError(f"the save key {shown} is {_kind(st.st_mode)}, not a "
+                raise SessionError(f"the save key {shown} is {kind_of(st.st_mode)}, not a "
                                    f"regular file; remove it and lc play makes a new key")
             if hasattr(os, "getuid") and st.st_uid != os.getuid():
                 raise SessionError(f"the save key {shown} belongs to another user; remove it "
@@ -675,7 +656,7 @@ def _make_key(path: Path, *, replace: bool) -> None:
             if os.path.lexists(tmp):
                 os.unlink(tmp)
     except OSError as err:
-        raise SessionError(f"cannot make the save key {_shown(path)}: "
+        raise SessionError(f"cannot make the save key {shown_path(path)}: "
                            f"{err.strerror or err}") from None
 
 
@@ -1171,7 +1152,7 @@ class Session:
         from lostcities.engine.records import FORMAT as RECORD_FORMAT
         from lostcities.engine.safeio import LIMITS, loads_json, read_text
 
-        where = _shown(path)
+        where = shown_path(path)
         try:
             text = read_text(path, LIMITS.save_bytes)
             data = loads_json(text, f"{where}: not a lostcities save")

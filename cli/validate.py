@@ -125,7 +125,7 @@ def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]
 
     from lostcities.engine.errors import InputError
     from lostcities.engine.packs import builtin_path
-    from lostcities.engine.safeio import check_path, shown_path
+    from lostcities.engine.safeio import check_path, kind_of, shown_path
 
     sources: list[str] = []
     skipped: list[str] = []
@@ -154,9 +154,7 @@ def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]
                            if p.suffix in PACK_SUFFIXES and p.is_file())
             sources.extend(str(p) for p in found)
         elif not stat.S_ISREG(mode):
-            kind = ("a pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-                    else "a device")
-            unusable.append(f"{shown}: is {kind}, not a pack file")
+            unusable.append(f"{shown}: is {kind_of(mode)}, not a pack file")
         elif path.suffix not in PACK_SUFFIXES:
             skipped.append(target)
         elif not os.access(path, os.R_OK):

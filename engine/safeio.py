@@ -134,16 +134,26 @@ def open_regular(path: str | os.PathLike[str], what: str = "") -> int:
     return fd
 
 
-def _kind_of(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words: ``a folder``, ``a pipe (FIFO)``,
+    ``a socket``, ``a device``, ``a symbolic link``, ``a regular file``, ``a special file``."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
     if stat.S_ISDIR(mode):
-        return "is a folder"
+        return "a folder"
     if stat.S_ISFIFO(mode):
-        return "is a pipe (FIFO)"
+        return "a pipe (FIFO)"
     if stat.S_ISSOCK(mode):
-        return "is a socket"
+        return "a socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "is a device"
-    return "is a special file"
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "a special file"
+
+
+def _kind_of(mode: int) -> str:
+    return f"is {kind_of(mode)}"
 
 
 def read_bytes(path: str | os.PathLike[str], max_bytes: int, what: str = "") -> bytes:
