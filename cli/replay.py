@@ -30,14 +30,20 @@ def replay(
                                     "recorded round."),
     pack: Optional[str] = typer.Option(
         None, "--pack", "-p", autocompletion=complete_pack, show_default=False,
-        help="Use this pack file or id. Without it a record's pack must be a built-in "
-             "id: a record never names a file to open."),
+        help="Use this pack file or id instead of the record's own pack (the pack it "
+             "carries, or a built-in id: a record never names a file to open)."),
+    force_pack: bool = typer.Option(
+        False, "--force-pack",
+        help="With --pack: replay with that pack even though its rules differ from the "
+             "ones the record was made with (its sha256)."),
     allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Re-play game records through the engine, checking every move and every score,
     and show a match turn by turn (or, with --check, only verify).
 
-    --allow-outside is for --pack (a record's own pack is a built-in id).
+    A record carries its pack: a built-in's id and the sha256 of its rules, or a house
+    pack whole, so it replays from any folder with nothing else. --pack replaces it
+    (with the same rules, unless --force-pack); --allow-outside is for --pack.
 
     Exit 0 when the records replay cleanly, 1 on the first record that does not
     (one line naming the file's line), 2 when the file cannot be read.
@@ -46,6 +52,8 @@ def replay(
 
     from .render import plain
 
+    if force_pack and pack is None:
+        fail("--force-pack is for --pack FILE_OR_ID", EXIT_USAGE)
     rules = None
     if pack is not None:
         from lostcities.engine.packs import load_pack
@@ -69,22 +77,23 @@ def replay(
     try:
         with stream:
             if check:
-                checked = _check(stream, name, game, rules)
+                checked = _check(stream, name, game, rules, force_pack)
                 typer.echo(plain(f"{name}: {checked} match(es) replayed, every move and "
                                  f"score agrees"))
             else:
-                _show(stream, name, game or 1, rules)
+                _show(stream, name, game or 1, rules, force_pack)
     except LostCitiesError as err:
         fail(plain(err), EXIT_PROBLEM)
 
 
-def _check(stream: TextIO, name: str, game: Optional[int], rules: Any) -> int:
+def _check(stream: TextIO, name: str, game: Optional[int], rules: Any,
+           force_pack: bool = False) -> int:
     from lostcities.engine.records import read_records, replay as run
 
     count = 0
     for index, (lineno, data) in enumerate(read_records(stream, name), 1):
         if game is None or index == game:
-            run(data, pack=rules, where=f"{name}:{lineno}")
+            run(data, pack=rules, where=f"{name}:{lineno}", force_pack=force_pack)
             count += 1
     if count == 0:
         _missing(name, game)
@@ -97,7 +106,7 @@ def _missing(name: str, game: Optional[int]) -> None:
     fail(f"--game {game}: {name} has fewer than {game} records", EXIT_USAGE)
 
 
-def _show(stream: TextIO, name: str, game: int, rules: Any) -> None:
+def _show(stream: TextIO, name: str, game: int, rules: Any, force_pack: bool = False) -> None:
     from rich.console import Console
     from rich.text import Text
 
@@ -114,7 +123,8 @@ def _show(stream: TextIO, name: str, game: int, rules: Any) -> None:
             players = ", ".join(map(str, data.get("players", [])))
             console.print(Text.assemble((plain(data.get("pack")), "bold"), plain(
                 f", seed {data.get('seed')}: {players} ({name} line {lineno})")))
-            final = run(data, pack=rules, where=f"{name}:{lineno}", on_turn=view.turn)
+            final = run(data, pack=rules, where=f"{name}:{lineno}", on_turn=view.turn,
+                        force_pack=force_pack)
             view.close_round(final)
             view.match(final)
             return
@@ -141,9 +151,10 @@ class _Viewer:
             self.close_round(state)
         if state.round != self.current:
             self.current = state.round
+            # "first to play: NAME" reads right whatever the name ("You", "Vous", "ismcts 1")
             self.console.rule(Text(plain(f"Round {state.round} of {state.rounds_total} - "
-                                         f"{state.players[state.starter]} starts")))
-        text = Text(plain(describe_move(state, move)))
+                                         f"first to play: {state.players[state.starter]}")))
+        text = Text(plain(_with_card_taken(state, move, describe_move(state, move))))
         card = state.pack.cards.format(move.card)
         at = text.plain.find(card)
         if at >= 0:
@@ -195,13 +206,38 @@ class _Viewer:
         from .render import plain
 
         scores = totals(state)
-        self.console.print(Text(plain("totals: " + ", ".join(
-            f"{label} {score}" for label, score in zip(state.players, scores)))))
+        # a colon after each name: "ismcts 1: 247", never "ismcts 1 247"
+        self.console.print(Text(plain("totals: " + " · ".join(
+            f"{label}: {score}" for label, score in zip(state.players, scores)))))
         best = winners(state)
         names = plain(" and ".join(state.players[s] for s in best))
-        self.console.print(Text(f"{names} {'share the win' if len(best) > 1 else 'wins'}",
-                                style="bold"), Text(" - every move and score checks"),
-                           sep="")
+        score = scores[best[0]] if best else 0
+        # the names are not the sentence's subject: right for any name, "You" included
+        said = (f"Winners, sharing the win: {names}, with {score} points each." if len(best) > 1
+                else f"Winner: {names}, with {score} points.")
+        self.console.print(Text(said, style="bold"))
+        self.console.print("Every move and every score checked.")
+
+
+def _with_card_taken(state: "GameState", move: Any, sentence: str) -> str:
+    """``sentence`` (the engine's ``describe_move``) saying which card a pile draw takes:
+    ``takes g7 from the green pile``. Called before the move: the card taken is the
+    pile's top after the move's discard."""
+    from lostcities.engine.moves import DECK, DISCARD
+
+    if move.draw is None or move.draw == DECK:
+        return sentence
+    name = state.pack.colours[move.draw].name
+    vague = f"takes the {name} pile's top"
+    if not sentence.endswith(vague):
+        return sentence  # the engine already says it
+    pile = list(state.piles[move.draw])
+    if move.action == DISCARD and state.tables.colour_of[move.card] == move.draw:
+        pile.append(move.card)
+    if not pile:
+        return sentence
+    card = state.pack.cards.format(pile[-1])
+    return f"{sentence[:-len(vague)]}takes {card} from the {name} pile"
 
 
 def _pawns(pack: Any, places: Any) -> list[str]:

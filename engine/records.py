@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
@@ -58,7 +59,7 @@ def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
                        tokens=list(r.tokens), artefacts=list(r.artefacts))
         rounds.append(rnd)
     out: dict[str, Any] = {
-        "format": FORMAT, "pack": state.pack.id, "seed": state.seed,
+        "format": FORMAT, "pack": state.pack.id, **pack_claims(state.pack), "seed": state.seed,
         "players": list(state.players), "rounds": rounds, "totals": list(totals(state)),
         "winners": list(winners(state)), "engine": _engine_version(),
     }
@@ -130,11 +131,14 @@ def check_shape(data: dict[str, Any], where: str) -> None:
     if errors:
         err = errors[0]
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-        raise RecordError(f"{where}: {path.lstrip('.') or 'record'}: {err.message}")
+        message = err.message if len(err.message) <= 200 else \
+            f"{err.message[:200]}... ({len(err.message):,} chars)"
+        raise RecordError(f"{where}: {path.lstrip('.') or 'record'}: {message}")
 
 
 _CARD = re.compile(r"[A-Za-z]([xX]|[0-9]+)")
 _KEY = re.compile(r"[A-Za-z]")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _ENDS = ("draw-pile-empty", "turn-cap", "bridge-crossings")
 _TILE_KINDS = ("artefact", "points", "step")
 
@@ -167,7 +171,10 @@ def _surely_valid(data: dict[str, Any]) -> bool:
                 and ints(data["totals"]) and data["totals"]
                 and type(data["rounds"]) is list and data["rounds"]
                 and ints(data.get("winners", []), 0)
-                and type(data.get("engine", "")) is str):
+                and type(data.get("engine", "")) is str
+                and (type(data.get("pack_sha256", "0" * 64)) is str
+                     and _SHA256.fullmatch(data.get("pack_sha256", "0" * 64)) is not None)
+                and type(data.get("pack_data", {})) is dict):
             return False
         for rnd in data["rounds"]:
             if not (type(rnd) is dict and type(rnd["starter"]) is int and rnd["starter"] >= 0
@@ -259,10 +266,11 @@ def _move(pack: RulePack, turn: dict[str, Any], where: str) -> Move:
 
 
 def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str = "record",
-           on_turn: Optional[OnTurn] = None) -> GameState:
+           on_turn: Optional[OnTurn] = None, force_pack: bool = False) -> GameState:
     """Re-play a record through the engine, checking every turn, round end and score.
 
-    ``pack`` defaults to loading the record's pack id. Returns the final state;
+    The pack is :func:`record_pack`'s: ``pack`` if given (with the record's rules unless
+    ``force_pack``), else the one the record carries, else its built-in. Returns the final state;
     raises :class:`RecordError` naming ``where`` (e.g. ``games.jsonl:3``), the
     round and the turn on the first disagreement.
     """
@@ -271,11 +279,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
                        totals, winners)
 
     check_shape(data, where)
-    if pack is None:
-        pack = builtin_pack(data["pack"], where)
-    elif pack.id != data["pack"]:
-        raise RecordError(f"{where}: the record is of pack {_quoted(data['pack'])}, "
-                          f"not {pack.id!r}")
+    pack = record_pack(data, where, pack=pack, force_pack=force_pack)
     players = data["players"]
     rounds = data["rounds"]
     n = len(players)
@@ -346,6 +350,196 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         raise RecordError(f"{where}: winners are seats {_quoted(data['winners'])}, the totals "
                           f"{list(totals(state))} make the winners seats {list(winners(state))}")
     return state
+
+
+# --------------------------------------------------------------------- the record's pack
+
+
+def pack_sha256(pack: RulePack) -> str:
+    """The sha256 of ``pack``'s resolved rules (:attr:`RulePack.data`, ``extends`` merged and
+    defaults filled) in canonical form: JSON with sorted keys, no spaces, ASCII escapes."""
+    return _canonical_sha256(pack.data)
+
+
+def _canonical_sha256(data: Any) -> str:
+    import hashlib
+
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+#: the claims of the last packs recorded, by identity of their data (a simulation records
+#: thousands of matches of one pack): (data, claims)
+_CLAIMS: "OrderedDict[int, tuple[Any, dict[str, Any]]]" = OrderedDict()
+
+
+def pack_claims(pack: RulePack) -> dict[str, Any]:
+    """What a record says of its pack beside its id: ``pack_sha256`` always, and
+    ``pack_data``, the resolved pack itself, when it is not the built-in pack of that id
+    (a house pack), so that the record replays on its own (docs/records.md)."""
+    hit = _CLAIMS.get(id(pack.data))
+    if hit is not None and hit[0] is pack.data:
+        _CLAIMS.move_to_end(id(pack.data))
+        return hit[1]
+    sha = pack_sha256(pack)
+    claims: dict[str, Any] = {"pack_sha256": sha}
+    if _builtin_sha256(pack.id) != sha:
+        claims["pack_data"] = pack.data
+    _CLAIMS[id(pack.data)] = (pack.data, claims)
+    while len(_CLAIMS) > 8:
+        _CLAIMS.popitem(last=False)
+    return claims
+
+
+@lru_cache(maxsize=None)
+def _builtin_sha256(pack_id: str) -> Optional[str]:
+    """The sha256 of the built-in pack ``pack_id`` as this lostcities ships it, or None."""
+    from .packs import builtin_path, load_pack
+
+    if builtin_path(pack_id) is None:
+        return None
+    try:
+        return pack_sha256(load_pack(pack_id))
+    except LostCitiesError:
+        return None
+
+
+def record_pack(data: dict[str, Any], where: str = "record", *,
+                pack: Optional[RulePack] = None, force_pack: bool = False) -> RulePack:
+    """The pack a (shape-checked) record replays through, or :class:`RecordError`.
+
+    - ``pack`` given (``lc replay --pack``): it must have the record's pack id and, when
+      the record has ``pack_sha256``, those very rules, unless ``force_pack``.
+    - else the pack the record carries (``pack_data``), once its ``pack_sha256`` matches
+      it, through every check of a pack file (:func:`embedded_pack`);
+    - else the built-in pack of that id (:func:`builtin_pack`), which must still have the
+      rules of ``pack_sha256`` when the record gives it.
+
+    Records without ``pack_sha256`` (written before it) replay as before.
+    """
+    claimed = data.get("pack_sha256")
+    if pack is not None:
+        if pack.id != data["pack"]:
+            raise RecordError(f"{where}: the record is of pack {_quoted(data['pack'])}, "
+                              f"not {pack.id!r}")
+        given = pack_sha256(pack)
+        if claimed is not None and given != claimed and not force_pack:
+            raise RecordError(f"{where}: the pack given has other rules than the record's "
+                              f"pack {pack.id!r} (its content differs: sha256 {given[:12]}..., "
+                              f"the record's {claimed[:12]}...); lc replay --force-pack "
+                              f"replays with it anyway")
+        return pack
+    if "pack_data" in data:
+        return embedded_pack(data, where)
+    found = builtin_pack(data["pack"], where)
+    if claimed is not None and pack_sha256(found) != claimed:
+        made = data.get("engine")
+        by = f" by {_quoted(made, 40)}" if isinstance(made, str) else ""
+        raise RecordError(f"{where}: built-in pack {found.id!r} has other rules than when the "
+                          f"record was written{by} (sha256 {pack_sha256(found)[:12]}..., the "
+                          f"record's {claimed[:12]}...); lc replay --pack {found.id} "
+                          f"--force-pack replays with today's rules")
+    return found
+
+
+#: embedded packs already checked, by sha256 (a file of many matches carries one pack)
+_EMBEDDED: "OrderedDict[str, RulePack]" = OrderedDict()
+
+
+def embedded_pack(data: dict[str, Any], where: str = "record") -> RulePack:
+    """The pack a record carries in ``pack_data``, or :class:`RecordError`.
+
+    ``pack_data`` is data like any pack file: it must match the record's ``pack_sha256``
+    and ``pack``, hold no ``extends`` (it is resolved: nothing else is read), and pass
+    the same hardened loading and every check of :func:`lostcities.engine.load_pack`
+    (YAML limits, schema, LC checks, formula bounds). Problems name ``WHERE: pack_data``.
+    """
+    claimed = data.get("pack_sha256")
+    embedded = data["pack_data"]
+    at = f"{where}: pack_data"
+    if claimed is None:
+        raise RecordError(f"{at}: an embedded pack comes with its pack_sha256, which the "
+                          f"record lacks")
+    if _canonical_sha256(embedded) != claimed:
+        raise RecordError(f"{at}: does not match pack_sha256 (the pack in the record was "
+                          f"changed after it was written)")
+    if embedded.get("id") != data["pack"]:
+        raise RecordError(f"{at}: its id is {_quoted(embedded.get('id'))}, the record's pack "
+                          f"is {_quoted(data['pack'])}")
+    if "extends" in embedded:
+        raise RecordError(f"{at}: an embedded pack is resolved and has no extends (a record "
+                          f"never names a file to read)")
+    hit = _EMBEDDED.get(claimed)
+    if hit is not None:
+        _EMBEDDED.move_to_end(claimed)
+        return hit
+    pack = _load_embedded(embedded, at)
+    _EMBEDDED[claimed] = pack
+    while len(_EMBEDDED) > 8:
+        _EMBEDDED.popitem(last=False)
+    return pack
+
+
+#: characters written as escapes in an embedded pack's YAML text: those YAML refuses in a
+#: stream, and the ones it reads as line breaks (NEL, U+2028, U+2029) or a byte-order mark
+_UNPRINTABLE = re.compile(r"[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                          r"\U00010000-\U0010ffff]")
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _load_embedded(embedded: dict[str, Any], at: str) -> RulePack:
+    """Load an embedded pack through the pack loader's whole pipeline.
+
+    The loader reads packs from files, so the pack is written as YAML (a key a line, each
+    value as JSON: every text double-quoted, which YAML reads back exactly) to a private
+    temporary folder and validated there; no ``extends`` is followed, and problems name
+    ``at``, not that file.
+    """
+    import os
+    import tempfile
+    from dataclasses import replace
+
+    from .errors import PackError, Problem
+    from .packs import validate_pack
+
+    # one top-level key a line, as a pack file has them (the loader looks for `deck:`)
+    text = "".join(f"{key if _PLAIN_KEY.fullmatch(key) else json.dumps(key)}: "
+                   f"{json.dumps(value, separators=(', ', ': '), ensure_ascii=False)}\n"
+                   for key, value in embedded.items()) or "{}\n"
+    text = _UNPRINTABLE.sub(lambda m: _escape(m.group()), text)
+    with tempfile.TemporaryDirectory(prefix="lc-record-pack-") as folder:
+        path = os.path.join(folder, "pack.yaml")
+        with open(path, "x", encoding="utf-8") as out:
+            out.write(text)
+        try:
+            report = validate_pack(path)
+        except Exception as err:  # noqa: BLE001 - as lc validate: a loader bug is one line
+            if isinstance(err, LostCitiesError):
+                raise RecordError(f"{at}: {err}".replace(path, "pack_data")) from None
+            raise RecordError(f"{at}: internal error while checking it: "
+                              f"{type(err).__name__}: {_quoted(str(err))}") from None
+    if report.pack is not None and not report.problems:
+        pack = report.pack
+        spec = pack.scoring_spec
+        marks = {k: (at, 0, 0, style) for k, (_f, _l, _c, style) in spec.marks.items()}
+        return replace(pack, path=at, scoring_spec=replace(spec, marks=marks))
+
+    def named(problem: Problem) -> Problem:
+        return replace(problem, file=at, line=0, col=0, excerpt="",
+                       message=problem.message.replace(path, "pack_data").replace(folder, ""),
+                       hint=problem.hint.replace(path, "pack_data").replace(folder, ""))
+
+    problems = [named(p) for p in report.problems] or [
+        Problem(at, 0, 0, "LC026", "not a rule pack")]
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    raise RecordError(f"{PackError(problems)}{more}")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def builtin_pack(pack_id: str, where: str = "record") -> RulePack:

@@ -49,8 +49,8 @@ def test_show_prints_the_match_turn_by_turn(tmp_path):
     verb = "plays" if first["action"] == "play" else "discards"
     assert f"   1  {record['players'][first['player']]:<12} {verb} {first['card']}," in out
     assert "without drawing" in out  # duel-equal's last play
-    assert f"totals: greedy {record['totals'][0]}, random {record['totals'][1]}" in out
-    assert "every move and score checks" in out
+    assert f"totals: greedy: {record['totals'][0]} · random: {record['totals'][1]}" in out
+    assert "Every move and every score checked." in out
     assert out.count("ended by draw-pile-empty") == 3
 
 
@@ -112,4 +112,4 @@ def test_show_a_board_match_ends_rounds_with_pawns_tokens_and_artefacts(tmp_path
     assert engaged and out.count("@") == len(engaged) + 1  # + the caption's "@space"
     for space, leader in engaged:
         assert f"@{space}{'*' if leader else ''}" in out
-    assert f"totals: greedy {record['totals'][0]}, random {record['totals'][1]}" in out
+    assert f"totals: greedy: {record['totals'][0]} · random: {record['totals'][1]}" in out
