@@ -1,0 +1,120 @@
+"""The room protocol: the JSON schema of every message both ways (``protocol.schema.json``,
+docs/server.md), the limits, the server's message catalogue (English, French) and the
+cleaning of names and chat lines.
+
+Nothing here needs the ``serve`` extra.
+"""
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Optional
+
+#: the languages a client may ask for
+LANGS = ("en", "fr")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps of one server (docs/server.md, "Limits")."""
+
+    #: one WebSocket message or ``POST /rooms`` body, in bytes (UTF-8)
+    message_bytes: int = 4096
+    #: messages a second per connection (a token bucket of ``burst`` messages)
+    rate: float = 10.0
+    burst: int = 20
+    #: rooms in the store; open connections in all; open connections of one room
+    rooms: int = 1000
+    connections: int = 2000
+    room_connections: int = 32
+    #: messages waiting to be sent to one connection; a client that lets more pile up is
+    #: dropped (a slow or vanished client never holds the room up)
+    send_queue: int = 256
+    #: a seat's name and a chat line, in characters after cleaning
+    name_chars: int = 24
+    chat_chars: int = 300
+    #: chat lines sent to a client when it connects
+    chat_backlog: int = 50
+
+
+LIMITS = Limits()
+
+
+def clean_text(text: str, limit: int) -> str:
+    """``text`` as the server keeps it: control and format characters (Unicode category
+    C: newlines, escapes, bidi overrides, zero-width) and surrogates removed, runs of
+    spaces made one, stripped, cut to ``limit`` characters. Text, never HTML: a client
+    displays it escaped."""
+    kept = "".join(" " if c.isspace() else c for c in text
+                   if c.isspace() or not unicodedata.category(c).startswith("C"))
+    return " ".join(kept.split())[:limit]
+
+
+# --------------------------------------------------------------------------- schema
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The protocol's JSON schema (package data)."""
+    return json.loads(resources.files(__package__).joinpath("protocol.schema.json")
+                      .read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _validator(definition: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    whole = schema()
+    return Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": whole["$defs"]})
+
+
+def problem(message: Any, definition: str) -> Optional[str]:
+    """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``)
+    of the schema, in one line, or None when it is. For a message with a known ``type``
+    the reason is that type's, not the ``oneOf``'s."""
+    if definition in ("client", "server") and isinstance(message, dict):
+        kind = message.get("type")
+        branches = [ref["$ref"].rsplit("/", 1)[1]
+                    for ref in schema()["$defs"][definition]["oneOf"]]
+        if kind not in branches:
+            return (f"'type' must be one of {', '.join(branches)}" if isinstance(kind, str)
+                    or kind is None else "'type' must be a string")
+        definition = kind
+    errors = sorted(_validator(definition).iter_errors(message),
+                    key=lambda e: (len(e.absolute_path), e.message))
+    if not errors:
+        return None
+    error = errors[0]
+    where = "/".join(str(p) for p in error.absolute_path) or "the message"
+    text = error.message
+    return f"{where}: {text[:200]}{'...' if len(text) > 200 else ''}"
+
+
+# --------------------------------------------------------------------------- catalogue
+
+@lru_cache(maxsize=None)
+def messages(lang: str) -> dict[str, str]:
+    """The server's messages in ``lang`` (``en`` or ``fr``; anything else is English)."""
+    lang = lang if lang in LANGS else "en"
+    return json.loads(resources.files(__package__).joinpath(f"messages_{lang}.json")
+                      .read_text(encoding="utf-8"))
+
+
+def say(lang: str, key: str, **params: Any) -> str:
+    """The message ``key`` in ``lang`` with its parameters filled in."""
+    template = messages(lang).get(key) or messages("en").get(key) or key
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def lang_of(accept_language: str) -> str:
+    """The first of :data:`LANGS` an ``Accept-Language`` header names, else ``en``."""
+    for part in accept_language.split(",")[:20]:
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGS:
+            return tag
+    return "en"

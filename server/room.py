@@ -1,0 +1,501 @@
+"""The authoritative room of rule text 002: seats, the commands (``/join``, ``/leave``,
+``/bot``, ``/start``, ``/cont``, ``/help``), chat, and the match itself, which only the
+engine plays (public API of :mod:`lostcities.engine`).
+
+A :class:`Room` knows no network: each call returns an :class:`Outcome` (messages for
+the caller alone, messages for everyone, whether every client's view changed) and the
+transport (:mod:`.app`) delivers it, building each client's view with
+:meth:`Room.view_for`, which shows a seat its own hand and the public table, and a
+spectator the public table only. Every change is written to the :class:`~.store.Store`
+before the call returns, so the room is rebuilt exactly by :meth:`Room.load` (its turns
+replayed through the engine from the stored seed).
+
+Calls on one room must not run at the same time (the transport holds a lock per room).
+"""
+from __future__ import annotations
+
+import os
+import random
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from lostcities.engine import (BOTS, LostCitiesError, Move, SeatView, apply, continue_match,
+                               describe_move, illegal_reason, is_over, legal_moves, make_bot,
+                               new_game, observation, totals, winners, dumps)
+
+from .protocol import LIMITS, Limits, clean_text
+from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
+    token_hash
+
+if TYPE_CHECKING:
+    from lostcities.engine import GameState, RulePack
+
+#: the bot ``/bot`` seats when no name is given
+DEFAULT_BOT = "greedy"
+
+
+class RoomError(Exception):
+    """A stored room that cannot be rebuilt (its pack is gone, a stored turn is refused)."""
+
+
+def note(kind: str, key: str, **params: Any) -> dict[str, Any]:
+    """An ``info`` or ``error`` message before its text is put in the client's language:
+    ``{"type": kind, "key": key, "params": params}`` (the transport turns ``params``
+    into ``text``)."""
+    return {"type": kind, "key": key, "params": params}
+
+
+def error(key: str, **params: Any) -> dict[str, Any]:
+    """An ``error`` message for the caller (see :func:`note`)."""
+    return note("error", key, **params)
+
+
+@dataclass
+class Outcome:
+    """What a call changed: ``replies`` go to the caller only, ``events`` to every client
+    of the room, ``changed``: every client gets its view again. ``token``: the secret of
+    the seat the caller just took (sent to it alone, once)."""
+
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    changed: bool = False
+    token: Optional[str] = None
+
+
+def refused(key: str, **params: Any) -> Outcome:
+    """An outcome that changed nothing: one error to the caller."""
+    return Outcome(replies=[error(key, **params)])
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """The bot to move: run :meth:`choose` in a worker thread, hand the move to
+    :meth:`Room.bot_move`."""
+
+    number: int
+    seat: int
+    bot: str
+    state: "GameState"
+    seed: int
+
+    def choose(self, bots: dict[tuple[int, str], Any]) -> Move:
+        """The bot's move, from its seat's view and an rng seeded by the room's seed and
+        the turn's number (the same move after a restart). ``bots`` caches one bot per
+        seat and name."""
+        key = (self.seat, self.bot)
+        if key not in bots:
+            bots[key] = make_bot(self.bot)
+        rng = random.Random(f"lostcities-serve:{self.seed}:{self.number}")
+        return bots[key].choose(SeatView(self.state, self.seat, rng))
+
+
+class Room:
+    """One room: its pack, seats, match state and records folder."""
+
+    def __init__(self, store: Store, room_id: str, pack: "RulePack", pack_ref: str, seed: int,
+                 *, records: Optional[Path] = None, limits: Limits = LIMITS):
+        self.store = store
+        self.id = room_id
+        self.pack = pack
+        self.pack_ref = pack_ref
+        self.seed = seed
+        self.records = records
+        self.limits = limits
+        self.status = LOBBY
+        self.seats: list[SeatRow] = []
+        self.state: Optional["GameState"] = None
+        #: turns stored so far (moves and CONTs): the next turn's number
+        self.turns = 0
+        #: records written, by file name (the last one is the current match's)
+        self.record_names: list[str] = []
+        #: the bots of this room, one per seat and name (a cache: bots hold no state
+        #: the room needs; their moves are seeded by the turn number)
+        self.bots: dict[tuple[int, str], Any] = {}
+
+    # ------------------------------------------------------------- building
+
+    @classmethod
+    def create(cls, store: Store, room_id: str, pack: "RulePack", pack_ref: str, *,
+               records: Optional[Path] = None, limits: Limits = LIMITS) -> "Room":
+        """A new room in the lobby, stored; its deal's seed drawn from ``secrets``."""
+        seed = secrets.randbits(48)
+        store.create_room(room_id, pack_ref, seed)
+        return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits)
+
+    @classmethod
+    def load(cls, store: Store, room_id: str, find_pack: Callable[[str], "RulePack"], *,
+             records: Optional[Path] = None, limits: Limits = LIMITS) -> Optional["Room"]:
+        """The stored room rebuilt: its seats, and its match dealt from the stored seed
+        and labels with every stored turn replayed through the engine (each checked).
+        None when there is no such room; :class:`RoomError` when it cannot be rebuilt."""
+        row = store.room(room_id)
+        if row is None:
+            return None
+        try:
+            pack = find_pack(row.pack)
+        except LostCitiesError as err:
+            raise RoomError(f"room {room_id}: its pack {row.pack}: {err}") from None
+        room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits)
+        room.seats = store.seats(room_id)
+        room.status = row.status
+        if row.status != LOBBY:
+            try:
+                state = new_game(pack, list(row.labels), row.seed)
+                for turn in store.turns(room_id):
+                    if turn.kind == CONT:
+                        state = continue_match(state)
+                    else:
+                        state = apply(state, Move.parse(turn.text, pack))
+                    room.turns += 1
+            except LostCitiesError as err:
+                raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
+            room.state = state
+            room.record_names = [room._record_name(n) for n in room._matches_over()]
+            for name in room.record_names:  # killed between the last turn and its record
+                if room.records is not None and not (room.records / name).exists():
+                    room._write_record(name, dumps(state) + "\n")
+        return room
+
+    # ------------------------------------------------------------- who is who
+
+    def seat_of(self, token_digest: Optional[str]) -> Optional[int]:
+        """The seat whose token has this hash (:func:`~.store.token_hash`), or None."""
+        if not token_digest:
+            return None
+        for seat in self.seats:
+            if seat.kind == HUMAN and secrets.compare_digest(seat.token_hash, token_digest):
+                return seat.seat
+        return None
+
+    def name_of(self, seat: int) -> str:
+        """The name shown for ``seat``."""
+        return self.seats[seat].name if 0 <= seat < len(self.seats) else f"#{seat}"
+
+    # ------------------------------------------------------------- what a client sees
+
+    def info(self) -> dict[str, Any]:
+        """The room's public description (``roominfo`` in the schema)."""
+        return {
+            "id": self.id, "pack": self.pack.id, "status": self.status,
+            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "bot": s.bot}
+                      for s in self.seats],
+            "min_players": self.pack.min_players, "max_players": self.pack.max_players,
+            "continuation": bool(self.pack.continuation),
+            "cont": [s.seat for s in self.seats if s.wants_cont],
+            "turns": self.turns,
+        }
+
+    def view_for(self, seat: Optional[int]) -> dict[str, Any]:
+        """The ``state`` message for ``seat`` (None: a spectator): the room, and the
+        engine's observation of that seat (its own hand, the public table, counts); a
+        spectator's has no hand (``hand`` and ``seat`` null). ``legal``: the seat's legal
+        moves when it is to move, in the move notation."""
+        view = None
+        legal = None
+        state = self.state
+        if state is not None:
+            obs = observation(state, seat if seat is not None else 0)
+            view = obs.to_dict(self.pack.cards)
+            if seat is None:
+                view["hand"] = None
+                view["seat"] = None
+            elif self.status == PLAYING and state.to_move == seat and not is_over(state):
+                legal = [str(m) for m in legal_moves(state)]
+        return {"type": "state", "room": self.info(), "seat": seat, "view": view,
+                "legal": legal}
+
+    # ------------------------------------------------------------- lines
+
+    def line(self, seat: Optional[int], text: str) -> Outcome:
+        """A line typed in the room's chat by ``seat`` (None: a spectator): a command
+        when it starts with ``/``, else a chat line."""
+        stripped = text.strip()
+        if not stripped.startswith("/"):
+            return self._chat(seat, text)
+        word, _, rest = stripped.partition(" ")
+        command = {"/join": self._join, "/leave": self._leave, "/bot": self._bot,
+                   "/start": self._start, "/cont": self._cont, "/help": self._help
+                   }.get(word.lower())
+        if command is None:
+            return refused("error.unknown-command", command=clean_text(word, 30))
+        return command(seat, rest.strip())
+
+    def _chat(self, seat: Optional[int], text: str) -> Outcome:
+        text = clean_text(text, self.limits.chat_chars)
+        if not text:
+            return Outcome()
+        name = self.name_of(seat) if seat is not None else ""
+        row = self.store.add_chat(self.id, name, text)
+        return Outcome(events=[{"type": "chat", "name": name, "text": text,
+                                "number": row.number}])
+
+    def chat_backlog(self) -> list[dict[str, Any]]:
+        """The last chat lines, as ``chat`` messages (sent to a client that connects)."""
+        return [{"type": "chat", "name": r.name, "text": r.text, "number": r.number}
+                for r in self.store.chat(self.id, self.limits.chat_backlog)]
+
+    def _help(self, seat: Optional[int], rest: str) -> Outcome:
+        return Outcome(replies=[note("info", "info.help", bots=", ".join(BOTS),
+                                     min=self.pack.min_players)])
+
+    def _free_name(self, wanted: str, default: str) -> Optional[str]:
+        taken = {s.name.casefold() for s in self.seats if s.kind != LEFT}
+        name = clean_text(wanted, self.limits.name_chars) or default
+        if name.casefold() not in taken:
+            return name
+        return None if wanted else next(f"{default} {n}" for n in range(2, 100)
+                                         if f"{default} {n}".casefold() not in taken)
+
+    def _join(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is not None:
+            return refused("error.already-seated", seat=seat)
+        number = self._free_seat()
+        if number is None:
+            return refused("error.room-full")
+        default = (self.seats[number].name if number < len(self.seats)
+                   else f"Player {number + 1}")
+        name = self._free_name(rest, default)
+        if name is None:
+            return refused("error.name-taken", name=clean_text(rest, self.limits.name_chars))
+        token = secrets.token_urlsafe(32)
+        row = SeatRow(number, name, HUMAN, "", token_hash(token), False)
+        self.store.put_seat(self.id, row)
+        self._set_seat(row)
+        return Outcome(events=[note("info", "info.joined", name=name, seat=number)],
+                       changed=True, token=token)
+
+    def _free_seat(self) -> Optional[int]:
+        """The seat a newcomer takes: the next one in the lobby, a left one after."""
+        if self.status == LOBBY:
+            return len(self.seats) if len(self.seats) < self.pack.max_players else None
+        return next((s.seat for s in self.seats if s.kind == LEFT), None)
+
+    def _set_seat(self, row: SeatRow) -> None:
+        if row.seat < len(self.seats):
+            self.seats[row.seat] = row
+        else:
+            self.seats.append(row)
+
+    def _leave(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is None:
+            return refused("error.not-seated")
+        name = self.name_of(seat)
+        if self.status == LOBBY:
+            self.store.remove_seat(self.id, seat)
+            self.seats = self.store.seats(self.id)
+        else:
+            row = replace(self.seats[seat], kind=LEFT, token_hash="", wants_cont=False)
+            self.store.put_seat(self.id, row)
+            self._set_seat(row)
+        return Outcome(events=[note("info", "info.left", name=name, seat=seat)], changed=True)
+
+    def _bot(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is None:
+            return refused("error.not-seated")
+        spec = rest.split()[0] if rest.split() else DEFAULT_BOT
+        shown = clean_text(spec, 40)
+        name, _, _ = spec.partition("@")
+        if name not in BOTS:
+            key = "error.bot-import" if ":" in spec else "error.bad-bot"
+            return refused(key, name=shown, bots=", ".join(BOTS))
+        try:
+            make_bot(spec)  # never allow_import: only the built-in names
+        except LostCitiesError:
+            return refused("error.bad-bot", name=shown, bots=", ".join(BOTS))
+        number = self._free_seat()
+        if number is None:
+            return refused("error.room-full")
+        label = self._free_name("", spec)
+        if self.status != LOBBY:
+            label = self.seats[number].name
+        row = SeatRow(number, label or spec, BOT, spec, "", False)
+        self.store.put_seat(self.id, row)
+        self._set_seat(row)
+        return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec, seat=number)],
+                       changed=True)
+
+    def _start(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is None:
+            return refused("error.not-seated")
+        if self.status != LOBBY:
+            return refused("error.started", what="/start")
+        if len(self.seats) < self.pack.min_players:
+            return refused("error.need-players", min=self.pack.min_players,
+                           count=len(self.seats))
+        labels = [s.name for s in self.seats]
+        try:
+            state = new_game(self.pack, labels, self.seed)
+        except LostCitiesError as err:
+            return refused("error.room-unavailable", reason=str(err))
+        self.store.start(self.id, labels)
+        self.state = state
+        self.status = PLAYING
+        return Outcome(events=[note("info", "info.started", names=", ".join(labels))],
+                       changed=True)
+
+    def _cont(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is None or self.seats[seat].kind != HUMAN:
+            return refused("error.not-seated")
+        if not self.pack.continuation:
+            return refused("error.no-continue")
+        if self.status != OVER or self.state is None:
+            return refused("error.not-over")
+        row = replace(self.seats[seat], wants_cont=True)
+        humans = [s for s in self.seats if s.kind == HUMAN]
+        asked = sum(1 for s in humans if s.wants_cont or s.seat == seat)
+        if asked < len(humans):
+            self.store.put_seat(self.id, row)
+            self._set_seat(row)
+            return Outcome(events=[note("info", "info.cont-asked", name=row.name, asked=asked,
+                                        needed=len(humans))], changed=True)
+        state = continue_match(self.state)
+        self.store.add_turn(self.id, self.turns, CONT, "cont", status=PLAYING)
+        self.turns += 1
+        self.state = state
+        self.status = PLAYING
+        self.seats = [replace(s, wants_cont=False) for s in self.seats]
+        return Outcome(events=[note("info", "info.continued", round=state.round)],
+                       changed=True)
+
+    # ------------------------------------------------------------- moves
+
+    def move(self, seat: Optional[int], text: str, claimed: Optional[int] = None) -> Outcome:
+        """A move sent by ``seat`` in the move notation (``p r5 deck``, ``d r5 g``,
+        ``p g3 pawn=0 step=b deck``); ``claimed``: the seat the message says it plays for.
+        The engine decides whether it is legal; a refused move changes nothing."""
+        if seat is None:
+            return refused("error.not-seated")
+        if claimed is not None and claimed != seat:
+            return refused("error.not-your-seat", seat=claimed)
+        state = self.state
+        if state is None or self.status != PLAYING:
+            return refused("error.no-match")
+        if state.to_move != seat:
+            return refused("error.not-your-turn", name=self.name_of(state.to_move))
+        try:
+            move = Move.parse(text, self.pack)
+        except LostCitiesError as err:
+            return refused("error.bad-move", reason=str(err))
+        reason = illegal_reason(state, move)
+        if reason is not None:
+            return refused("error.illegal", reason=reason)
+        return self._play(move)
+
+    def bot_turn(self) -> Optional[BotTurn]:
+        """The bot to move now, or None (no match, a human to move, the match over)."""
+        state = self.state
+        if state is None or self.status != PLAYING or is_over(state):
+            return None
+        row = self.seats[state.to_move]
+        if row.kind != BOT:
+            return None
+        return BotTurn(self.turns, row.seat, row.bot, state, self.seed)
+
+    def bot_move(self, turn: BotTurn, move: Move) -> Outcome:
+        """Play the move a bot chose for ``turn``, unless the room moved on meanwhile."""
+        if turn.number != self.turns or self.bot_turn() is None or \
+                self.seats[turn.seat].bot != turn.bot:
+            return Outcome()
+        reason = illegal_reason(self.state, move)
+        if reason is not None:  # a built-in bot never does this; refuse rather than crash
+            raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: {reason}")
+        return self._play(move)
+
+    def _play(self, move: Move) -> Outcome:
+        before = self.state
+        assert before is not None
+        after = apply(before, move)
+        over = is_over(after)
+        # committed before anyone hears of it
+        self.store.add_turn(self.id, self.turns, MOVE, str(move),
+                            status=OVER if over else None)
+        seat = before.to_move
+        events: list[dict[str, Any]] = [{
+            "type": "turn", "number": self.turns, "seat": seat, "name": self.name_of(seat),
+            "move": str(move), "words": describe_move(before, move)}]
+        self.turns += 1
+        self.state = after
+        if len(after.finished) > len(before.finished):
+            events.append(self._round_message(after))
+        if over:
+            self.status = OVER
+            events.append(self._match_message(after))
+        return Outcome(events=events, changed=True)
+
+    # ------------------------------------------------------------- round and match end
+
+    def _round_message(self, state: "GameState") -> dict[str, Any]:
+        """The finished round's scoring, as ``lc play`` shows it: each started row with
+        the pack's breakdown columns and score, each engaged pawn with its space and
+        score, the tokens and artefacts taken, each seat's round score; the totals."""
+        result = state.finished[-1]
+        pack = self.pack
+        codec = pack.cards
+        keys = codec.keys
+        n = len(state.players)
+        rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(n)]
+        for i, move in enumerate(result.moves):
+            if move.action == "play":
+                rows[(result.starter + i) % n][codec.colour_of[move.card]].append(move.card)
+        scoring = pack.scoring
+        expeditions = "expedition" in pack.scoring_spec.formulas
+        columns = list(scoring.columns) if expeditions else []
+        seats = []
+        for seat in range(n):
+            shown = []
+            for colour, row in enumerate(rows[seat] if expeditions else []):
+                if not row:
+                    continue
+                values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+                wagers = len(row) - len(values)
+                parts = scoring.breakdown(colour, values, wagers)
+                shown.append({"colour": keys[colour], "cards": [codec.format(k) for k in row],
+                              "parts": {name: int(parts[name]) for name in columns},
+                              "score": int(scoring.expedition(colour, values, wagers))})
+            pawns = [{"track": keys[track], "space": space, "leader": bool(leader),
+                      "score": int(scoring.pawn(track, space, leader))}
+                     for track, space, leader in (result.pawns[seat] if result.pawns else ())
+                     if track >= 0]
+            seats.append({"name": self.name_of(seat), "rows": shown, "pawns": pawns,
+                          "tokens": int(result.tokens[seat]) if result.tokens else 0,
+                          "artefacts": int(result.artefacts[seat]) if result.artefacts else 0,
+                          "score": int(result.scores[seat])})
+        return {"type": "round", "number": result.number, "end": result.end,
+                "columns": columns, "seats": seats, "totals": [int(t) for t in totals(state)]}
+
+    def _matches_over(self) -> list[int]:
+        """The number of finished rounds at each match end so far (one per CONT, plus the
+        current match when it is over)."""
+        ends = []
+        state = self.state
+        if state is not None and self.status == OVER:
+            ends.append(len(state.finished))
+        return ends
+
+    def _record_name(self, rounds: int) -> str:
+        return f"room-{self.id}-{rounds}.jsonl"
+
+    def _match_message(self, state: "GameState") -> dict[str, Any]:
+        name = self._record_name(len(state.finished))
+        self._write_record(name, dumps(state) + "\n")
+        self.record_names.append(name)
+        return {"type": "match", "rounds": [list(r.scores) for r in state.finished],
+                "totals": [int(t) for t in totals(state)],
+                "winners": [int(w) for w in winners(state)],
+                "names": [self.name_of(w) for w in winners(state)],
+                "record": name, "can_continue": bool(self.pack.continuation)}
+
+    def _write_record(self, name: str, text: str) -> None:
+        """Write a match record beside the database, atomically (a temporary file renamed)."""
+        if self.records is None:
+            return
+        self.records.mkdir(parents=True, exist_ok=True)
+        path = self.records / name
+        temp = path.with_name(f".{name}.{os.getpid()}.tmp")
+        with open(temp, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, path)

@@ -1,0 +1,301 @@
+"""Where rooms, seats, chat lines and turns are kept: one small interface, :class:`Store`,
+and its embedded implementation, :class:`SQLiteStore` (stdlib sqlite3, WAL mode).
+
+Everything a room is lives here; a server's memory holds only a cache of it (rebuilt by
+replaying the stored turns through the engine) and its open connections, so a server
+killed with SIGKILL comes back where it was, and a store on a shared database server
+would let several processes serve the same rooms.
+
+A seat's secret token is never stored: only its SHA-256 (:func:`token_hash`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Protocol, Sequence
+
+#: the schema of the SQLite database; a database of another version is refused
+SCHEMA_VERSION = 1
+
+#: room status: seats being taken, a match under way, a match over (CONT possible)
+LOBBY, PLAYING, OVER = "lobby", "playing", "over"
+#: seat kinds; a ``left`` seat is a started match's seat whose human left (a bot may take it)
+HUMAN, BOT, LEFT = "human", "bot", "left"
+#: turn kinds: a move in the engine's notation, or the CONT that played on
+MOVE, CONT = "move", "cont"
+
+
+class StoreError(Exception):
+    """The store cannot be used (another schema version, a write refused)."""
+
+
+@dataclass(frozen=True)
+class RoomRow:
+    """A stored room: its pack (``builtin:ID`` or ``house:NAME``), seed, status, and the
+    player labels the match was dealt with (empty in the lobby)."""
+
+    id: str
+    pack: str
+    seed: int
+    status: str
+    labels: tuple[str, ...]
+    created: float
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """A stored seat: its number, name, kind (``human``, ``bot``, ``left``), bot name,
+    the hash of its token (humans) and whether its player asked to continue (CONT)."""
+
+    seat: int
+    name: str
+    kind: str
+    bot: str
+    token_hash: str
+    wants_cont: bool
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    """A stored turn: its number in the room (0, 1, ...), kind (``move``, ``cont``), text."""
+
+    number: int
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    """A stored chat line."""
+
+    number: int
+    name: str
+    text: str
+    at: float
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a seat's token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store(Protocol):
+    """The rooms' storage. Every method is one transaction; a write that returns has been
+    committed."""
+
+    def create_room(self, room_id: str, pack: str, seed: int) -> RoomRow:
+        """A new room in the lobby; :class:`StoreError` if the id is taken."""
+
+    def room(self, room_id: str) -> Optional[RoomRow]:
+        """The room, or None."""
+
+    def open_rooms(self) -> list[str]:
+        """The ids of every room, oldest first."""
+
+    def count_rooms(self) -> int:
+        """How many rooms there are."""
+
+    def seats(self, room_id: str) -> list[SeatRow]:
+        """The room's seats, by number."""
+
+    def put_seat(self, room_id: str, seat: SeatRow) -> None:
+        """Add or replace a seat."""
+
+    def remove_seat(self, room_id: str, seat: int) -> None:
+        """Free a seat (lobby only: the seats after it move up one)."""
+
+    def start(self, room_id: str, labels: Sequence[str]) -> None:
+        """The match is dealt with these player labels: status ``playing``."""
+
+    def add_turn(self, room_id: str, number: int, kind: str, text: str,
+                 status: Optional[str] = None) -> None:
+        """Append turn ``number`` (the count of turns so far: a concurrent writer that
+        appended first makes this a :class:`StoreError`), setting the room's status if
+        given; a CONT also clears every seat's ``wants_cont``."""
+
+    def turns(self, room_id: str) -> list[TurnRow]:
+        """Every turn of the room, in order."""
+
+    def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
+        """Append a chat line, keeping the last ``keep`` lines of the room."""
+
+    def chat(self, room_id: str, limit: int) -> list[ChatRow]:
+        """The room's last ``limit`` chat lines, oldest first."""
+
+    def close(self) -> None:
+        """Release the database."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY, pack TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
+    name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
+    token_hash TEXT NOT NULL DEFAULT '', wants_cont INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (room, seat));
+CREATE TABLE IF NOT EXISTS turns (
+    room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
+    kind TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (room, number));
+CREATE TABLE IF NOT EXISTS chat (
+    room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
+    name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
+"""
+
+
+class SQLiteStore:
+    """:class:`Store` in one SQLite file (WAL mode, ``synchronous=FULL`` by default:
+    a committed turn survives the process being killed and the machine losing power;
+    ``durable=False`` (``NORMAL``) survives a killed process only).
+
+    One connection, shared by the threads of one process under a lock."""
+
+    def __init__(self, path: Path, *, durable: bool = True, chat_keep: int = 200):
+        self.path = Path(path)
+        self.chat_keep = chat_keep
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                   isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+        with self._write() as db:
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise StoreError(f"{self.path}: a database of schema version {row[0]}, "
+                                 f"this server reads version {SCHEMA_VERSION}")
+
+    # ------------------------------------------------------------- transactions
+
+    class _Txn:
+        def __init__(self, store: "SQLiteStore"):
+            self.store = store
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.store._lock.acquire()
+            self.store._db.execute("BEGIN IMMEDIATE")
+            return self.store._db
+
+        def __exit__(self, kind: object, *rest: object) -> None:
+            try:
+                self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
+            finally:
+                self.store._lock.release()
+
+    def _write(self) -> "SQLiteStore._Txn":
+        return SQLiteStore._Txn(self)
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # ------------------------------------------------------------- rooms
+
+    def create_room(self, room_id: str, pack: str, seed: int) -> RoomRow:
+        now = time.time()
+        try:
+            with self._write() as db:
+                db.execute("INSERT INTO rooms VALUES (?, ?, ?, ?, '[]', ?)",
+                           (room_id, pack, seed, LOBBY, now))
+        except sqlite3.IntegrityError:
+            raise StoreError(f"room {room_id} exists") from None
+        return RoomRow(room_id, pack, seed, LOBBY, (), now)
+
+    def room(self, room_id: str) -> Optional[RoomRow]:
+        rows = self._read("SELECT id, pack, seed, status, labels, created FROM rooms "
+                          "WHERE id=?", (room_id,))
+        if not rows:
+            return None
+        rid, pack, seed, status, labels, created = rows[0]
+        return RoomRow(rid, pack, int(seed), status, tuple(json.loads(labels)), created)
+
+    def open_rooms(self) -> list[str]:
+        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
+
+    def count_rooms(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
+
+    def start(self, room_id: str, labels: Sequence[str]) -> None:
+        with self._write() as db:
+            db.execute("UPDATE rooms SET status=?, labels=? WHERE id=?",
+                       (PLAYING, json.dumps(list(labels)), room_id))
+
+    # ------------------------------------------------------------- seats
+
+    def seats(self, room_id: str) -> list[SeatRow]:
+        return [SeatRow(int(s), n, k, b, h, bool(w)) for s, n, k, b, h, w in self._read(
+            "SELECT seat, name, kind, bot, token_hash, wants_cont FROM seats WHERE room=? "
+            "ORDER BY seat", (room_id,))]
+
+    def put_seat(self, room_id: str, seat: SeatRow) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (room_id, seat.seat, seat.name, seat.kind, seat.bot, seat.token_hash,
+                        int(seat.wants_cont)))
+
+    def remove_seat(self, room_id: str, seat: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM seats WHERE room=? AND seat=?", (room_id, seat))
+            later = db.execute("SELECT seat FROM seats WHERE room=? AND seat>? ORDER BY seat",
+                               (room_id, seat)).fetchall()
+            for (number,) in later:
+                db.execute("UPDATE seats SET seat=? WHERE room=? AND seat=?",
+                           (number - 1, room_id, number))
+
+    # ------------------------------------------------------------- turns
+
+    def add_turn(self, room_id: str, number: int, kind: str, text: str,
+                 status: Optional[str] = None) -> None:
+        try:
+            with self._write() as db:
+                count = db.execute("SELECT COUNT(*) FROM turns WHERE room=?",
+                                   (room_id,)).fetchone()[0]
+                if count != number:
+                    raise StoreError(f"room {room_id}: turn {number} is not the next "
+                                     f"({count} stored)")
+                db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)",
+                           (room_id, number, kind, text))
+                if status is not None:
+                    db.execute("UPDATE rooms SET status=? WHERE id=?", (status, room_id))
+                if kind == CONT:
+                    db.execute("UPDATE seats SET wants_cont=0 WHERE room=?", (room_id,))
+        except sqlite3.IntegrityError:
+            raise StoreError(f"room {room_id}: turn {number} exists") from None
+
+    def turns(self, room_id: str) -> list[TurnRow]:
+        return [TurnRow(int(n), k, t) for n, k, t in self._read(
+            "SELECT number, kind, text FROM turns WHERE room=? ORDER BY number", (room_id,))]
+
+    # ------------------------------------------------------------- chat
+
+    def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
+        now = time.time()
+        with self._write() as db:
+            last = db.execute("SELECT MAX(number) FROM chat WHERE room=?",
+                              (room_id,)).fetchone()[0]
+            number = 0 if last is None else int(last) + 1
+            db.execute("INSERT INTO chat VALUES (?, ?, ?, ?, ?)",
+                       (room_id, number, name, text, now))
+            db.execute("DELETE FROM chat WHERE room=? AND number<=?",
+                       (room_id, number - self.chat_keep))
+        return ChatRow(number, name, text, now)
+
+    def chat(self, room_id: str, limit: int) -> list[ChatRow]:
+        rows = self._read("SELECT number, name, text, at FROM chat WHERE room=? "
+                          "ORDER BY number DESC LIMIT ?", (room_id, limit))
+        return [ChatRow(int(n), name, text, at) for n, name, text, at in reversed(rows)]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
