@@ -1,0 +1,489 @@
+"""The room server's Starlette application (``lc serve``; docs/server.md).
+
+- ``GET /``: an index (the web table comes with the next part of issue #14);
+- ``GET /packs``: the packs a room can be opened with;
+- ``POST /rooms`` ``{"pack": ID}``: a new room, ``{"room": "k3v9q2xa", ...}``;
+- ``GET /rooms/{id}``: the room's public state (what a spectator sees);
+- ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``).
+
+Each connection has a bounded send queue drained by its own task: a client too slow to
+read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
+room) in a worker thread, as do the bots' choices (a pool of their own), so neither the
+store's writes nor a slow bot block the event loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional, Sequence
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from lostcities.engine import LostCitiesError, load_pack
+from lostcities.engine.safeio import loads_json
+
+from .protocol import LIMITS, Limits, lang_of, problem, say
+from .room import Outcome, Room, RoomError
+from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
+
+#: a room id: 8 characters of base32 (40 random bits)
+ROOM_ID_CHARS = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_room_id() -> str:
+    """A short shareable room id: 8 lower-case base32 characters from ``secrets``."""
+    return base64.b32encode(secrets.token_bytes(5)).decode("ascii").lower()
+
+
+def is_room_id(text: str) -> bool:
+    """Whether ``text`` has the form of a room id."""
+    return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
+
+
+class Shelf:
+    """The packs rooms may be opened with: the built-in ones (``builtin:ID``) and the house
+    packs of ``lc serve --packs DIR`` (``house:ID``), all through :func:`load_pack`."""
+
+    def __init__(self, house: Optional[Path] = None):
+        self.builtin = sorted(Path(str(p)).stem for p in
+                              resources.files("lostcities.rulepacks").iterdir()
+                              if str(p).endswith(".yaml"))
+        self.house: dict[str, Any] = {}
+        #: the house packs that could not be loaded: one line each
+        self.problems: list[str] = []
+        self._loaded: dict[str, Any] = {}
+        if house is not None:
+            for path in sorted(house.iterdir())[:500]:
+                if path.suffix not in (".yaml", ".yml") or not path.is_file():
+                    continue
+                try:
+                    pack = load_pack(path)
+                except LostCitiesError as err:
+                    self.problems.append(str(err).splitlines()[0][:300])
+                    continue
+                if pack.id in self.builtin or pack.id in self.house:
+                    self.problems.append(f"{path.name}: pack id {pack.id} is already served")
+                    continue
+                self.house[pack.id] = pack
+
+    def names(self) -> list[dict[str, str]]:
+        """Every pack a room may use: ``{"pack": ID, "kind": "builtin" | "house"}``."""
+        return ([{"pack": p, "kind": "builtin"} for p in self.builtin]
+                + [{"pack": p, "kind": "house"} for p in sorted(self.house)])
+
+    def ref(self, name: str) -> Optional[str]:
+        """The stored reference of the pack called ``name``, or None."""
+        if name in self.house:
+            return f"house:{name}"
+        return f"builtin:{name}" if name in self.builtin else None
+
+    def find(self, ref: str) -> Any:
+        """The pack of a stored reference (:class:`RoomError` when it is not served)."""
+        kind, _, name = ref.partition(":")
+        if kind == "house" and name in self.house:
+            return self.house[name]
+        if kind == "builtin" and name in self.builtin:
+            if name not in self._loaded:
+                self._loaded[name] = load_pack(name)
+            return self._loaded[name]
+        raise RoomError(f"the pack {ref} is not served here (lc serve --packs)")
+
+
+class Connection:
+    """One client's WebSocket: its language, seat token, rate bucket and send queue."""
+
+    def __init__(self, socket: WebSocket, limits: Limits, lang: str, check: bool):
+        self.socket = socket
+        self.limits = limits
+        self.lang = lang
+        self.check = check
+        self.token_digest: Optional[str] = None
+        self.queue: asyncio.Queue[Optional[str]] = asyncio.Queue(maxsize=limits.send_queue)
+        self.closed = False
+        self._tokens = float(limits.burst)
+        self._last = time.monotonic()
+        self.writer = asyncio.ensure_future(self._write())
+
+    def seat(self, room: Room) -> Optional[int]:
+        """This client's seat in ``room`` (None: a spectator)."""
+        return room.seat_of(self.token_digest)
+
+    def allow(self) -> bool:
+        """Whether one more message fits the rate (a token bucket)."""
+        now = time.monotonic()
+        self._tokens = min(self.limits.burst, self._tokens + (now - self._last) * self.limits.rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` (its text put in this client's language); a full queue drops
+        the connection."""
+        if self.closed:
+            return
+        if "params" in message:
+            message = {"type": message["type"], "key": message["key"],
+                       "text": say(self.lang, message["key"], **message["params"])}
+        if self.check:
+            reason = problem(message, "server")
+            if reason is not None:
+                raise RuntimeError(f"the server built a message off the protocol: {reason}")
+        try:
+            self.queue.put_nowait(json.dumps(message, ensure_ascii=False))
+        except asyncio.QueueFull:
+            self.drop()
+
+    def drop(self) -> None:
+        """Close the connection without waiting for the client."""
+        if self.closed:
+            return
+        self.closed = True
+        self.writer.cancel()
+        asyncio.ensure_future(self._close())
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(code=1013), 5)
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                text = await self.queue.get()
+                if text is None:
+                    return
+                await self.socket.send_text(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the client went away
+            self.closed = True
+
+
+class Hub:
+    """The server: the store, the rooms it has rebuilt (a cache), their connections and
+    bot runners."""
+
+    def __init__(self, store: Store, shelf: Shelf, records: Path, limits: Limits = LIMITS,
+                 allow_origins: Sequence[str] = (), check_messages: bool = True):
+        self.store = store
+        self.shelf = shelf
+        self.records = records
+        self.limits = limits
+        self.allow_origins = tuple(allow_origins)
+        self.check_messages = check_messages
+        self.rooms: dict[str, Room] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.clients: dict[str, set[Connection]] = {}
+        self.bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot")
+        self.io_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lc-room")
+
+    def connections(self) -> int:
+        """Open connections in all rooms."""
+        return sum(len(c) for c in self.clients.values())
+
+    def lock(self, room_id: str) -> asyncio.Lock:
+        """The lock that makes one room's calls run one at a time."""
+        return self.locks.setdefault(room_id, asyncio.Lock())
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` in a worker thread (store writes, engine work)."""
+        return await asyncio.get_running_loop().run_in_executor(self.io_pool, fn, *args)
+
+    async def room(self, room_id: str) -> Optional[Room]:
+        """The room, rebuilt from the store the first time it is asked for (None: no such
+        room; :class:`RoomError`: it cannot be rebuilt)."""
+        if room_id in self.rooms:
+            return self.rooms[room_id]
+        async with self.lock(room_id):
+            if room_id not in self.rooms:
+                room = await self.run(lambda: Room.load(
+                    self.store, room_id, self.shelf.find, records=self.records,
+                    limits=self.limits))
+                if room is None:
+                    return None
+                self.rooms[room_id] = room
+        return self.rooms[room_id]
+
+    async def create_room(self, pack_name: str) -> Room:
+        """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served)."""
+        ref = self.shelf.ref(pack_name)
+        if ref is None:
+            raise KeyError(pack_name)
+        pack = self.shelf.find(ref)
+        for _ in range(5):
+            room_id = new_room_id()
+            try:
+                room = await self.run(lambda: Room.create(
+                    self.store, room_id, pack, ref, records=self.records, limits=self.limits))
+            except StoreError:
+                continue
+            self.rooms[room_id] = room
+            return room
+        raise StoreError("no free room id")
+
+    def deliver(self, room: Room, outcome: Outcome, caller: Optional[Connection] = None) -> None:
+        """Send an outcome: replies and a new seat's token to the caller, events and
+        every client's new view to the room."""
+        if caller is not None:
+            for message in outcome.replies:
+                caller.send(message)
+            if outcome.token is not None:
+                caller.token_digest = token_hash(outcome.token)
+                caller.send({"type": "seated", "seat": caller.seat(room),
+                             "token": outcome.token})
+        clients = list(self.clients.get(room.id, ()))
+        for message in outcome.events:
+            for client in clients:
+                client.send(message)
+        if outcome.changed:
+            for client in clients:
+                client.send(room.view_for(client.seat(room)))
+            self.kick_bots(room)
+
+    def kick_bots(self, room: Room) -> None:
+        """Start the room's bot runner if a bot is to move and none runs."""
+        task = self.bot_tasks.get(room.id)
+        if (task is None or task.done()) and room.bot_turn() is not None:
+            self.bot_tasks[room.id] = asyncio.ensure_future(self._run_bots(room))
+
+    async def _run_bots(self, room: Room) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            turn = room.bot_turn()
+            if turn is None:
+                return
+            move = await loop.run_in_executor(self.bot_pool, turn.choose, room.bots)
+            async with self.lock(room.id):
+                outcome = await self.run(room.bot_move, turn, move)
+            self.deliver(room, outcome)
+
+    def origin_ok(self, headers: Any) -> bool:
+        """Whether a WebSocket's ``Origin`` is this server's host (or an allowed origin);
+        a client that sends none (not a browser) is let in."""
+        origin = headers.get("origin")
+        if origin is None or "*" in self.allow_origins or origin in self.allow_origins:
+            return True
+        host = (headers.get("host") or "").lower()
+        return bool(host) and urlsplit(origin).netloc.lower() == host
+
+    # ------------------------------------------------------------- one message
+
+    async def handle(self, room: Room, client: Connection, text: Optional[str],
+                     size: int) -> None:
+        """One message from ``client``: size, rate, JSON and schema checked, then done."""
+        limits = self.limits
+        if text is None:
+            client.send(_error("error.not-text"))
+            return
+        if size > limits.message_bytes:
+            client.send(_error("error.too-big", size=size, limit=limits.message_bytes))
+            return
+        if not client.allow():
+            client.send(_error("error.too-fast", rate=f"{limits.rate:g}"))
+            return
+        try:
+            message = loads_json(text, "message")
+        except LostCitiesError as err:
+            client.send(_error("error.not-json", reason=str(err)[:200]))
+            return
+        reason = problem(message, "client")
+        if reason is not None:
+            client.send(_error("error.bad-message", reason=reason))
+            return
+        kind = message["type"]
+        if kind == "ping":
+            client.send({"type": "pong"})
+            return
+        if kind == "hello":
+            client.lang = message.get("lang", client.lang)
+            if "token" in message:
+                digest = token_hash(message["token"])
+                if room.seat_of(digest) is None:
+                    client.token_digest = None
+                    client.send(_error("error.bad-token"))
+                else:
+                    client.token_digest = digest
+            self.welcome(room, client)
+            return
+        async with self.lock(room.id):
+            seat = client.seat(room)
+            if kind == "line":
+                outcome = await self.run(room.line, seat, message["text"])
+            else:
+                outcome = await self.run(room.move, seat, message["move"], message.get("seat"))
+        self.deliver(room, outcome, client)
+
+    def welcome(self, room: Room, client: Connection) -> None:
+        """The ``welcome`` and ``state`` messages for a client."""
+        seat = client.seat(room)
+        client.send({"type": "welcome", "room": room.id, "pack": room.pack.id,
+                     "lang": client.lang, "seat": seat})
+        client.send(room.view_for(seat))
+
+
+def _error(key: str, **params: Any) -> dict[str, Any]:
+    return {"type": "error", "key": key, "params": params}
+
+
+def _http_error(request: Request, status: int, key: str, **params: Any) -> JSONResponse:
+    lang = lang_of(request.headers.get("accept-language", ""))
+    return JSONResponse({"error": key, "text": say(lang, key, **params)}, status_code=status)
+
+
+INDEX = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>lostcities rooms</title></head>
+<body><h1>lostcities rooms</h1>
+<p>This server runs Lost Cities rooms (rule text 002). The web table comes with the next
+part of the work; for now rooms are opened with <code>POST /rooms</code> and played over
+<code>/rooms/ID/ws</code> (docs/server.md).</p></body></html>
+"""
+
+
+async def index(request: Request) -> Response:
+    return HTMLResponse(INDEX)
+
+
+async def list_packs(request: Request) -> Response:
+    hub: Hub = request.app.state.hub
+    return JSONResponse({"packs": hub.shelf.names()})
+
+
+async def new_room(request: Request) -> Response:
+    hub: Hub = request.app.state.hub
+    limit = hub.limits.message_bytes
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return _http_error(request, 413, "error.too-big", size=f"> {limit}", limit=limit)
+    try:
+        message = loads_json(body.decode("utf-8", errors="replace"), "body")
+    except LostCitiesError as err:
+        return _http_error(request, 400, "error.not-json", reason=str(err)[:200])
+    reason = problem(message, "new_room")
+    if reason is not None:
+        return _http_error(request, 400, "error.bad-message", reason=reason)
+    if hub.store.count_rooms() >= hub.limits.rooms:
+        return JSONResponse({"error": "rooms", "text": "this server has all the rooms it takes"},
+                            status_code=503)
+    try:
+        room = await hub.create_room(message["pack"])
+    except KeyError:
+        return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
+                             f"here: GET /packs"}, status_code=404)
+    return JSONResponse({"room": room.id, "pack": room.pack.id, "url": f"/rooms/{room.id}",
+                         "ws": f"/rooms/{room.id}/ws"}, status_code=201)
+
+
+async def room_state(request: Request) -> Response:
+    hub: Hub = request.app.state.hub
+    room_id = request.path_params["room_id"]
+    try:
+        room = await hub.room(room_id) if is_room_id(room_id) else None
+    except RoomError as err:
+        return _http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
+    if room is None:
+        return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
+    view = room.view_for(None)
+    return JSONResponse({"room": view["room"], "view": view["view"]})
+
+
+async def room_socket(socket: WebSocket) -> None:
+    hub: Hub = socket.app.state.hub
+    limits = hub.limits
+    room_id = socket.path_params["room_id"]
+    if not hub.origin_ok(socket.headers):
+        await socket.close(code=1008)
+        return
+    try:
+        room = await hub.room(room_id) if is_room_id(room_id) else None
+    except RoomError:
+        room = None
+    if room is None:
+        await socket.close(code=1008)
+        return
+    if hub.connections() >= limits.connections or \
+            len(hub.clients.get(room_id, ())) >= limits.room_connections:
+        await socket.close(code=1013)
+        return
+    await socket.accept()
+    client = Connection(socket, limits, lang_of(socket.headers.get("accept-language", "")),
+                        hub.check_messages)
+    hub.clients.setdefault(room_id, set()).add(client)
+    try:
+        hub.welcome(room, client)
+        for line in room.chat_backlog():
+            client.send(line)
+        while not client.closed:
+            event = await socket.receive()
+            if event["type"] == "websocket.disconnect":
+                break
+            text = event.get("text")
+            size = len(text.encode("utf-8", errors="replace")) if text is not None else \
+                len(event.get("bytes") or b"")
+            await hub.handle(room, client, text, size)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.clients.get(room_id, set()).discard(client)
+        if not client.closed:
+            client.closed = True
+            with contextlib.suppress(asyncio.QueueFull):
+                client.queue.put_nowait(None)  # let the writer finish what is queued
+
+
+def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIMITS,
+               allow_origins: Sequence[str] = (), durable: bool = True,
+               check_messages: bool = True) -> Starlette:
+    """The server's application: its store ``DATA/rooms.sqlite3``, the finished matches'
+    records in ``DATA/records/``, the house packs of ``packs`` (a folder). ``limits``:
+    the caps; ``allow_origins``: WebSocket origins let in besides this host's (``*``: any);
+    ``check_messages``: check every message sent against the schema (a bug is an error)."""
+    data.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(data / "rooms.sqlite3", durable=durable)
+    hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        # rooms where a bot is to move play on without waiting for a client
+        for room_id in store.open_rooms():
+            row = store.room(room_id)
+            if row is not None and row.status == PLAYING:
+                with contextlib.suppress(RoomError, LostCitiesError):
+                    room = await hub.room(room_id)
+                    if room is not None:
+                        hub.kick_bots(room)
+        try:
+            yield
+        finally:
+            for task in hub.bot_tasks.values():
+                task.cancel()
+            for task in hub.bot_tasks.values():
+                with contextlib.suppress(BaseException):
+                    await task
+            hub.bot_pool.shutdown(wait=False, cancel_futures=True)
+            hub.io_pool.shutdown(wait=True)
+            store.close()
+
+    app = Starlette(routes=[
+        Route("/", index), Route("/packs", list_packs),
+        Route("/rooms", new_room, methods=["POST"]),
+        Route("/rooms/{room_id}", room_state),
+        WebSocketRoute("/rooms/{room_id}/ws", room_socket),
+    ], lifespan=lifespan)
+    app.state.hub = hub
+    return app
