@@ -285,7 +285,7 @@ def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optiona
         parts.append(hand)
     if obs.round_scores:
         parts.append(Text(cat("table.totals", rounds=len(obs.round_scores)) + "  " + "  ·  ".join(
-            f"{plain(name)} {score}" for name, score in zip(obs.players, obs.totals))))
+            f"{plain(name)}: {score}" for name, score in zip(obs.players, obs.totals))))
     return Group(*parts)
 
 
@@ -366,7 +366,7 @@ def round_scores(result: "RoundResult", labels: Sequence[str], pack: "RulePack",
     if result.pawns:
         parts.append(_pawn_scores(result, labels, pack, cat))
     parts.append(Text(cat("table.totals", rounds=result.number) + "  " + "  ·  ".join(
-        f"{name} {score}" for name, score in zip(labels, totals))))
+        f"{name}: {score}" for name, score in zip(labels, totals))))
     return Group(*parts)
 
 

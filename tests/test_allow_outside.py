@@ -188,7 +188,7 @@ def test_replay_pack(club):
     out = ok(lc("replay", "--check", "--pack", HOUSE, FLAG, str(record), cwd=club))
     assert "2 match(es) replayed" in out
     shown = ok(lc("replay", "--pack", HOUSE, FLAG, "--game", "2", str(record), cwd=club))
-    assert "every move and score checks" in shown
+    assert "Every move and every score checked." in shown
 
 
 # ------------------------------------------------------------------------ lc new

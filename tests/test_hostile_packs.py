@@ -215,3 +215,26 @@ def test_the_built_in_packs_are_within_every_cap() -> None:
 
     for pack_id in builtin_ids():
         assert check_pack(pack_id) == [], pack_id
+
+
+@pytest.mark.parametrize("base", ["duel-classic", "board-classic"])
+def test_a_whole_pack_without_any_one_top_level_key_is_problems_only(tmp_path, base) -> None:
+    """Each top-level key left out of a pack that extends nothing gives problems (LC031 for a
+    required one), never a crash of the loader (a missing hand_size was a KeyError)."""
+    import yaml as pyyaml
+
+    from lostcities.engine.packs import builtin_path, pack_schema
+
+    data = pyyaml.safe_load(builtin_path(base).read_text(encoding="utf-8"))
+    required = set(pack_schema().get("required", []))
+    for key in data:
+        if key == "id":
+            continue
+        rest = {k: v for k, v in data.items() if k != key}
+        path = tmp_path / f"no-{key.replace('_', '-')}.yaml"
+        path.write_text(pyyaml.safe_dump({**rest, "id": f"no-{key.replace('_', '-')}"}),
+                        encoding="utf-8")
+        codes = {p.code for p in check_pack(path)}
+        if key in required:
+            assert "LC031" in codes, (key, codes)
+        assert "LC100" not in codes, (key, codes)  # no internal error turned into a problem

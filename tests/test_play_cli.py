@@ -87,8 +87,8 @@ def test_a_whole_match_against_a_bot_by_piped_numbers(data, small):
     assert len(re.findall(r"^greedy (plays|discards) \[", out, re.M)) == len(turns) - n
     assert out.count("Round 1 is over") == 1 and "Round 2 is over" in out
     winner = "You" if record["totals"][0] > record["totals"][1] else "greedy"
-    assert f"{winner} wins with {max(record['totals'])} points!" in out or \
-        "share the win" in out
+    assert f"Winner: {winner}, with {max(record['totals'])} points!" in out or \
+        "sharing the win" in out
     assert replay(record, pack=load_pack(small)).phase == 2
     assert list((data / "saves").iterdir()) == []
     check = CliRunner().invoke(app, ["replay", "--check", "--pack", small,
@@ -477,7 +477,7 @@ def test_the_terminal_pauses_at_a_round_end_with_the_breakdown(data, small):
         screen = re.sub(r"\x1b\[[\d;]*[A-Za-z]", "", child.before)
         assert "Round 1 is over: the draw pile is empty." in screen
         assert re.search(r"player\s+row\s+cards\s+sum\s+cost\s+×\s+bonus\s+score", screen)
-        assert re.search(r"(You|greedy) starts round 2\.", screen)
+        assert re.search(r"Round 2: first to play, (You|greedy)\.", screen)
         child.sendline("")
         child.expect(r"round 2 of 2")
         child.expect_exact("You > ")

@@ -47,7 +47,7 @@ def test_a_whole_match_prints_markup_like_names_and_a_hostile_path_as_text(data,
     no_controls(result.stderr)
     shown = "g]0;pwned[2J2J[b]x.json"        # the controls dropped, the rest as written
     assert f"Saving after every turn to {tmp_path / shown}" in out
-    assert any(f"{name} starts round 2." in out
+    assert any(f"Round 2: first to play, {name}." in out
                for name in ("[b]Ada[/b]", "[link=http://x]Bob[/link]"))
     assert "[b]Ada[/b] and [link=http://x]Bob[/link]" in out
     record = [line for line in out.splitlines() if line.startswith("Game record: ")]

@@ -150,7 +150,7 @@ def test_round_scores_show_the_packs_breakdown():
                        rf"{parts['cost']}\s+{parts['multiplier']}\s+{parts['bonus']}\s+{score}\b")
             assert re.search(pattern, out), (pattern, out)
         assert re.search(rf"round score\s+{result.scores[seat]}\b", out)
-    assert f"Totals after round 1:  greedy {totals(s.state)[0]}  ·  random" in out
+    assert f"Totals after round 1:  greedy: {totals(s.state)[0]}  ·  random: " in out
     # every played card is in the rows once
     assert sum(len(r) for rows_ in rows for r in rows_) == sum(
         m.action == "play" for m in result.moves)
@@ -158,9 +158,9 @@ def test_round_scores_show_the_packs_breakdown():
 
 def test_match_end_names_the_winner_or_the_shared_win():
     out = text_of(render.match_end(["You", "greedy"], [(10, 5), (3, 20)], (13, 25), (1,), EN))
-    assert re.search(r"You\s+10\s+3\s+13", out) and "greedy wins with 25 points!" in out
+    assert re.search(r"You\s+10\s+3\s+13", out) and "Winner: greedy, with 25 points!" in out
     shared = text_of(render.match_end(["A", "B"], [(4, 4)], (4, 4), (0, 1), FR))
-    assert "A et B partagent la victoire avec 4 points !" in shared
+    assert "Victoire partagée : A et B, avec 4 points chacun !" in shared
 
 
 def test_move_list_is_numbered_from_one():
@@ -329,3 +329,12 @@ def test_board_turns_say_which_pawn_and_steps():
                          "advance is declined.")
     assert "l'avance est refusée" in text_of(render.describe(Turn(0, declined, 1), board,
                                                              "Ada", FR), width=300)
+
+
+def test_the_next_starter_and_the_totals_read_for_any_name():
+    """'You starts round 2' and 'ismcts 1 247' (the seat number running into the score):
+    the name is never the verb's subject, and a colon separates it from its score."""
+    assert EN("result.next", name="You", round=2) == "Round 2: first to play, You."
+    assert FR("result.next", name="Vous", round=2) == "Manche 2 : premier à jouer, Vous."
+    out = text_of(render.match_end(["ismcts 1", "ismcts 2"], [(247, 201)], (247, 201), (0,), EN))
+    assert "Winner: ismcts 1, with 247 points!" in out
