@@ -50,7 +50,7 @@ def test_lc_is_next_to_the_interpreter() -> None:
 
 # ---------------------------------------------------------------------- packs
 
-@settings(CLI, max_examples=10)
+@settings(CLI, max_examples=6)
 @given(st.sampled_from(sorted(fz.builtin_pack_texts())), RANDOMS)
 def test_mutated_packs_through_validate_show_score(pack_id: str, rng: random.Random) -> None:
     text = fz.mutate_pack_text(fz.builtin_pack_texts()[pack_id], rng)
@@ -58,7 +58,7 @@ def test_mutated_packs_through_validate_show_score(pack_id: str, rng: random.Ran
         assert fz.cli_pack(text, Path(folder)) == []
 
 
-@settings(CLI, max_examples=6)
+@settings(CLI, max_examples=4)
 @given(st.sampled_from(["duel-classic", "duel-six", "board-short"]), RANDOMS)
 def test_mutated_packs_through_simulate(pack_id: str, rng: random.Random) -> None:
     text = fz.mutate_pack_text(fz.builtin_pack_texts()[pack_id], rng)
@@ -68,7 +68,7 @@ def test_mutated_packs_through_simulate(pack_id: str, rng: random.Random) -> Non
 
 # ---------------------------------------------------------------------- records
 
-@settings(CLI, max_examples=10)
+@settings(CLI, max_examples=8)
 @given(st.sampled_from(range(len(fz.base_records()))), RANDOMS)
 def test_mutated_records_through_replay(which: int, rng: random.Random) -> None:
     data = fz.mutate_json(json.loads(fz.base_records()[which]), rng)
@@ -92,7 +92,7 @@ def test_the_unmutated_save_resumes(tmp_path: Path, save_text: str) -> None:
     assert run.code == 0, run.show()
 
 
-@settings(CLI, max_examples=15)
+@settings(CLI, max_examples=10)
 @given(RANDOMS, st.booleans())
 def test_mutated_saves_through_resume(save_text: str, rng: random.Random, closed: bool) -> None:
     data = fz.mutate_json(json.loads(save_text), rng)
@@ -100,7 +100,7 @@ def test_mutated_saves_through_resume(save_text: str, rng: random.Random, closed
         assert fz.cli_save(fz.dump_json(data), Path(folder), None if closed else "") == []
 
 
-@settings(CLI, max_examples=8)
+@settings(CLI, max_examples=5)
 @given(RANDOMS)
 def test_damaged_save_text_through_resume(save_text: str, rng: random.Random) -> None:
     with _folder() as folder:
@@ -132,7 +132,7 @@ def test_a_save_naming_code_imports_nothing(tmp_path: Path, save_text: str, bot:
 
 # ---------------------------------------------------------------------- lc score
 
-@settings(CLI, max_examples=15)
+@settings(CLI, max_examples=12)
 @given(st.sampled_from(["duel-classic", "duel-six", "board-classic"]), RANDOMS)
 def test_score_words(pack_id: str, rng: random.Random) -> None:
     with _folder() as folder:
@@ -151,7 +151,7 @@ def _cases() -> list[tuple[str, list[str], bool]]:
 CASES = _cases()
 
 
-@settings(CLI, max_examples=30)
+@settings(CLI, max_examples=25)
 @given(st.sampled_from(CASES))
 def test_hostile_option_values(case: tuple[str, list[str], bool]) -> None:
     label, args, must_fail = case
