@@ -165,3 +165,24 @@ def board_game(p: RulePack, hands: Sequence[str], tiles: dict[str, str], top: st
 
     first = replace(complete_deal(p, hands, top, players), tiles=layout(p, tiles))
     return new_game(p, players or len(hands), 0, deals=[first])
+
+
+# --------------------------------------------------------------------------- one-line errors
+
+def one_error_line(stderr: str) -> str:
+    """The single ``lc: error:`` line of ``stderr``, after checking there is no traceback."""
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lc: error: "), stderr
+    return lines[0]
+
+
+def one_line_error(result: Any, code: int) -> str:
+    """A CliRunner result's error line, after checking the exit code, the one line and that
+    nothing but the exit was raised."""
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.stderr.startswith("lc: error: ") and result.stderr.count("\n") == 1, \
+        result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.stderr

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from enginehelpers import one_error_line
 from lostcities.cli.app import app
 from lostcities.engine.balance import BalanceJob, balance, run_batch
 from lostcities.engine.errors import LostCitiesError, PackError
@@ -45,13 +46,6 @@ def lc_process(*args: str, cwd: Path, timeout: float = 240) -> subprocess.Comple
     start worker after worker, so the timeout turns a hang into a failure."""
     return subprocess.run([str(LC), *args], capture_output=True, text=True, cwd=cwd,
                           timeout=timeout)
-
-
-def one_error_line(stderr: str) -> str:
-    assert "Traceback" not in stderr, stderr
-    lines = stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("lc: error: "), stderr
-    return lines[0]
 
 
 def refused(result, code: int = 1) -> str:

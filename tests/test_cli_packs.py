@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from enginehelpers import one_line_error
 from lostcities.cli.app import app
 from lostcities.cli.common import complete_pack
 from lostcities.cli.packs import complete_pack_or_file, house_pack_id
@@ -277,15 +278,6 @@ def test_shell_completion_offers_pack_ids() -> None:
 
 
 # ------------------------------------------------------------------- hostile paths (#12)
-
-def one_line_error(result, code: int) -> str:
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    assert result.stderr.startswith("lc: error: ") and result.stderr.count("\n") == 1, \
-        result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    return result.stderr
-
 
 @pytest.mark.parametrize("command", [["show"], ["show", "--explain"], ["new"],
                                      ["new", "{tmp}/ok.yaml", "--from"]])

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from enginehelpers import one_error_line
 from lostcities.cli.app import app
 from lostcities.engine.backends import (MAX_BATCHES, BackendError, OVERSUBSCRIBE_PER_CORE,
                                         batch_size, batches, cores)
@@ -44,13 +45,6 @@ def lc_process(*args: str, cwd: Path | None = None, timeout: float = 120, fsize:
     return subprocess.run([str(LC), *args], capture_output=True, timeout=timeout, cwd=cwd,
                           preexec_fn=limits, env=None if env is None else {**os.environ, **env},
                           text=True)
-
-
-def one_error_line(stderr: str) -> str:
-    assert "Traceback" not in stderr, stderr
-    lines = stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("lc: error: "), stderr
-    return lines[0]
 
 
 # ------------------------------------------------------------ item 14: option errors

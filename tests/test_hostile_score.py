@@ -16,22 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
+from enginehelpers import one_line_error
 from lostcities.cli.app import app
 from lostcities.cli.score import WORD_CHARS
 
 
 def lc(*args: str):
     return CliRunner().invoke(app, ["score", *args])
-
-
-def one_line_error(result, code: int) -> str:
-    """The error line, after checking the exit code, the one line and no traceback."""
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    assert result.stderr.startswith("lc: error: ") and result.stderr.count("\n") == 1, \
-        result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    return result.stderr
 
 
 @pytest.mark.parametrize("args", [
