@@ -988,8 +988,8 @@ def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
 #: what a pack's formulas are bounded over (``scoring_domain``) and what building its
 #: RulePack reads: no bound is computed while the schema or an LC check finds one wrong
 _BOUNDS_READS: tuple[KeyPath, ...] = tuple((key,) for key in (
-    "family", "sources", "players", "deck", "hand_size", "rows", "turn", "round_end", "match",
-    "board", "scoring"))
+    "family", "sources", "players", "deck", "rows", "turn", "round_end", "match", "board",
+    "scoring"))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -1151,8 +1151,11 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
         from lostcities.grammar.bounds import check_scoring
 
         wrong_scoring = _touches(bad, ("scoring",))
-        pack = RulePack.from_mapping({**data, "scoring": {}} if wrong_scoring else data,
-                                     path=display, marks=marks)
+        basis = {**data, "scoring": {}} if wrong_scoring else dict(data)
+        hand = basis.get("hand_size")
+        if not isinstance(hand, int) or isinstance(hand, bool):
+            basis["hand_size"] = 1  # wrong or missing (reported): no formula's domain reads it
+        pack = RulePack.from_mapping(basis, path=display, marks=marks)
         scoring = compiled.scoring(whole=compiled.complete)
         try:
             check_scoring(scoring, scoring_domain(pack, resolved), compiled.constants,
