@@ -79,6 +79,8 @@ def serve(
                             log_level="warning", lifespan="on")
     try:
         uvicorn.Server(config).run()
+    except KeyboardInterrupt:  # uvicorn has shut down cleanly, then passes the signal on
+        pass
     except OSError as err:
         fail(f"cannot serve on {host}:{port}: {err}")
     typer.echo("lc serve: stopped")

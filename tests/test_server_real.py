@@ -1,0 +1,147 @@
+"""lc serve as a real process: play over real WebSockets, SIGKILL the server mid-match,
+restart it on the same data folder, reconnect with the seat tokens and play on with no
+turn lost (issue #14)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+websockets = pytest.importorskip("websockets")
+pytest.importorskip("uvicorn")
+from websockets.sync.client import connect  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
+BOUND = 120.0
+#: lc serve, registered here until cli/app.py's COMMAND_MODULES lists "serve"
+LAUNCH = ("from lostcities.cli import app as lc\n"
+          "if 'serve' not in lc.COMMAND_MODULES:\n"
+          "    from lostcities.cli import serve; serve.register(lc.app)\n"
+          "lc.main()\n")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(data: Path, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--port", str(port),
+                             "--data", str(data)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/packs", timeout=5).read()
+            return proc
+        except OSError:
+            time.sleep(0.1)  # polling a condition, bounded by BOUND
+    raise AssertionError("lc serve did not answer")
+
+
+class Seat:
+    def __init__(self, url: str):
+        self.ws = connect(url, open_timeout=BOUND)
+        self.state: Any = None
+        self.token = None
+
+    def until(self, check: Any) -> dict:
+        while True:
+            message = json.loads(self.ws.recv(timeout=BOUND))
+            if message["type"] == "state":
+                self.state = message
+            if message["type"] == "seated":
+                self.token = message["token"]
+            if check(message):
+                return message
+
+    def at(self, turns: int) -> dict:
+        if self.state and self.state["room"]["turns"] >= turns and \
+                self.state["room"]["status"] == "playing":
+            return self.state
+        return self.until(lambda m: m["type"] == "state" and m["room"]["turns"] >= turns
+                          and m["room"]["status"] == "playing")
+
+    def send(self, message: dict) -> None:
+        self.ws.send(json.dumps(message))
+
+
+def play(seats: list[Seat], first: int, count: int) -> int:
+    turn = first
+    for _ in range(count):
+        states = [s.at(turn) for s in seats]
+        mover = next(s for s, st in zip(seats, states) if st["legal"])
+        mover.send({"type": "move", "move": mover.state["legal"][-1]})
+        turn += 1
+    for s in seats:
+        s.at(turn)
+    return turn
+
+
+def test_sigkill_and_restart_lose_no_turn(tmp_path: Path) -> None:
+    port = free_port()
+    server = start(tmp_path, port)
+    try:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms", method="POST",
+                                         data=b'{"pack": "duel-classic"}',
+                                         headers={"content-type": "application/json"})
+        room = json.loads(urllib.request.urlopen(request, timeout=BOUND).read())["room"]
+        url = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+        ada, bob = Seat(url), Seat(url)
+        for seat, name in ((ada, "Ada"), (bob, "Bob")):
+            seat.until(lambda m: m["type"] == "state")
+            seat.send({"type": "line", "text": f"/join {name}"})
+            seat.until(lambda m: m["type"] == "seated")
+        ada.send({"type": "line", "text": "/start"})
+        turn = play([ada, bob], 0, 7)
+        before = (ada.state, bob.state)
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=BOUND)
+        for seat in (ada, bob):
+            seat.ws.close()
+        server = start(tmp_path, port)
+        again = [Seat(url), Seat(url)]
+        for new, old in zip(again, (ada, bob)):
+            new.until(lambda m: m["type"] == "state")
+            new.send({"type": "hello", "token": old.token})
+            new.until(lambda m: m["type"] == "welcome")
+            new.until(lambda m: m["type"] == "state")
+            new.token = old.token
+        assert (again[0].state, again[1].state) == before  # no turn lost, nothing more
+        turn = play(again, turn, 5)
+        assert again[0].state["room"]["turns"] == 12
+        for seat in again:
+            seat.ws.close()
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=BOUND)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    assert server.returncode == 0, server.stderr.read()
+    assert "lc serve: stopped" in server.stdout.read()
+
+
+def test_without_the_serve_extra_one_line_exit_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "uvicorn.py").write_text("raise ImportError('no uvicorn here')\n")
+    env = dict(os.environ, PYTHONPATH=str(blocker))
+    proc = subprocess.run([sys.executable, "-c", LAUNCH, "serve", "--data", str(tmp_path / "d")],
+                          capture_output=True, text=True, env=env, timeout=BOUND)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lc: error:")
+    assert "pip install 'lostcities[serve]'" in lines[0] and "Traceback" not in proc.stderr
