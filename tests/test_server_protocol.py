@@ -81,7 +81,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from lostcities.engine import load_pack, observation  # noqa: E402
+from lostcities.engine import observation  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402
 
