@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "balance",
     "replay",
     "play",
+    "serve",
 )
 
 class OneLineErrors(TyperGroup):
