@@ -186,3 +186,32 @@ def one_line_error(result: Any, code: int) -> str:
     assert "Traceback" not in result.stdout + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
     return result.stderr
+
+
+# --------------------------------------------------------------------------- board scenarios
+
+def play(s: Any, *moves: str) -> Any:
+    """Apply the moves in turn; the state after them."""
+    from lostcities.engine.turn import apply
+
+    for text in moves:
+        s = apply(s, text)
+    return s
+
+
+def place(s: Any, seat: int, colour: str) -> Any:
+    """``(space, leader)`` of ``seat``'s pawn on the track of ``colour``, or None."""
+    track = s.pack.cards.keys.index(colour)
+    for t, space, leader in s.board.pawn_places(seat, s.tables.board.leader):
+        if t == track:
+            return space, leader
+    return None
+
+
+def moves_of(s: Any, card: str) -> list[str]:
+    """The legal plays of ``card`` that draw from the deck (or do not draw)."""
+    from lostcities.engine.moves import DECK
+    from lostcities.engine.turn import legal_moves
+
+    return sorted(str(m) for m in legal_moves(s) if s.pack.cards.format(m.card) == card
+                  and m.action == "play" and m.draw in (DECK, None))

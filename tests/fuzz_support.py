@@ -371,6 +371,20 @@ def hostile_json_value(rng: random.Random, old: Any = None) -> Any:
     return rng.choice(RAW_JSON[:10])
 
 
+def value_holders(data: Any) -> list[tuple[Any, Any]]:
+    """``(container, key)`` of every value inside the parsed JSON ``data`` (lists and
+    objects), without recursion: where a mutator may put another value."""
+    holders: list[tuple[Any, Any]] = []
+    stack = [data] if isinstance(data, (dict, list)) else []
+    while stack:
+        item = stack.pop()
+        for key in (list(item) if isinstance(item, dict) else range(len(item))):
+            holders.append((item, key))
+            if isinstance(item[key], (dict, list)):
+                stack.append(item[key])
+    return holders
+
+
 def mutate_json(data: Any, rng: random.Random, rounds: int = 0) -> Any:
     """A copy of ``data`` (parsed JSON) with 1-3 values replaced, removed or duplicated."""
     data = json.loads(json.dumps(data))

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from enginehelpers import board_game, board_pack, builtin_ids, pack
+from enginehelpers import board_game, board_pack, builtin_ids, moves_of, pack, place, play
 from lostcities.engine.bots import GreedyBot, RandomBot, SeatView
 from lostcities.engine.errors import IllegalMoveError, InvalidMoveError, RecordError
 from lostcities.engine.expert import BOARD as BOARD_PARAMS, Evaluation, ExpertBot
@@ -41,26 +41,6 @@ ANY_START = {"rows": {"start": "any"}}
 WAIT = "w10 w10 w9 w9 w8 w8 w7 w7"
 LC = Path(sys.executable).with_name("lc")
 BOARD_IDS = [i for i in builtin_ids() if pack(i).family == "board"]
-
-
-def play(s, *moves: str):
-    for text in moves:
-        s = apply(s, text)
-    return s
-
-
-def place(s, seat: int, colour: str):
-    """``(space, leader)`` of ``seat``'s pawn on the track of ``colour``, or None."""
-    track = s.pack.cards.keys.index(colour)
-    for t, space, leader in s.board.pawn_places(seat, s.tables.board.leader):
-        if t == track:
-            return space, leader
-    return None
-
-
-def moves_of(s, card: str) -> list[str]:
-    return sorted(str(m) for m in legal_moves(s) if s.pack.cards.format(m.card) == card
-                  and m.action == "play" and m.draw in (-1, None))
 
 
 def step_tile():

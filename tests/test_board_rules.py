@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from enginehelpers import board_game, board_pack, pack
+from enginehelpers import board_game, board_pack, moves_of, pack, place, play
 from lostcities.engine.errors import IllegalMoveError
-from lostcities.engine.moves import DECK, Move, action_space
+from lostcities.engine.moves import Move, action_space
 from lostcities.engine.state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, DRAW_PILE_EMPTY, OVER, PAWN,
                                      RoundResult)
 from lostcities.engine.turn import (apply, legal_actions, legal_moves, new_game, shuffle_deal,
@@ -21,28 +21,6 @@ from lostcities.engine.view import observation
 ANY_START = {"rows": {"start": "any"}}
 #: what the other player does while a scenario plays: discard white cards
 WAIT = "w10 w10 w9 w9 w8 w8 w7 w7"
-
-
-def play(s, *moves: str):
-    """Apply the moves in turn; the state after them."""
-    for text in moves:
-        s = apply(s, text)
-    return s
-
-
-def place(s, seat: int, colour: str):
-    """``(space, leader)`` of ``seat``'s pawn on the track of ``colour``, or None."""
-    track = s.pack.cards.keys.index(colour)
-    for t, space, leader in s.board.pawn_places(seat, s.tables.board.leader):
-        if t == track:
-            return space, leader
-    return None
-
-
-def moves_of(s, card: str) -> list[str]:
-    """The legal plays of ``card`` that draw from the deck (or do not draw)."""
-    return sorted(str(m) for m in legal_moves(s) if s.pack.cards.format(m.card) == card
-                  and m.action == "play" and m.draw in (DECK, None))
 
 
 # -- starting a row -------------------------------------------------------------------------

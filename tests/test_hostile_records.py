@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import fuzz_support as fz
 from lostcities.cli.app import app
 from lostcities.engine.bots import GreedyBot, RandomBot
 from lostcities.engine.errors import RecordError
@@ -200,16 +201,7 @@ def mutate(record: dict, rng: random.Random) -> str:
     """One record line, changed in one to three random places (or cut short)."""
     record = copy.deepcopy(record)
     for _ in range(rng.randint(1, 3)):
-        holders = []  # (container, key) of every value in the record
-        stack = [record]
-        while stack:
-            item = stack.pop()
-            keys = list(item) if isinstance(item, dict) else range(len(item))
-            for key in keys:
-                holders.append((item, key))
-                if isinstance(item[key], (dict, list)):
-                    stack.append(item[key])
-        container, key = rng.choice(holders)
+        container, key = rng.choice(fz.value_holders(record))
         value = container[key]
         choice = rng.random()
         if choice < 0.3 and isinstance(value, int) and not isinstance(value, bool):

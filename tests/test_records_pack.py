@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import fuzz_support as fz
 from lostcities.cli.app import app
 from lostcities.engine.bots import GreedyBot, RandomBot
 from lostcities.engine.errors import RecordError
@@ -286,15 +287,7 @@ def mutate_pack(record: dict, rng: random.Random) -> dict:
     match most of the time, so that the pack's own checks are reached."""
     record = copy.deepcopy(record)
     for _ in range(rng.randint(1, 3)):
-        holders = [(record, "pack_data")]
-        stack = [record["pack_data"]] if isinstance(record["pack_data"], (dict, list)) else []
-        while stack:
-            item = stack.pop()
-            keys = list(item) if isinstance(item, dict) else range(len(item))
-            for key in keys:
-                holders.append((item, key))
-                if isinstance(item[key], (dict, list)):
-                    stack.append(item[key])
+        holders = [(record, "pack_data"), *fz.value_holders(record["pack_data"])]
         container, key = rng.choice(holders)
         value = container[key]
         choice = rng.random()
