@@ -49,7 +49,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Li
 
 from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
 from lostcities.engine.moves import DECK
-from lostcities.engine.records import _engine_version
+from lostcities.engine.records import engine_version
 from lostcities.engine.safeio import check_path, kind_of, shown_path, shown_value
 
 if TYPE_CHECKING:
@@ -711,7 +711,7 @@ class Session:
         #: the turn being typed, waiting for its draw (or a pawn or step to choose)
         self.pending: Optional[Partial] = None
         self._bots: dict[object, Bot] = {}
-        self._engine = _engine_version()
+        self._engine = engine_version()
         for seat, p in enumerate(self.players):
             if p.kind == BOT:
                 try:

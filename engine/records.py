@@ -26,7 +26,8 @@ FORMAT = "lostcities-record/1"
 OnTurn = Callable[[GameState, Move], None]
 
 
-def _engine_version() -> str:
+def engine_version() -> str:
+    """The engine a record or save was written by, e.g. ``lostcities 0.1.0``."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -61,7 +62,7 @@ def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "format": FORMAT, "pack": state.pack.id, **pack_claims(state.pack), "seed": state.seed,
         "players": list(state.players), "rounds": rounds, "totals": list(totals(state)),
-        "winners": list(winners(state)), "engine": _engine_version(),
+        "winners": list(winners(state)), "engine": engine_version(),
     }
     out.update(extra)
     return out
