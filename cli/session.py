@@ -1138,8 +1138,8 @@ class Session:
         the saved move (bots are deterministic for a seed and a position): a save whose
         bot moves or seed were edited is refused. ``checking`` (lc play's spinner) is
         entered for that slow check only; :attr:`checked_by` says which check ran. The
-        session keeps ``key``, so its next save is signed again. A seat whose bot is a ``module:Class`` name is refused
-        unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
+        session keeps ``key``, so its next save is signed again. A seat whose bot is a
+        ``module:Class`` name is refused unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
         a save never imports code by itself. ``allow_outside`` (the command line's
         ``--allow-outside``) lets the pack's ``extends`` leave its folder: a game started
         with it resumes only when it is given again. Raises :class:`RecordError` with one

@@ -19,8 +19,8 @@ with extra decisions in between, as phases of the same turn (``state.py``):
 
 A pawn landing on a tile resolves it: an artefact is taken off the board, a
 points tile gives its value in victory-point tokens and stays, a step tile makes
-an ``ADVANCE`` decision (chains; declining ends the chain). A pawn moving from space ``bridge_after`` to the
-next crosses the bridge; the crossing that makes ``round_end.bridge_crossings``
+an ``ADVANCE`` decision (chains; declining ends the chain). A pawn moving from space
+``bridge_after`` to the next crosses the bridge; the crossing that makes ``round_end.bridge_crossings``
 ends the round at once, mid-turn and mid-chain: the tile it reached is not
 resolved and the turn has no draw. Scores come only from the pack's formulas.
 

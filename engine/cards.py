@@ -73,15 +73,16 @@ class CardCodec:
             raise InvalidMoveError("empty card: write a colour key then a value, e.g. r5 or rx")
         key, rest = t[0], t[1:]
         if key not in self.keys:
-            raise InvalidMoveError(
-                f"{shown_value(text)}: unknown colour {key!r}; this pack's colours are {', '.join(self.keys)}")
+            raise InvalidMoveError(f"{shown_value(text)}: unknown colour {key!r}; this pack's "
+                                   f"colours are {', '.join(self.keys)}")
         if rest == WAGER:
             raise InvalidMoveError(f"{shown_value(text)}: this pack has no wager cards")
         if not rest.isdigit():
-            raise InvalidMoveError(
-                f"{shown_value(text)}: expected a value {self.min_value}-{self.max_value} or x after {key!r}")
-        raise InvalidMoveError(
-            f"{shown_value(text)}: value {rest if len(rest) <= 40 else shown_value(rest)} is outside {self.min_value}-{self.max_value}")
+            raise InvalidMoveError(f"{shown_value(text)}: expected a value {self.min_value}-"
+                                   f"{self.max_value} or x after {key!r}")
+        value = rest if len(rest) <= 40 else shown_value(rest)
+        raise InvalidMoveError(f"{shown_value(text)}: value {value} is outside "
+                               f"{self.min_value}-{self.max_value}")
 
     def sort_key(self, card: Card) -> tuple[int, int]:
         """Sort by colour, wagers first, then by value."""

@@ -84,8 +84,8 @@ class Move:
                 f"(deck or a colour key), e.g. 'p r5 deck' or 'd r5 g'")
         action = _ACTION_WORDS.get(words[0].lower())
         if action is None:
-            raise InvalidMoveError(
-                f"{shown_value(text)}: unknown action {shown_value(words[0])}; write p (play) or d (discard)")
+            raise InvalidMoveError(f"{shown_value(text)}: unknown action {shown_value(words[0])}; "
+                                   f"write p (play) or d (discard)")
         card = codec.parse(words[1])
         draw: DrawSource = None
         pawn: Optional[int] = None
@@ -104,8 +104,8 @@ class Move:
             elif i == len(rest) - 1:
                 draw = DECK if low == "deck" else _colour(low, codec, text, "draw")
             else:
-                raise InvalidMoveError(
-                    f"{shown_value(text)}: unexpected {shown_value(word)}; the draw (deck or a colour key) comes last")
+                raise InvalidMoveError(f"{shown_value(text)}: unexpected {shown_value(word)}; the "
+                                       f"draw (deck or a colour key) comes last")
         return cls(action, card, draw, pawn, tuple(steps), codec)
 
     def text(self, codec: CardCodec | None = None) -> str:
