@@ -21,7 +21,7 @@ import typer
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
-    from .i18n import Catalogue
+    from lostcities.i18n import Catalogue
     from .session import Reply, Session, Turn
 
 #: the pack dealt when --pack is not given
@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
 
 
 def complete_lang(incomplete: str) -> list[str]:
-    from .i18n import LANGS
+    from lostcities.i18n import LANGS
 
     return [lang for lang in LANGS if lang.startswith(incomplete)]
 
@@ -94,7 +94,7 @@ def play(
     from lostcities.engine.errors import InputError
     from lostcities.engine.safeio import check_path, shown_path
 
-    from .i18n import LANGS, Catalogue, detect_lang
+    from lostcities.i18n import LANGS, Catalogue, detect_lang
     from .session import SEED_DIGITS, SessionError, data_dir, latest_save
 
     if lang is not None and lang not in LANGS:
@@ -630,6 +630,6 @@ def said(cat: "Catalogue", key: str, /, **params: Any) -> Any:
 
 def _yes_words() -> set[str]:
     """The words for yes in every catalogue (a French player may type o or y)."""
-    from .i18n import LANGS, load_messages
+    from lostcities.i18n import LANGS, load_messages
 
     return {word for lang in LANGS for word in load_messages(lang)["yes"].split()}

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from lostcities.engine.state import RoundResult
     from lostcities.engine.view import Observation
 
-    from .i18n import Catalogue
+    from lostcities.i18n import Catalogue
     from .session import Note, Turn
 
 #: what :func:`plain` removes from data text: C0 controls (ESC starts every terminal

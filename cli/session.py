@@ -5,7 +5,7 @@ sits at each seat (a human or a named bot) and every move played. The front end
 (``cli/play.py``) reads lines and passes them to :meth:`Session.command`, plays
 bots with :meth:`Session.play_bot` and renders what comes back. Nothing here
 prints or knows the language: replies carry :class:`Note` keys of the message
-catalogue (``cli/i18n.py``) with their parameters.
+catalogue (:mod:`lostcities.i18n`) with their parameters.
 
 Commands (``help`` in the catalogue lists them with examples)::
 
@@ -800,7 +800,7 @@ class Session:
         words = line.split()
         player = self.to_move
         if player is None or player.kind != HUMAN:
-            return _error("error.not-your-turn")
+            return _error("error.not-human-turn")
         if not words:
             if self.pending is not None and self.pending.draw is UNSET and any(
                     m.draw == DECK for m in self.pending_moves()):
@@ -824,7 +824,7 @@ class Session:
 
     def _draw_word(self, word: str) -> Optional[str]:
         """``deck`` or a colour key for a draw word (deck, pioche, a key, a colour name)."""
-        from .i18n import LANGS, load_messages
+        from lostcities.i18n import LANGS, load_messages
 
         word = word.lower()
         if word in DECK_WORDS:
@@ -1245,7 +1245,7 @@ def _check_fields(data: dict[str, Any], where: str) -> None:
                              ("moves", list, "a list of moves")):
         if not isinstance(data.get(name), kind) or isinstance(data.get(name), bool):
             raise bad(name, what)
-    from .i18n import LANGS
+    from lostcities.i18n import LANGS
 
     if len(str(abs(data["seed"]))) > SEED_DIGITS:
         raise bad("seed", f"an integer of at most {SEED_DIGITS} digits")

@@ -6,7 +6,7 @@ sections, each a list of :class:`Sentence` (a message key and its parameters),
 the house rules that differ from the base, and a worked example scored by the
 pack's own formulas. Nothing here is English or French: ``lc explain``
 (``lostcities.cli.explain``) renders the keys through its catalogues
-(``cli/rules_en.json``, ``cli/rules_fr.json``) as text, Markdown or HTML, and a
+(``i18n/rules_en.json``, ``i18n/rules_fr.json``) as text, Markdown or HTML, and a
 web page can do the same with ``Explanation.to_dict()``.
 
 Every number comes from the pack: the deck's counts from its data, the track values

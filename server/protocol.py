@@ -1,5 +1,5 @@
 """The room protocol: the JSON schema of every message both ways (``protocol.schema.json``,
-docs/server.md), the limits, the server's message catalogue (English, French) and the
+docs/server.md), the limits, the server's messages (English, French, from :mod:`lostcities.i18n`) and the
 cleaning of names and chat lines.
 
 Nothing here needs the ``serve`` extra.
@@ -13,8 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-#: the languages a client may ask for
-LANGS = ("en", "fr")
+from lostcities.i18n import LANGS, Catalogue
 
 
 @dataclass(frozen=True)
@@ -94,21 +93,10 @@ def problem(message: Any, definition: str) -> Optional[str]:
 
 # --------------------------------------------------------------------------- catalogue
 
-@lru_cache(maxsize=None)
-def messages(lang: str) -> dict[str, str]:
-    """The server's messages in ``lang`` (``en`` or ``fr``; anything else is English)."""
-    lang = lang if lang in LANGS else "en"
-    return json.loads(resources.files(__package__).joinpath(f"messages_{lang}.json")
-                      .read_text(encoding="utf-8"))
-
-
 def say(lang: str, key: str, **params: Any) -> str:
-    """The message ``key`` in ``lang`` with its parameters filled in."""
-    template = messages(lang).get(key) or messages("en").get(key) or key
-    try:
-        return template.format(**params)
-    except (KeyError, IndexError, ValueError):
-        return template
+    """The message ``key`` in ``lang`` (``en`` or ``fr``; anything else is English) with
+    its parameters filled in, from lostcities' one catalogue (:mod:`lostcities.i18n`)."""
+    return Catalogue(lang if lang in LANGS else "en")(key, **params)
 
 
 def lang_of(accept_language: str) -> str:

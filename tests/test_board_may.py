@@ -255,7 +255,7 @@ def test_lc_play_offers_the_decline_and_accepts_its_word(word):
 
 
 def test_lc_play_takes_the_decline_in_one_line_and_its_help_says_so():
-    from lostcities.cli.i18n import load_messages
+    from lostcities.i18n import load_messages
 
     p, s = step_tile()
     session = session_at(p, s, "fr")

@@ -353,8 +353,8 @@ def test_english_and_french_in_every_format(pack_id: str) -> None:
 
 
 def test_every_sentence_has_both_languages() -> None:
-    en = json.loads(files("lostcities.cli").joinpath("rules_en.json").read_text())
-    fr = json.loads(files("lostcities.cli").joinpath("rules_fr.json").read_text())
+    en = json.loads(files("lostcities.i18n").joinpath("rules_en.json").read_text())
+    fr = json.loads(files("lostcities.i18n").joinpath("rules_fr.json").read_text())
     assert set(en) == set(fr)
     for pack_id in BUILTINS:
         for section in explain(pack_id).sections:

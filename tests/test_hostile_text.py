@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from lostcities.cli import render
 from lostcities.cli.app import app
-from lostcities.cli.i18n import Catalogue
+from lostcities.i18n import Catalogue
 
 #: a window-title escape, a screen clear, a C1 CSI and a right-to-left override
 CONTROLS = "\x1b]0;pwned\x07 \x1b[2J \x9b2J \u202eevil"

@@ -57,10 +57,12 @@ def test_wheel_ships_packs_schema_and_grammar(wheel):
     assert "lostcities/rulepacks/pack.schema.json" in names
     assert "lostcities/grammar/scoring.lark" in names
     assert "lostcities/engine/record.schema.json" in names
-    catalogues = sorted(p.name for p in (ROOT / "cli").glob("messages_*.json"))
-    assert {"messages_en.json", "messages_fr.json"} <= set(catalogues)
+    catalogues = sorted(p.name for p in (ROOT / "i18n").glob("*_*.json"))
+    assert {"messages_en.json", "messages_fr.json", "rules_en.json", "rules_fr.json"} \
+        <= set(catalogues)
     for name in catalogues:
-        assert f"lostcities/cli/{name}" in names
+        assert f"lostcities/i18n/{name}" in names
+    assert "lostcities/server/protocol.schema.json" in names
 
 
 def test_wheel_declares_the_lc_entry_point(wheel):

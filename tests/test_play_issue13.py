@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.cli.i18n import Catalogue, load_messages, plural_form
+from lostcities.i18n import Catalogue, load_messages, plural_form
 from lostcities.cli.render import table
 from lostcities.cli.session import HUMAN, Player, Session, parse_players
 from lostcities.engine.packs import load_pack

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from enginehelpers import complete_deal, pack
 from lostcities.cli import render
-from lostcities.cli.i18n import LANGS, Catalogue, detect_lang, load_messages
+from lostcities.i18n import LANGS, Catalogue, detect_lang, load_messages
 from lostcities.cli.session import BOT, HUMAN, Player, Session
 from lostcities.engine.turn import live_scores, totals
 from lostcities.engine.view import observation
@@ -197,7 +197,7 @@ def test_french_has_every_english_key_with_the_same_placeholders():
 
 def test_catalogues_load_as_package_resources():
     for lang in LANGS:
-        assert json.loads(files("lostcities.cli").joinpath(f"messages_{lang}.json").read_text())
+        assert json.loads(files("lostcities.i18n").joinpath(f"messages_{lang}.json").read_text())
 
 
 def test_every_key_the_code_uses_is_in_the_catalogue():

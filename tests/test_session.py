@@ -317,7 +317,7 @@ def test_either_direction_explained_with_the_direction_the_row_took():
         assert s.command(line).kind == "moved", line
     note = s.command("p g2").notes[0]       # g3 g5 went up
     assert note.key == "illegal.order.either-direction.up" and note.params["last"] == 5
-    from lostcities.cli.i18n import Catalogue
+    from lostcities.i18n import Catalogue
 
     assert Catalogue("en")(note.key, **note.params) == (
         "g2 cannot go on your green row (g3 g5): the row goes up, so it takes 5 or higher")
@@ -396,7 +396,7 @@ def test_undo_is_refused_in_hotseat():
 
 def test_commands_refused_on_a_bot_turn():
     s = make(players=[Player(BOT, "greedy", "greedy"), Player(HUMAN, "You")])
-    assert keys(s.command("1")) == ["error.not-your-turn"]
+    assert keys(s.command("1")) == ["error.not-human-turn"]
     assert s.viewer() == 1
 
 

@@ -1,4 +1,6 @@
-"""Message catalogues of ``lc play``: English and French, chosen by ``--lang`` or the locale.
+"""The message catalogues of lostcities' front ends (``lc play``, ``lc explain``, the room
+server and its web page): English and French, chosen by ``--lang``, the locale or the
+browser.
 
 The catalogues are JSON files shipped beside this module (``messages_en.json``,
 ``messages_fr.json``), one ``key -> text`` mapping each; texts are
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Mapping
@@ -54,7 +57,7 @@ def detect_lang(environ: Mapping[str, str] = os.environ) -> str:
 @lru_cache(maxsize=None)
 def load_messages(lang: str) -> dict[str, str]:
     """The catalogue of ``lang`` as a dict (read once)."""
-    text = files("lostcities.cli").joinpath(f"messages_{lang}.json").read_text(encoding="utf-8")
+    text = files(__package__).joinpath(f"messages_{lang}.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -91,3 +94,17 @@ class Catalogue:
     def colour(self, name: str) -> str:
         """A pack's colour name (``yellow``) in this language; unknown names stay as they are."""
         return self.get(f"colour.{name.lower()}", name)
+
+
+def clean(text: str, keep_newlines: bool = False) -> str:
+    """Pack text without control or format characters, nor lone surrogates (which a
+    YAML `\\ud800` escape can give and no output can encode); a tab becomes a space."""
+    out = []
+    for ch in text:
+        if ch == "\n" and keep_newlines:
+            out.append(ch)
+        elif ch in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(ch) not in ("Cc", "Cf", "Cs"):
+            out.append(ch)
+    return "".join(out)
