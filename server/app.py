@@ -1,6 +1,6 @@
 """The room server's Starlette application (``lc serve``; docs/server.md).
 
-- ``GET /``: an index (the web table comes with the next part of issue #14);
+- ``GET /``, ``/r/{id}``, ``/static/...``: the web page (:mod:`.web`);
 - ``GET /packs``: the packs a room can be opened with;
 - ``POST /rooms`` ``{"pack": ID}``: a new room, ``{"room": "k3v9q2xa", ...}``;
 - ``GET /rooms/{id}``: the room's public state (what a spectator sees);
@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -37,6 +37,7 @@ from lostcities.engine.safeio import loads_json
 from .protocol import LIMITS, Limits, lang_of, problem, say
 from .room import Outcome, Room, RoomError
 from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
+from .web import routes as web_routes
 
 #: a room id: 8 characters of base32 (40 random bits)
 ROOM_ID_CHARS = "abcdefghijklmnopqrstuvwxyz234567"
@@ -344,19 +345,6 @@ def _http_error(request: Request, status: int, key: str, **params: Any) -> JSONR
     return JSONResponse({"error": key, "text": say(lang, key, **params)}, status_code=status)
 
 
-INDEX = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>lostcities rooms</title></head>
-<body><h1>lostcities rooms</h1>
-<p>This server runs Lost Cities rooms (rule text 002). The web table comes with the next
-part of the work; for now rooms are opened with <code>POST /rooms</code> and played over
-<code>/rooms/ID/ws</code> (docs/server.md).</p></body></html>
-"""
-
-
-async def index(request: Request) -> Response:
-    return HTMLResponse(INDEX)
-
-
 async def list_packs(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     return JSONResponse({"packs": hub.shelf.names()})
@@ -480,7 +468,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             store.close()
 
     app = Starlette(routes=[
-        Route("/", index), Route("/packs", list_packs),
+        *web_routes(), Route("/packs", list_packs),
         Route("/rooms", new_room, methods=["POST"]),
         Route("/rooms/{room_id}", room_state),
         WebSocketRoute("/rooms/{room_id}/ws", room_socket),
