@@ -3,7 +3,8 @@ server and its web page): English and French, chosen by ``--lang``, the locale o
 browser.
 
 The catalogues are JSON files shipped beside this module (``messages_en.json``,
-``messages_fr.json``), one ``key -> text`` mapping each; texts are
+``messages_fr.json``, and the web page's labels ``web_en.json``, ``web_fr.json``), one
+``key -> text`` mapping each; texts are
 ``str.format`` templates (``"you hold no {card}"``). A key missing from a
 catalogue falls back to English, then to the key itself, so a message is
 never lost (a test keeps the French catalogue complete).
@@ -54,11 +55,20 @@ def detect_lang(environ: Mapping[str, str] = os.environ) -> str:
     return LANGS[0]
 
 
+#: the files of one language's catalogue, ``NAME_LANG.json``: the messages of ``lc play``
+#: and the room server, and the labels of the web page (no key in two of them)
+PARTS: tuple[str, ...] = ("messages", "web")
+
+
 @lru_cache(maxsize=None)
 def load_messages(lang: str) -> dict[str, str]:
-    """The catalogue of ``lang`` as a dict (read once)."""
-    text = files(__package__).joinpath(f"messages_{lang}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    """The catalogue of ``lang`` as a dict (read once): every part of :data:`PARTS`."""
+    messages: dict[str, str] = {}
+    for part in PARTS:
+        source = files(__package__).joinpath(f"{part}_{lang}.json")
+        if source.is_file():
+            messages.update(json.loads(source.read_text(encoding="utf-8")))
+    return messages
 
 
 class Catalogue:

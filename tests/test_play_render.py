@@ -200,6 +200,18 @@ def test_catalogues_load_as_package_resources():
         assert json.loads(files("lostcities.i18n").joinpath(f"messages_{lang}.json").read_text())
 
 
+def test_no_key_is_in_two_parts_of_a_catalogue():
+    from lostcities.i18n import PARTS
+
+    for lang in LANGS:
+        seen: dict[str, str] = {}
+        for part in PARTS:
+            source = files("lostcities.i18n").joinpath(f"{part}_{lang}.json")
+            for key in (json.loads(source.read_text()) if source.is_file() else {}):
+                assert key not in seen, f"{key} in {seen.get(key)} and {part}"
+                seen[key] = part
+
+
 def test_every_key_the_code_uses_is_in_the_catalogue():
     from pathlib import Path
 
