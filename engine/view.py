@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from .cards import Card
+from .errors import InputError, LostCitiesError
 from .moves import Action
 from .state import PHASE_NAMES, GameState, Seat, TilePlace
 
@@ -56,6 +57,52 @@ class BoardView:
             "turn_pawn": self.turn_pawn,
             "turn_steps": [None if c is None else keys[c] for c in self.turn_steps],
         }
+
+    @classmethod
+    def from_dict(cls, data: Any, keys: Sequence[str], players: int,
+                  where: str = "board") -> "BoardView":
+        """The inverse of :meth:`to_dict`, for a board that came over the network or from a
+        file: every field checked for its type, size and range against the pack's colour
+        ``keys`` and the number of ``players``; :class:`~.errors.InputError` naming
+        ``where`` and the field otherwise."""
+        reader = _Reader(where)
+        d = reader.mapping(data, "")
+        spaces = reader.count(d, "spaces")
+
+        def track(value: Any, at: str) -> int:
+            return reader.key_index(value, keys, at)
+
+        def pawn(value: Any, at: str) -> tuple[int, int, bool]:
+            p = reader.mapping(value, at)
+            place = -1 if p.get("track") is None else track(p["track"], f"{at}.track")
+            return (place, reader.count(p, "space", at, spaces),
+                    reader.flag(p, "leader", at))
+
+        pawns = reader.items(d, "pawns", players, exact=True)
+        tiles = []
+        for i, tile in enumerate(reader.items(d, "tiles", len(keys) * (spaces + 1))):
+            t = reader.mapping(tile, f"tiles[{i}]")
+            kind = reader.text(t, "kind", f"tiles[{i}]")
+            value = reader.count(t, "value", f"tiles[{i}]") if kind == "points" else 0
+            tiles.append((track(t.get("track"), f"tiles[{i}].track"),
+                          reader.count(t, "space", f"tiles[{i}]", spaces), kind, value))
+        turn_pawn = d.get("turn_pawn")
+        return cls(
+            spaces=spaces, bridge_after=reader.count(d, "bridge_after", "", spaces),
+            crossings=reader.count(d, "crossings"),
+            crossings_to_end=reader.count(d, "crossings_to_end"),
+            pawns=tuple(tuple(pawn(p, f"pawns[{s}][{i}]")
+                              for i, p in enumerate(reader.items({"p": seat}, "p",
+                                                                 _MANY, at=f"pawns[{s}]")))
+                        for s, seat in enumerate(pawns)),
+            tiles=tuple(tiles),
+            tokens=reader.numbers(d, "tokens", players),
+            artefacts=reader.numbers(d, "artefacts", players),
+            round_tokens=reader.numbers(d, "round_tokens", players),
+            round_artefacts=reader.numbers(d, "round_artefacts", players),
+            turn_pawn=None if turn_pawn is None else reader.count(d, "turn_pawn"),
+            turn_steps=tuple(None if c is None else track(c, f"turn_steps[{i}]")
+                             for i, c in enumerate(reader.items(d, "turn_steps", _MANY))))
 
 
 @dataclass(frozen=True)
@@ -107,6 +154,72 @@ class Observation:
             **({} if self.board is None else {"board": self.board.to_dict(codec.keys)}),
         }
 
+    @classmethod
+    def from_dict(cls, data: Any, pack: Any, where: str = "view") -> "Observation":
+        """The inverse of :meth:`to_dict` (``pack``: the :class:`~.rules.RulePack` the view
+        is of), for a view that came over the network (``lc play --connect``) or from a
+        file. Everything is checked before use: the fields' types, the cards in the pack's
+        notation, one row per colour and one entry per player (at most the pack's
+        ``max_players``), numbers within bounds; :class:`~.errors.InputError` naming
+        ``where`` and the field otherwise. A spectator's view (``seat`` and ``hand``
+        null) reads with ``seat`` None and an empty hand."""
+        from .state import PHASE_NAMES
+
+        codec = pack.cards
+        reader = _Reader(where)
+        d = reader.mapping(data, "")
+        players = tuple(reader.plain_text(p, f"players[{i}]")
+                        for i, p in enumerate(reader.items(d, "players", pack.max_players)))
+        n = len(players)
+        if n == 0:
+            raise reader.bad("players", "at least one player")
+        colours = codec.n_colours
+
+        def card(value: Any, at: str) -> Card:
+            if not isinstance(value, str) or len(value) > 8:
+                raise reader.bad(at, "a card in the notation, e.g. r5")
+            try:
+                return codec.parse(value)
+            except LostCitiesError as err:
+                raise reader.bad(at, f"a card of this pack ({err})") from None
+
+        def cards(values: Any, at: str) -> tuple[Card, ...]:
+            return tuple(card(c, f"{at}[{i}]") for i, c in enumerate(
+                reader.items({"c": values}, "c", len(codec.colour_of), at=at)))
+
+        seat = d.get("seat")
+        if seat is not None:
+            seat = reader.count(d, "seat", "", n - 1)
+        hand = () if d.get("hand") is None else cards(d["hand"], "hand")
+        rows = tuple(tuple(cards(row, f"rows[{s}][{c}]") for c, row in enumerate(
+            reader.items({"r": seat_rows}, "r", colours, exact=True, at=f"rows[{s}]")))
+            for s, seat_rows in enumerate(reader.items(d, "rows", n, exact=True)))
+        tops = tuple(None if top is None else card(top, f"pile_tops[{c}]")
+                     for c, top in enumerate(reader.items(d, "pile_tops", colours, exact=True)))
+        phase = d.get("phase")
+        if phase not in PHASE_NAMES:
+            raise reader.bad("phase", f"one of {', '.join(sorted(set(PHASE_NAMES)))}")
+        pending = d.get("pending")
+        if pending is not None:
+            if not (isinstance(pending, list) and len(pending) == 2
+                    and pending[0] in ("play", "discard")):
+                raise reader.bad("pending", "null or [action, card]")
+            pending = (pending[0], card(pending[1], "pending[1]"))
+        rounds = reader.count(d, "rounds")
+        scores = tuple(reader.numbers({"s": r}, "s", n, signed=True, at=f"round_scores[{i}]")
+                       for i, r in enumerate(reader.items(d, "round_scores", _MANY)))
+        board = d.get("board")
+        if board is not None:
+            board = BoardView.from_dict(board, codec.keys, n, f"{where}: board")
+        return cls(
+            seat=seat, players=players, round=reader.count(d, "round"), rounds=rounds,
+            turn=reader.count(d, "turn"), to_move=reader.count(d, "to_move", "", n - 1),
+            phase=phase, hand=hand, hand_sizes=reader.numbers(d, "hand_sizes", n),
+            rows=rows, pile_tops=tops, pile_sizes=reader.numbers(d, "pile_sizes", colours),
+            draw_pile=reader.count(d, "draw_pile"), last_play=reader.flag(d, "last_play"),
+            pending=pending, round_scores=scores,
+            totals=reader.numbers(d, "totals", n, signed=True), board=board)
+
 
 def observation(state: GameState, seat: Seat) -> Observation:
     """What ``seat`` may see of ``state``."""
@@ -149,3 +262,92 @@ def board_view(state: GameState) -> BoardView:
         artefacts=held(state, "artefacts"), round_tokens=tuple(b.tokens),
         round_artefacts=tuple(b.artefacts), turn_pawn=b.turn_pawn,
         turn_steps=tuple(b.turn_steps))
+
+
+def seen_scores(obs: Observation, pack: Any) -> tuple[int, ...]:
+    """What each seat would score for this round if it ended now, from what ``obs`` shows
+    (the rows, and in the board game the pawns and this round's tokens and artefacts):
+    the same numbers as :func:`~.turn.live_scores` of the state it was taken from, for a
+    front end that has only the view (``lc play --connect``)."""
+    codec = pack.cards
+    out = []
+    for seat, rows in enumerate(obs.rows):
+        spec = []
+        for colour, row in enumerate(rows):
+            values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+            spec.append((colour, values, len(row) - len(values)))
+        b = obs.board
+        board: tuple[Any, int, int] = ((), 0, 0) if b is None else \
+            (b.pawns[seat], b.round_tokens[seat], b.round_artefacts[seat])
+        out.append(pack.scoring.round(spec, *board, obs.round).total)
+    return tuple(out)
+
+
+#: the most items a list of a view may hold when nothing else bounds it
+_MANY = 10_000
+#: the largest number a view may hold (a score, a count)
+_BIGGEST = 10 ** 9
+
+
+class _Reader:
+    """Checks the fields of a view read from outside; every problem one :class:`InputError`
+    line naming ``where`` and the field."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def bad(self, at: str, what: str) -> InputError:
+        return InputError(f"{self.where}: {at or 'the view'}: expected {what}")
+
+    @staticmethod
+    def _at(at: str, name: str) -> str:
+        return f"{at}.{name}" if at else name
+
+    def mapping(self, value: Any, at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.bad(at, "an object")
+        return value
+
+    def items(self, d: dict[str, Any], name: str, most: int, *, exact: bool = False,
+              at: str = "") -> list[Any]:
+        value = d.get(name)
+        shown = at or name
+        if not isinstance(value, list):
+            raise self.bad(shown, "a list")
+        if len(value) > most or exact and len(value) != most:
+            raise self.bad(shown, f"a list of {'' if exact else 'at most '}{most}")
+        return value
+
+    def count(self, d: dict[str, Any], name: str, at: str = "", most: int = _BIGGEST) -> int:
+        value = d.get(name)
+        if type(value) is not int or not 0 <= value <= most:
+            raise self.bad(self._at(at, name), f"a whole number from 0 to {most}")
+        return value
+
+    def numbers(self, d: dict[str, Any], name: str, n: int, *, signed: bool = False,
+                at: str = "") -> tuple[int, ...]:
+        values = self.items(d, name, n, exact=True, at=at)
+        low = -_BIGGEST if signed else 0
+        for i, v in enumerate(values):
+            if type(v) is not int or not low <= v <= _BIGGEST:
+                raise self.bad(f"{at or name}[{i}]", f"a whole number from {low} to {_BIGGEST}")
+        return tuple(values)
+
+    def flag(self, d: dict[str, Any], name: str, at: str = "") -> bool:
+        value = d.get(name)
+        if type(value) is not bool:
+            raise self.bad(self._at(at, name), "true or false")
+        return value
+
+    def text(self, d: dict[str, Any], name: str, at: str = "") -> str:
+        return self.plain_text(d.get(name), self._at(at, name))
+
+    def plain_text(self, value: Any, at: str) -> str:
+        if not isinstance(value, str) or len(value) > 200:
+            raise self.bad(at, "a text of at most 200 characters")
+        return value
+
+    def key_index(self, value: Any, keys: Sequence[str], at: str) -> int:
+        if not isinstance(value, str) or value not in keys:
+            raise self.bad(at, f"a colour key ({', '.join(keys)})")
+        return list(keys).index(value)
