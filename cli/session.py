@@ -1026,51 +1026,14 @@ class Session:
     def explain(self, move: "Move") -> Optional[Note]:
         """Why ``move`` is refused, as a note (None when it is legal).
 
-        The engine decides legality (:func:`~lostcities.engine.turn.illegal_reason`);
-        this only says it in the player's words: the card not held, the row it cannot
+        The engine decides legality and names the reason
+        (:func:`lostcities.engine.why_refused`): the card not held, the row it cannot
         join (its last card and the pack's ordering), the draw it cannot take.
         """
-        from lostcities.engine.moves import DECK, PLAY
-        from lostcities.engine.turn import illegal_reason
+        from lostcities.engine import why_refused
 
-        state, pack = self.state, self.pack
-        reason = illegal_reason(state, move)
-        if reason is None:
-            return None
-        codec = pack.cards
-        card = codec.format(move.card)
-        hand = state.hands[state.to_move]
-        colour = pack.colours[codec.colour_of[move.card]].name
-        if move.card not in hand:
-            return Note("illegal.not-held", {"card": card})
-        if not any(m.action == move.action and m.card == move.card for m in self._legal()):
-            row = state.rows[state.to_move][codec.colour_of[move.card]]
-            numbers = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
-            if move.action == PLAY and codec.value_of[move.card] is None:
-                return Note("illegal.wager", {"card": card, "colour": colour,
-                                              "row": " ".join(codec.format(k) for k in row)})
-            if move.action == PLAY and not numbers and pack.row_start == "lowest-in-hand":
-                lowest = min((k for k in hand if codec.colour_of[k] == codec.colour_of[move.card]
-                              and codec.value_of[k] is not None), key=codec.sort_key)
-                return Note("illegal.lowest", {"card": card, "colour": colour,
-                                               "lowest": codec.format(lowest)})
-            if move.action == PLAY and numbers:
-                key = f"illegal.order.{pack.ordering}"
-                steps = [b - a for a, b in zip(numbers, numbers[1:]) if b != a]
-                if pack.ordering == "either-direction" and steps:
-                    key += ".up" if steps[0] > 0 else ".down"   # the direction the row took
-                return Note(key, {"card": card, "colour": colour, "last": numbers[-1],
-                                  "row": " ".join(codec.format(k) for k in row)})
-            return Note("illegal.other", {"reason": reason})
-        if move.draw == DECK and not state.deck:
-            return Note("illegal.deck-empty", {})
-        if move.draw is not None and 0 <= move.draw < len(pack.colours):
-            pile = pack.colours[move.draw].name
-            if move.action != PLAY and move.draw == codec.colour_of[move.card]:
-                return Note("illegal.retake", {"card": card})
-            if not state.piles[move.draw]:
-                return Note("illegal.pile-empty", {"colour": pile})
-        return Note("illegal.other", {"reason": reason})
+        refusal = why_refused(self.state, move)
+        return None if refusal is None else Note(refusal.key, dict(refusal.params))
 
     # ----------------------------------------------------------------- match end
 
