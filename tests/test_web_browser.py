@@ -1,0 +1,430 @@
+"""The room's web page in a real browser (issue #14): headless Chromium (Debian's
+``chromium``) driven by Playwright against a real ``lc serve`` process. Two browser
+contexts (two players, each its own localStorage) open a room from the landing page, join,
+start and play a whole duel round with drag and drop and with clicks, one reloading the page
+mid-round; a spectator never sees a hand; names and chat stay text; French labels and
+refusals; illegal targets dimmed; the board game's tracks and pawns. No console error or
+page error anywhere. Screenshots are written to build/test-artifacts/ (or $LC_ARTIFACTS);
+with LC_UPDATE_SCREENSHOTS=1 the duel and board ones are copied to docs/img/ for the README.
+
+Only the DOM contract of the page is used (docs: the contract of issue #14): body data
+attributes, ``#hand .card[data-card]``, ``[data-target]``, ``[data-draw]``, ``#chat-*``...
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from browser_support import (BOUND_MS, CHROMIUM_ARGS, ROOT, Player, Server, WsSeat,
+                             artefacts_dir, chromium_path, may_join_row, no_browser, row_of,
+                             wait_for)
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
+pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
+
+#: a whole duel-classic round is 44 draws from the deck; a few more for the pile draws
+MOST_TURNS = 90
+#: the turn after which one player reloads the page
+RELOAD_AT = 10
+#: every how many turns a discard pile is drawn from when one may be
+PILE_EVERY = 7
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium for the whole module (contexts keep the tests apart)."""
+    executable = chromium_path()
+    if executable is None:
+        no_browser("no chromium found ($LC_CHROMIUM, /usr/bin/chromium, PATH): "
+                   "apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        no_browser("the playwright package is not installed (the test extra lists it)")
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS,
+                                              timeout=BOUND_MS)
+    except Exception:
+        playwright.stop()
+        raise
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        playwright.stop()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """A real lc serve with its own data folder, killed at the end."""
+    running = Server(tmp_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def players(browser: Any, server: Server) -> Iterator[list[Player]]:
+    """The contexts a test opens (``players.append``), closed at the end."""
+    opened: list[Player] = []
+    yield opened
+    for player in opened:
+        player.close()
+
+
+def open_player(players: list[Player], browser: Any, server: Server, name: str,
+                locale: str = "en-GB") -> Player:
+    player = Player(browser, server, locale=locale, name=name)
+    players.append(player)
+    return player
+
+
+# ------------------------------------------------------------------ playing through the page
+
+def select(player: Player, card: str) -> None:
+    """Click ``card`` in the hand and wait until it is the selected one."""
+    player.page.locator(f'#hand .card[data-card="{card}"]').click()
+    player.until("!!document.querySelector(`#hand .card.selected[data-card='${arg}']`)", card)
+
+
+def cheapest_first(hand: list[str]) -> list[str]:
+    """The hand from the lowest card up (wagers first): a plain but honest way to play."""
+    return sorted(hand, key=lambda c: (0 if c[1:] == "x" else int(c[1:]), c))
+
+
+def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int) -> str:
+    """Play one duel-classic turn through the page of the player to move: the lowest
+    card onto its row when it may go there, else onto its discard pile; by drag and drop
+    on even turns, by click-then-click on odd ones (checking then that exactly the legal
+    targets are lit); then a click on the deck, or every PILE_EVERY turns on a discard
+    pile that may be drawn. The move, as the test meant it."""
+    hand = player.hand()
+    assert len(hand) == 8, f"turn {number}: the hand shows {hand}"
+    card = cheapest_first(hand)[0]
+    colour = card[0]
+    playable = may_join_row(card, row_of(view, seat, colour))
+    target = f"play:{colour}" if playable else f"discard:{colour}"
+    if number % 2 == 0:
+        player.page.locator(f'#hand .card[data-card="{card}"]').drag_to(
+            player.page.locator(f'[data-target="{target}"]'))
+    else:
+        select(player, card)
+        live = set(player.live("[data-target]", "data-target"))
+        expected = {f"discard:{colour}"} | ({f"play:{colour}"} if playable else set())
+        assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
+        player.page.locator(f'[data-target="{target}"]').click()
+    player.until("document.body.dataset.phase === 'draw'")
+    draws = player.live("[data-draw]", "data-draw")
+    assert "deck" in draws, f"turn {number}: the deck is dimmed ({draws})"
+    piles = [d for d in draws if d != "deck"]
+    if not playable:
+        assert colour not in piles, f"turn {number}: the pile just discarded on is lit"
+    draw = piles[0] if piles and number % PILE_EVERY == PILE_EVERY - 1 else "deck"
+    player.page.locator(f'[data-draw="{draw}"]').first.click()
+    return f"{'p' if playable else 'd'} {card} {draw}"
+
+
+def landing_room(player: Player, pack: str) -> str:
+    """Open a room of ``pack`` from the landing page (#pack, #new-room); its id."""
+    page = player.page
+    page.goto(player.server.url + "/")
+    page.wait_for_selector(f'select#pack option[value="{pack}"]', state="attached")
+    page.select_option("#pack", pack)
+    page.locator("#new-room").click()
+    page.wait_for_url(re.compile(r"/r/[A-Za-z0-9]+$"), timeout=BOUND_MS)
+    player.wait_connected()
+    return page.url.rsplit("/r/", 1)[1]
+
+
+def keep_for_readme(shot: str, name: str) -> None:
+    """With ``LC_UPDATE_SCREENSHOTS=1``, copy the artefact ``shot`` to docs/img/NAME (the
+    README's pictures); a plain test run leaves the working tree alone."""
+    if os.environ.get("LC_UPDATE_SCREENSHOTS") == "1":
+        (ROOT / "docs" / "img").mkdir(exist_ok=True)
+        shutil.copyfile(artefacts_dir() / shot, ROOT / "docs" / "img" / name)
+
+
+def texts_of(player: Player, selector: str) -> str:
+    return " ".join(player.page.locator(selector).all_inner_texts())
+
+
+def scores_shown(text: str, score: int) -> bool:
+    """Whether ``score`` is written in ``text`` (a minus sign may be typographic)."""
+    text = text.replace("\u2212", "-")
+    return re.search(rf"(?<![\d-]){re.escape(str(score))}(?!\d)", text) is not None
+
+
+# ------------------------------------------------------------------ the tests
+
+def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
+        browser: Any, server: Server, players: list[Player]) -> None:
+    ada = open_player(players, browser, server, "Ada")
+    bob = open_player(players, browser, server, "Bob")
+    ada.screenshot("landing.png")
+    room = landing_room(ada, "duel-classic")
+    bob.open_room(room)
+    ada.page.locator("#btn-join").click()
+    ada.until("document.body.dataset.seat === '0'")
+    bob.type_line("/join Bob")
+    bob.until("document.body.dataset.seat === '1'")
+    for player in (ada, bob):
+        player.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.screenshot("lobby.png")
+    ada.page.locator("#btn-start").click()
+    for player in (ada, bob):
+        player.until("document.body.dataset.status === 'playing'")
+    by_seat = {0: ada, 1: bob}
+    number = 0
+    while True:
+        info = server.room(room)
+        view = info["view"]
+        if view["round_scores"] or view["round"] > 1:
+            break
+        assert number < MOST_TURNS, "the round did not end"
+        assert info["room"]["turns"] == number
+        mover = by_seat[view["to_move"]]
+        other = by_seat[1 - view["to_move"]]
+        mover.until("document.body.dataset.phase === 'card' && "
+                    "Number(document.body.dataset.turns) === arg", number)
+        other.until("document.body.dataset.phase === 'wait'")
+        assert mover.page.locator(f'.seat[data-seat="{view["to_move"]}"]').evaluate(
+            "e => e.classList.contains('to-move')")
+        if number % 5 == 0:  # nobody's page holds the other's hand
+            for me, them in ((ada, bob), (bob, ada)):
+                shown = me.page.locator("[data-card]").evaluate_all(
+                    "els => els.map(e => e.dataset.card)")
+                leaked = set(them.hand()) & set(shown)
+                assert not leaked, f"{me.name}'s page shows {them.name}'s cards {leaked}"
+        duel_turn(mover, view["to_move"], view, number)
+        number += 1
+        for player in (ada, bob):
+            player.until_turns(number)
+        if number == RELOAD_AT:
+            ada.screenshot("mid-round.png")
+            before = bob.hand()
+            bob.page.reload()
+            bob.wait_connected()
+            bob.until("document.body.dataset.seat === '1' && "
+                      "Number(document.body.dataset.turns) >= arg", number)
+            assert sorted(bob.hand()) == sorted(before), "the reload lost the hand"
+    assert number >= 44, f"a duel-classic round is at least 44 turns, it took {number}"
+    scores = view["round_scores"][0]
+    names = view["players"]
+    for player in (ada, bob):
+        result = player.page.locator("#round-result")
+        result.wait_for(state="visible")
+        text = result.inner_text()
+        for name, score in zip(names, scores):
+            assert name in text, f"{player.name}: #round-result has no {name}: {text!r}"
+            assert scores_shown(text, score), \
+                f"{player.name}: #round-result has not {name}'s {score}: {text!r}"
+    ada.screenshot("round-result.png")
+    for player in (ada, bob):
+        player.assert_clean()
+    keep_for_readme("mid-round.png", "table-duel.png")
+
+
+def test_a_spectator_sees_no_hand(browser: Any, server: Server,
+                                  players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    ada, bob = WsSeat(server, room, "Ada"), WsSeat(server, room, "Bob")
+    try:
+        watcher = open_player(players, browser, server, "Watcher")
+        watcher.open_room(room)
+        ada.send({"type": "line", "text": "/start"})
+        for number in range(6):
+            states = [s.at(number) for s in (ada, bob)]
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            mover.send({"type": "move", "move": mover.state["legal"][number % 3]})
+            watcher.until_turns(number + 1)
+            for seat in (ada, bob):
+                seat.at(number + 1)
+            assert watcher.attr("seat") == ""
+            assert watcher.attr("phase") == "wait"
+            assert watcher.hand() == [], "a spectator's page shows a hand"
+            shown = set(watcher.page.locator("[data-card]").evaluate_all(
+                "els => els.map(e => e.dataset.card)"))
+            html = watcher.page.content()
+            for seat in (ada, bob):
+                hand = seat.hand()
+                assert len(hand) == 8
+                assert not set(hand) & shown, f"the spectator sees {set(hand) & shown}"
+                for card in hand:
+                    assert f'data-card="{card}"' not in html
+        watcher.assert_clean()
+    finally:
+        ada.close()
+        bob.close()
+
+
+HOSTILE_NAME = "<img src=x onerror=f()>"
+HOSTILE_TEXT = ("<script>window.__pwned = 1</script>"
+                "<img src=x onerror=\"window.__pwned = 2\"><b id=injected>bold</b>")
+
+
+def test_names_and_chat_are_shown_as_text(browser: Any, server: Server,
+                                          players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    mallory = open_player(players, browser, server, HOSTILE_NAME)
+    reader = open_player(players, browser, server, "Reader")
+    for player in (mallory, reader):
+        player.open_room(room)
+        player.page.evaluate("() => { window.f = () => { window.__pwned = 3; }; }")
+    mallory.type_line(f"/join {HOSTILE_NAME}")
+    mallory.until("document.body.dataset.seat === '0'")
+    mallory.type_line(HOSTILE_TEXT)
+    for player in (mallory, reader):
+        player.until("[...document.querySelectorAll('#chat-log .chat-line')]"
+                     ".some(e => e.textContent.includes(arg))", HOSTILE_TEXT)
+        player.until("[...document.querySelectorAll('.seat')]"
+                     ".some(e => e.textContent.includes(arg))", HOSTILE_NAME)
+        injected = player.page.evaluate(
+            "() => ({pwned: window.__pwned === undefined ? null : window.__pwned,"
+            " tags: document.querySelectorAll('#chat-log script, #chat-log img, #chat-log b,"
+            " .seat img, #injected').length})")
+        assert injected == {"pwned": None, "tags": 0}, f"{player.name}: {injected}"
+        line = player.page.locator("#chat-log .chat-line", has_text="window.__pwned = 1")
+        assert HOSTILE_NAME in line.last.inner_text() or \
+            HOSTILE_NAME in texts_of(player, "#chat-log")
+    mallory.assert_clean()
+    reader.assert_clean()
+
+
+def test_french_labels_and_refusals(browser: Any, server: Server,
+                                    players: list[Player]) -> None:
+    from lostcities.i18n import load_messages
+    french = load_messages("fr")
+    english = load_messages("en")
+    room = server.new_room("duel-classic")
+    marie = open_player(players, browser, server, "Marie", locale="fr-FR")
+    john = open_player(players, browser, server, "John", locale="en-GB")
+    marie.open_room(room)
+    john.open_room(room)
+    assert marie.page.locator("select#lang").input_value() == "fr"
+    assert john.page.locator("select#lang").input_value() == "en"
+    fr_join = marie.page.locator("#btn-join").inner_text().strip()
+    en_join = john.page.locator("#btn-join").inner_text().strip()
+    assert fr_join and fr_join != en_join, (fr_join, en_join)
+    assert fr_join in {v.strip() for v in french.values()}, fr_join
+    assert en_join in {v.strip() for v in english.values()}, en_join
+    marie.type_line("/start")  # not seated: refused, in French
+    marie.until("(document.querySelector('#error').textContent || '').includes(arg)",
+                french["error.not-seated"])
+    marie.screenshot("french-refusal.png")
+    john.page.select_option("select#lang", "fr")  # the switch re-renders every label
+    john.until("document.querySelector('#btn-join').innerText.trim() === arg", fr_join)
+    john.type_line("/start")
+    john.until("(document.querySelector('#error').textContent || '').includes(arg)",
+               french["error.not-seated"])
+    john.page.reload()  # the choice is kept
+    john.wait_connected()
+    assert john.page.locator("select#lang").input_value() == "fr"
+    marie.assert_clean()
+    john.assert_clean()
+
+
+def test_illegal_targets_are_dimmed(browser: Any, server: Server,
+                                    players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    ada = open_player(players, browser, server, "Ada")
+    ada.open_room(room)
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.page.locator("#btn-bot").click()
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.page.locator("#btn-start").click()
+    high = None
+    for _ in range(12):
+        ada.until("document.body.dataset.phase === 'card'")
+        view = server.room(room)["view"]
+        hand = ada.hand()
+        if high is not None:
+            row = row_of(view, 0, high[0])
+            lower = [c for c in hand if c[0] == high[0] and not may_join_row(c, row)]
+            if lower:
+                select(ada, lower[0])
+                dim = ada.page.locator(f'[data-target="play:{high[0]}"]')
+                assert "dim" in (dim.get_attribute("class") or "").split()
+                assert ada.live("[data-target]", "data-target") == [f"discard:{high[0]}"]
+                break
+        # play the highest number of a colour with a lower card beside it, else discard
+        numbers = [c for c in hand if c[1:] != "x"]
+        pairs = [c for c in numbers if any(o != c and o[0] == c[0] and
+                                           (o[1:] == "x" or int(o[1:]) < int(c[1:]))
+                                           for o in hand)]
+        card = max(pairs, key=lambda c: int(c[1:])) if pairs and high is None else None
+        if card is not None and may_join_row(card, row_of(view, 0, card[0])):
+            high = card
+            target = f"play:{card[0]}"
+        else:
+            card = cheapest_first([c for c in hand if high is None or c[0] != high[0]]
+                                  or hand)[0]
+            target = f"discard:{card[0]}"
+        select(ada, card)
+        ada.page.locator(f'[data-target="{target}"]').click()
+        ada.until("document.body.dataset.phase === 'draw'")
+        ada.page.locator('[data-draw="deck"]').click()
+        ada.until("document.body.dataset.phase !== 'draw'")
+    else:
+        pytest.fail(f"no card lower than {high} came in 12 turns")
+    ada.assert_clean()
+
+
+def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
+                                             players: list[Player]) -> None:
+    ada = open_player(players, browser, server, "Ada")
+    room = landing_room(ada, "board-classic")
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.type_line("/bot")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.page.locator("#btn-start").click()
+    ada.until("document.body.dataset.status === 'playing'")
+    page = ada.page
+    for number in range(6):
+        ada.until("document.body.dataset.phase === 'card'")
+        card = sorted(ada.hand(), key=lambda c: int(c[1:]) if c[1:].isdigit() else 0)[0]
+        select(ada, card)
+        live = ada.live("[data-target]", "data-target")
+        assert live, f"{card}: every target dimmed"
+        play = f"play:{card[0]}"
+        target = play if play in live else live[0]
+        page.locator(f'[data-target="{target}"]').click()
+        while True:  # a pawn or a step chooser, then the draw
+            page.wait_for_function(
+                "() => document.body.dataset.phase !== 'card' || "
+                "!!document.querySelector('#choice [data-choice]')", timeout=BOUND_MS)
+            choice = page.locator("#choice [data-choice]")
+            if choice.count() and choice.first.is_visible():
+                choice.first.click()
+                continue
+            if ada.attr("phase") == "draw":
+                page.locator('[data-draw="deck"]').click()
+            break
+        ada.until("document.body.dataset.phase !== 'draw'")
+        ada.until_turns(2 * number + 1)
+    board = page.locator("#board")
+    board.wait_for(state="visible")
+    tracks = page.locator("#board .track[data-track]")
+    assert tracks.count() == 5
+    view = server.room(room)["view"]
+    engaged = [p for seat in view["board"]["pawns"] for p in seat if p["track"] is not None]
+    assert engaged, "no pawn left its start in six turns"
+    wait_for(lambda: page.locator("#board .pawn[data-seat]").count() >= len(engaged),
+             "the engaged pawns on the board")
+    leaders = [p for p in engaged if p["leader"]]
+    if leaders:
+        assert page.locator('#board .pawn[data-leader="1"]').count() >= 1
+    crossings = re.findall(r"\d+", page.locator("#crossings").inner_text())
+    assert crossings and int(crossings[0]) == view["board"]["crossings"], crossings
+    ada.screenshot("board.png")
+    ada.assert_clean()
+    keep_for_readme("board.png", "table-board.png")
