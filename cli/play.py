@@ -84,11 +84,23 @@ def play(
         help="Resuming: let the save's module:Class bot be imported (a save never imports "
              "code by itself); once per bot."),
     allow_outside: bool = ALLOW_OUTSIDE,
+    connect: Optional[str] = typer.Option(
+        None, "--connect", metavar="URL", show_default=False,
+        help="Join a room of lc serve instead of a local game: the room's link "
+             "(http://HOST:PORT/r/ROOM or ws://HOST:PORT/rooms/ROOM/ws)."),
+    name: Optional[str] = typer.Option(
+        None, "--name", show_default=False,
+        help="With --connect: the name /join takes a seat with."),
+    token: Optional[Path] = typer.Option(
+        None, "--token", metavar="FILE", show_default=False,
+        help="With --connect: the file that keeps your seat's token (default: one per "
+             "room in the data directory, rooms-joined/)."),
 ) -> None:
     """Play Lost Cities in the terminal: p r5 deck plays r5 and draws from the deck,
     d r5 g discards r5 and takes the green pile's top; help lists every command.
 
-    Saved after every turn; lc play --resume continues. Exit 0 when the game ends or
+    Saved after every turn; lc play --resume continues. lc play --connect URL joins a
+    room of lc serve (docs/play.md, "Playing in a room"). Exit 0 when the game ends or
     is saved, 1 for a save file that cannot be resumed, 2 for bad options or a missing file.
     """
     from lostcities.engine.errors import InputError
@@ -99,6 +111,20 @@ def play(
 
     if lang is not None and lang not in LANGS:
         fail(f"--lang {lang}: choose {' or '.join(LANGS)}", EXIT_USAGE)
+    if connect is not None:
+        given = [option for option, value in (
+            ("SAVE", save_file), ("--players", players), ("--pack", pack), ("--seed", seed),
+            ("--level", level), ("--resume", resume or None), ("--save", save),
+            ("--delay", delay), ("--allow-bot", allow_bot or None)) if value is not None]
+        if given:
+            fail(f"--connect: the room has its own settings; drop {', '.join(given)}",
+                 EXIT_USAGE)
+        from .connect import run as connect_room
+
+        raise typer.Exit(connect_room(connect, lang=lang, name=name, token=token))
+    if name is not None or token is not None:
+        fail(f"{'--name' if name is not None else '--token'}: only with --connect URL",
+             EXIT_USAGE)
     if delay is not None and not 0 <= delay <= MAX_DELAY:  # nan and inf too
         fail(f"--delay {delay}: give seconds from 0 to {MAX_DELAY:g}", EXIT_USAGE)
     if seed is not None and len(str(abs(seed))) > SEED_DIGITS:

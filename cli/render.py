@@ -467,3 +467,85 @@ def pass_screen(name: str, cat: "Catalogue") -> Any:
 
     return Panel(Text(cat("hotseat.pass", name=plain(name)), justify="center"), box=box.DOUBLE,
                  padding=(1, 4))
+
+
+# --------------------------------------------------------------------------- a room's messages
+
+def round_message(message: dict[str, Any], pack: "RulePack", cat: "Catalogue") -> Group:
+    """A finished round as a room's ``round`` message gives it (docs/server.md): the same
+    breakdown as :func:`round_scores` (each started row with the pack's columns and its
+    score; each engaged pawn with its space and score, the tokens and artefacts), drawn
+    from the message alone. Every text is :func:`plain`; raises :class:`ValueError` for a
+    message that does not have the shape (the caller says so in one line)."""
+    try:
+        return _round_message(message, pack, cat)
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        raise ValueError(f"a round message the client cannot read ({type(err).__name__})") \
+            from None
+
+
+def _round_message(message: dict[str, Any], pack: "RulePack", cat: "Catalogue") -> Group:
+    codec = pack.cards
+    keys = list(codec.keys)
+    end = plain(message["end"])
+    title = Text(cat("result.title", round=int(message["number"]),
+                     reason=cat.get(f"end.{end}", end)), style="bold")
+    parts: list[RenderableType] = [title]
+    seats = list(message["seats"])[:pack.max_players]
+    labels = [plain(seat["name"]) for seat in seats]
+    columns = [plain(c) for c in list(message.get("columns") or [])[:20]]
+
+    def colour_name(key: Any) -> Text:
+        index = keys.index(key) if key in keys else None
+        if index is None:
+            return Text(plain(key))
+        return Text(plain(cat.colour(pack.colours[index].name)), style=colour_style(pack, index))
+
+    def cards_cell(cards: Sequence[Any]) -> Text:
+        shown = []
+        for text in list(cards)[:len(codec.colour_of)]:
+            try:
+                shown.append(codec.parse(str(text)))
+            except Exception:  # noqa: BLE001 - data: shown as text below
+                return Text(" ".join(plain(c) for c in cards))
+        return _row_cells(pack, shown)
+
+    if any(seat.get("rows") for seat in seats) or columns:
+        table = _result_table(cat, cat("result.row"),
+                              [cat("result.cards"), *(cat.get(f"column.{n}", n) for n in columns)])
+        for seat, label in zip(seats, labels):
+            first = True
+            for row in list(seat.get("rows") or [])[:len(keys)]:
+                table.add_row(Text(label if first else ""), colour_name(row["colour"]),
+                              cards_cell(row["cards"]),
+                              *(plain(row["parts"].get(name, "")) for name in columns),
+                              plain(row["score"]))
+                first = False
+            if not seat.get("pawns"):
+                table.add_row(Text(label if first else ""),
+                              Text(cat("result.round-total"), style="italic"), "",
+                              *("" for _ in columns), plain(seat["score"]), end_section=True)
+        parts.append(table)
+    if any(seat.get("pawns") for seat in seats) or pack.board is not None:
+        table = _result_table(cat, cat("result.pawn"), [cat("result.space")])
+        for seat, label in zip(seats, labels):
+            first = True
+            for pawn in list(seat.get("pawns") or [])[:50]:
+                name = colour_name(pawn["track"])
+                if pawn.get("leader"):
+                    name.append(f" ({cat('result.leader')})")
+                table.add_row(Text(label if first else ""), name, plain(pawn["space"]),
+                              plain(pawn["score"]))
+                first = False
+            table.add_row(Text(label if first else ""),
+                          Text(cat("result.tokens"), style="italic"), "",
+                          plain(seat.get("tokens", 0)))
+            table.add_row("", Text(cat("result.artefacts", count=int(seat.get("artefacts", 0))),
+                                   style="italic"), "", "")
+            table.add_row("", Text(cat("result.round-total"), style="italic"), "",
+                          plain(seat["score"]), end_section=True)
+        parts.append(table)
+    totals = list(message["totals"])
+    parts.append(Text(cat("table.totals", rounds=int(message["number"])) + "  " + "  ·  ".join(
+        f"{name}: {plain(score)}" for name, score in zip(labels, totals))))
+    return Group(*parts)
