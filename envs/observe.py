@@ -1,0 +1,164 @@
+"""The fixed-length observation vector of one seat (docs/rl.md, "Observation layout").
+
+:class:`Layout` is built for a pack and a player count; :meth:`Layout.encode` turns an
+:class:`~lostcities.engine.Observation` (what the engine lets that seat see) into a numpy
+``float32`` vector whose length depends only on the pack and the player count. It reads
+nothing but the observation, so it cannot show another seat's hand, the draw pile's order,
+the removed cards or the cards under a discard pile's top.
+
+Seats are written relative to the observer: block 0 is the observer, block 1 the next seat
+in playing order, and so on. Every field is a count, a 0/1 flag or a number as the engine
+gives it (no scaling), so that a learner may normalise as it likes.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lostcities.engine import Observation, RulePack
+
+#: the phases of a turn as ``Observation.phase`` names them, in one-hot order
+PHASES = ("card", "draw", "pawn", "advance", "over")
+#: the board's tile kinds, in one-hot order
+TILE_KINDS = ("artefact", "points", "step")
+
+
+class Layout:
+    """The observation vector of ``pack`` at ``players`` players: :attr:`fields` lists
+    ``(name, start, size)`` in order, :attr:`size` is the vector's length."""
+
+    def __init__(self, pack: RulePack, players: int):
+        codec = pack.cards
+        self.pack = pack
+        self.players = players
+        self.n_kinds = k = codec.n_kinds
+        self.n_colours = c = codec.n_colours
+        self.slots = codec.slots
+        n = players
+        fields: list[tuple[str, int]] = [
+            ("hand", k),                 # copies of each card kind in the observer's hand
+            ("rows", n * k),             # per seat (observer first): cards of each kind played
+            ("row_last", n * c),         # per seat and colour: the row's last card's slot + 1, 0 empty
+            ("pile_tops", k),            # one-hot: the card on top of each colour's pile
+            ("pile_sizes", c),           # cards in each discard pile
+            ("draw_pile", 1),            # cards left in the draw pile
+            ("hand_sizes", n),           # per seat
+            ("round", 1), ("rounds", 1), ("turn", 1),
+            ("to_move", n),              # one-hot, relative seat
+            ("phase", len(PHASES)),      # one-hot
+            ("pending", 2 * k),          # the card decision under way: play k / discard k
+            ("last_play", 1),            # the draw pile ran out: this turn has no draw
+            ("round_scores", n * pack.rounds),  # finished rounds (first pack.rounds), per seat
+            ("totals", n),               # match totals so far, per seat
+        ]
+        board = pack.board
+        if board is not None:
+            pawns, spaces = board.pawns, board.spaces
+            fields += [
+                ("pawn_tracks", n * pawns * (c + 1)),  # per seat, pawn: one-hot track, last = centre
+                ("pawn_spaces", n * pawns),            # per seat, pawn: space (0 in the centre)
+                ("tiles", c * (spaces + 1) * len(TILE_KINDS)),  # per track, space: one-hot kind
+                ("tile_values", c * (spaces + 1)),     # per track, space: a points tile's value
+                ("tokens", n), ("artefacts", n),       # held in the match, per seat
+                ("round_tokens", n), ("round_artefacts", n),
+                ("crossings", 1), ("crossings_to_end", 1),
+                ("turn_pawn", pawns + 1),              # one-hot: the pawn sent this turn, last none
+                ("turn_steps", 1),                     # advances decided this turn
+            ]
+        self.fields: list[tuple[str, int, int]] = []
+        start = 0
+        for name, size in fields:
+            self.fields.append((name, start, size))
+            start += size
+        self.size = start
+        self._at = {name: (s, z) for name, s, z in self.fields}
+
+    def slice(self, name: str) -> slice:
+        """Where field ``name`` lies in the vector."""
+        start, size = self._at[name]
+        return slice(start, start + size)
+
+    def encode(self, obs: Observation, out: Any = None) -> np.ndarray:
+        """The vector of ``obs`` (``float32``, length :attr:`size`); written into ``out``
+        when given (a zeroed or reused array of that length)."""
+        v = np.zeros(self.size, np.float32) if out is None else out
+        if out is not None:
+            v[:] = 0
+        k, c, n, at = self.n_kinds, self.n_colours, self.players, self._at
+        seat = obs.seat if obs.seat is not None else 0
+        order = [(seat + i) % n for i in range(n)]
+        h = at["hand"][0]
+        for card in obs.hand:
+            v[h + card] += 1
+        r, last = at["rows"][0], at["row_last"][0]
+        slots = self.slots
+        for i, p in enumerate(order):
+            for colour, row in enumerate(obs.rows[p]):
+                for card in row:
+                    v[r + i * k + card] += 1
+                if row:
+                    v[last + i * c + colour] = row[-1] % slots + 1
+        t = at["pile_tops"][0]
+        for card in obs.pile_tops:
+            if card is not None:
+                v[t + card] = 1
+        v[self.slice("pile_sizes")] = obs.pile_sizes
+        v[at["draw_pile"][0]] = obs.draw_pile
+        v[self.slice("hand_sizes")] = [obs.hand_sizes[p] for p in order]
+        v[at["round"][0]] = obs.round
+        v[at["rounds"][0]] = obs.rounds
+        v[at["turn"][0]] = obs.turn
+        v[at["to_move"][0] + order.index(obs.to_move)] = 1
+        v[at["phase"][0] + PHASES.index(obs.phase)] = 1
+        if obs.pending is not None:
+            action, card = obs.pending
+            v[at["pending"][0] + (0 if action == "play" else k) + card] = 1
+        v[at["last_play"][0]] = obs.last_play
+        rs = at["round_scores"][0]
+        for j, scores in enumerate(obs.round_scores[:self.pack.rounds]):
+            for i, p in enumerate(order):
+                v[rs + j * n + i] = scores[p]
+        v[self.slice("totals")] = [obs.totals[p] for p in order]
+        if obs.board is not None:
+            self._encode_board(obs.board, order, v)
+        return v
+
+    def _encode_board(self, b: Any, order: list[int], v: np.ndarray) -> None:
+        at, c = self._at, self.n_colours
+        spec = self.pack.board
+        pawns, spaces = spec.pawns, spec.spaces
+        tr, sp = at["pawn_tracks"][0], at["pawn_spaces"][0]
+        for i, p in enumerate(order):
+            for j, (track, space, _leader) in enumerate(b.pawns[p]):
+                v[tr + (i * pawns + j) * (c + 1) + (c if track < 0 else track)] = 1
+                v[sp + i * pawns + j] = space
+        ti, tv = at["tiles"][0], at["tile_values"][0]
+        for track, space, kind, value in b.tiles:
+            place = track * (spaces + 1) + space
+            v[ti + place * len(TILE_KINDS) + TILE_KINDS.index(kind)] = 1
+            v[tv + place] = value
+        for name in ("tokens", "artefacts", "round_tokens", "round_artefacts"):
+            seq = getattr(b, name)
+            v[self.slice(name)] = [seq[p] for p in order]
+        v[at["crossings"][0]] = b.crossings
+        v[at["crossings_to_end"][0]] = b.crossings_to_end
+        v[at["turn_pawn"][0] + (pawns if b.turn_pawn is None else b.turn_pawn)] = 1
+        v[at["turn_steps"][0]] = len(b.turn_steps)
+
+
+_LAYOUTS: dict[tuple[int, int], Layout] = {}
+
+
+def layout(pack: RulePack, players: int) -> Layout:
+    """The :class:`Layout` of ``pack`` at ``players`` players (built once per pack object)."""
+    key = (id(pack), players)
+    found = _LAYOUTS.get(key)
+    if found is None or found.pack is not pack:
+        found = _LAYOUTS[key] = Layout(pack, players)
+    return found
+
+
+def encode(obs: Observation, pack: RulePack) -> np.ndarray:
+    """The observation vector of ``obs`` (a seat's :func:`~lostcities.engine.observation`)."""
+    return layout(pack, len(obs.players)).encode(obs)
