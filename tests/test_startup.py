@@ -1,0 +1,87 @@
+"""Start-up: the shipped LALR parser tables, the built-in packs' recorded digests, the fast
+``lc --help`` and cheap records keep behaviour identical to the slow paths they replace."""
+from __future__ import annotations
+
+import functools
+
+import lark
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.lark import from_lark
+
+from lostcities.grammar import parser as grammar_parser
+from lostcities.grammar import scoring_tables
+
+FUZZ = settings(max_examples=150, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@functools.lru_cache(maxsize=1)
+def built_parser() -> lark.Lark:
+    return grammar_parser.build_scoring_parser(grammar_parser.grammar_text())
+
+
+def outcome(parser: lark.Lark, text: str):
+    """What a parser makes of a text: its tree with positions, or the error's kind and place."""
+    try:
+        tree = parser.parse(text)
+    except lark.exceptions.UnexpectedToken as err:
+        return ("token", err.token.type, err.token.start_pos, sorted(err.expected))
+    except lark.exceptions.UnexpectedCharacters as err:
+        return ("character", err.pos_in_stream, sorted(err.allowed or ()))
+    except lark.exceptions.LarkError as err:
+        return ("other", type(err).__name__)
+    return (tree, [(t.meta.start_pos, t.meta.end_pos) for t in tree.iter_subtrees()
+                   if not t.meta.empty])
+
+
+def test_shipped_tables_are_fresh():
+    """scoring_tables.py was built from this grammar by this lark: regenerate it with
+    ``python -m lostcities.grammar.regenerate`` when this fails."""
+    assert scoring_tables.GRAMMAR_SHA256 == grammar_parser.grammar_digest(
+        grammar_parser.grammar_text())
+    assert scoring_tables.LARK_VERSION == lark.__version__
+
+
+def test_the_parser_is_loaded_from_the_tables_not_built():
+    parser = grammar_parser.scoring_parser()
+    assert parser.source_path == "<deserialized>"
+    assert [t.name for t in parser.terminals] == [t.name for t in built_parser().terminals]
+    assert parser.options.propagate_positions and parser.options.maybe_placeholders
+
+
+def test_stale_tables_are_ignored_and_the_parser_built(monkeypatch):
+    monkeypatch.setattr(scoring_tables, "GRAMMAR_SHA256", "0" * 64)
+    grammar_parser.scoring_parser.cache_clear()
+    try:
+        parser = grammar_parser.scoring_parser()
+        assert parser.source_path != "<deserialized>"
+        assert outcome(parser, "1 + 2") == outcome(built_parser(), "1 + 2")
+    finally:
+        grammar_parser.scoring_parser.cache_clear()
+    monkeypatch.setattr(scoring_tables, "LARK_VERSION", "0.0.0")
+    try:
+        assert grammar_parser.scoring_parser().source_path != "<deserialized>"
+    finally:
+        grammar_parser.scoring_parser.cache_clear()
+
+
+@pytest.mark.parametrize("text", [
+    "sum(v for v in values where v > 5) + 1", "if a then b else c", "let x = 3 in x * 2",
+    "(points - cost) * (1 + wagers)", "1 +", "a ! b", "max(", "", "  ", "x // 0 % 2 == 1",
+    "not any(v > 2 for v in values) and all(v < 9 for v in values) or e",
+])
+def test_loaded_and_built_parsers_agree_on_examples(text):
+    assert outcome(grammar_parser.scoring_parser(), text) == outcome(built_parser(), text)
+
+
+@FUZZ
+@given(st.one_of(from_lark(built_parser()), st.text(max_size=60),
+                 st.text(alphabet="()[]+-*/%<>=!ab12 ifthenelsforwhere,.", max_size=60)))
+def test_loaded_and_built_parsers_agree_on_any_text(text):
+    assert outcome(grammar_parser.scoring_parser(), text) == outcome(built_parser(), text)
+
+
+def test_the_loaded_parser_offers_the_analysed_grammar():
+    assert grammar_parser.scoring_parser().grammar.rule_defs
