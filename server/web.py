@@ -1,23 +1,196 @@
-"""The web page of the room server: the routes that serve it from package data."""
+"""The web page of the room server: the table of rule text 002 in the browser.
+
+Plain HTML, CSS and JavaScript (ES modules, no build step, no framework) served from the
+package's ``static/`` folder, so the page works from an installed wheel as from the source
+tree. Every state the page shows comes over the room's WebSocket (docs/server.md); the
+routes here only hand out the files, the catalogue and what the page needs to draw a pack:
+
+- ``GET /``: the landing page (choose a pack, open a room, or open one by its link);
+- ``GET /r/{room_id}``: the room page (the short shareable link);
+- ``GET /static/{file}``: the page's files;
+- ``GET /i18n/{lang}.json``: the one catalogue (:func:`lostcities.i18n.load_messages`),
+  ``en`` or ``fr``;
+- ``GET /rooms/{room_id}/table``: the room's pack as the page draws it (name, colours, the
+  board's points per space);
+- ``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, a standalone page.
+
+Every answer carries a Content-Security-Policy that lets only this server's own scripts,
+styles and WebSocket in (the pages have no inline script), and ``nosniff``.
+"""
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, MutableMapping, Optional
+
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
-INDEX = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>lostcities rooms</title></head>
-<body><h1>lostcities rooms</h1>
-<p>This server runs Lost Cities rooms (rule text 002); rooms are opened with
-<code>POST /rooms</code> and played over <code>/rooms/ID/ws</code> (docs/server.md).</p>
-</body></html>
-"""
+from lostcities.i18n import LANGS, load_messages
+
+if TYPE_CHECKING:
+    from .room import Room
+
+#: the policy of the page: its own scripts, styles, images and WebSocket, nothing else
+#: (``{connect}`` is this host's ws: and wss: address; 'self' covers them in newer
+#: browsers only)
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "font-src 'self'; connect-src 'self' {connect}; base-uri 'none'; "
+               "form-action 'self'; frame-ancestors 'none'")
+#: the rulebook page: no script at all, its one inline <style> allowed by its hash
+RULES_POLICY = ("default-src 'none'; style-src '{style}'; img-src 'self' data:; "
+                "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+#: headers every answer of the page carries
+COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
+                  "Cache-Control": "no-cache"}
+#: a Host header safe to repeat in the policy (anything else: 'self' only)
+HOST_FORM = re.compile(r"[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 
 
-async def index(request: Request) -> Response:
-    return HTMLResponse(INDEX)
+def static_text(name: str) -> str:
+    """A file of the page's ``static/`` folder (package data) as text."""
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
-def routes() -> list[Route]:
+def page_headers(request: Request) -> dict[str, str]:
+    """The headers of a page: its Content-Security-Policy and :data:`COMMON_HEADERS`."""
+    host = request.headers.get("host", "")
+    connect = f"ws://{host} wss://{host}" if HOST_FORM.fullmatch(host) else ""
+    return {"Content-Security-Policy": PAGE_POLICY.format(connect=connect).replace("  ", " "),
+            **COMMON_HEADERS}
+
+
+def _page(request: Request, name: str, status: int = 200) -> Response:
+    return HTMLResponse(static_text(name), status_code=status, headers=page_headers(request))
+
+
+async def landing(request: Request) -> Response:
+    """``GET /``: choose a pack and open a room, or open a room by its id or link."""
+    return _page(request, "index.html")
+
+
+async def room_page(request: Request) -> Response:
+    """``GET /r/{room_id}``: the room's table (404 for an id of the wrong form; a well-formed
+    id of no room gets the page, which says so once it asked the server)."""
+    from .app import is_room_id
+
+    if not is_room_id(request.path_params["room_id"]):
+        return _not_found(request)
+    return _page(request, "room.html")
+
+
+async def catalogue(request: Request) -> Response:
+    """``GET /i18n/{lang}.json``: the catalogue of ``en`` or ``fr`` (404 otherwise)."""
+    lang = request.path_params["lang"]
+    if lang not in LANGS:
+        return JSONResponse({"error": "lang", "text": f"no catalogue for that language: "
+                             f"{' or '.join(LANGS)}"}, status_code=404, headers=COMMON_HEADERS)
+    return JSONResponse(load_messages(lang), headers=COMMON_HEADERS)
+
+
+async def _find_room(request: Request) -> Optional["Room"]:
+    """The room of the request's ``room_id`` (None: no such room, or it cannot be rebuilt)."""
+    from .app import is_room_id
+    from .room import RoomError
+
+    room_id = request.path_params["room_id"]
+    if not is_room_id(room_id):
+        return None
+    try:
+        return await request.app.state.hub.room(room_id)
+    except RoomError:
+        return None
+
+
+def _not_found(request: Request) -> Response:
+    return JSONResponse({"error": "room", "text": "no such room"}, status_code=404,
+                        headers=COMMON_HEADERS)
+
+
+def pack_face(pack: Any) -> dict[str, Any]:
+    """What the page needs to draw ``pack``'s table: its id and name, the colours (key and
+    name, in the order of the view's rows and piles), and for a board pack its leaders and
+    the points a pawn scores on each space of each track (spaces 1..last)."""
+    board = None
+    if pack.board is not None:
+        spaces = range(1, pack.board.spaces + 1)
+        board = {"leaders": pack.board.leaders, "pawns": pack.board.pawns,
+                 "points": [[int(pack.scoring.pawn(t, s, False)) for s in spaces]
+                            for t in range(len(pack.colours))]}
+    return {"pack": pack.id, "name": pack.name,
+            "colours": [{"key": c.key, "name": c.name} for c in pack.colours],
+            "wager": "x", "board": board}
+
+
+async def room_table(request: Request) -> Response:
+    """``GET /rooms/{room_id}/table``: :func:`pack_face` of the room's pack (404: no room)."""
+    room = await _find_room(request)
+    if room is None:
+        return _not_found(request)
+    return JSONResponse(pack_face(room.pack), headers=COMMON_HEADERS)
+
+
+async def room_rules(request: Request) -> Response:
+    """``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, written out
+    from the pack itself, as a standalone HTML page (the pack's texts escaped by the
+    rulebook's writer; ``lang`` en or fr, else the browser's)."""
+    from lostcities.engine.explain import explain
+    from lostcities.i18n.rulebook import render
+
+    from .protocol import lang_of
+
+    room = await _find_room(request)
+    if room is None:
+        return _not_found(request)
+    lang = request.query_params.get("lang", "")
+    if lang not in LANGS:
+        lang = lang_of(request.headers.get("accept-language", ""))
+    text = await request.app.state.hub.run(lambda: render(explain(room.pack), lang, "html"))
+    return HTMLResponse(text, headers={"Content-Security-Policy": rules_policy(text),
+                                       **COMMON_HEADERS})
+
+
+def rules_policy(page: str) -> str:
+    """:data:`RULES_POLICY` for a rulebook page: its inline ``<style>`` let in by its
+    SHA-256 (and nothing else)."""
+    found = re.search(r"<style>(.*?)</style>", page, re.S)
+    digest = hashlib.sha256((found.group(1) if found else "").encode("utf-8")).digest()
+    return RULES_POLICY.format(style="sha256-" + base64.b64encode(digest).decode("ascii"))
+
+
+Scope = MutableMapping[str, Any]
+ASGI = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+                Awaitable[None]]
+
+
+class StaticWithHeaders:
+    """The page's static files (:class:`StaticFiles` over the package's ``static/``
+    folder), each answer with :data:`COMMON_HEADERS` and a policy."""
+
+    def __init__(self) -> None:
+        self.files = StaticFiles(packages=[(__package__, "static")])
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        extra = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                 for k, v in {**COMMON_HEADERS, "Content-Security-Policy":
+                              "default-src 'none'; style-src 'self'; img-src 'self'"}.items()]
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.files(scope, receive, send_with_headers)
+
+
+def routes() -> list[BaseRoute]:
     """The page's routes, mounted by :func:`lostcities.server.app.create_app`."""
-    return [Route("/", index)]
+    return [Route("/", landing), Route("/r/{room_id}", room_page),
+            Route("/i18n/{lang}.json", catalogue),
+            Route("/rooms/{room_id}/table", room_table),
+            Route("/rooms/{room_id}/rules", room_rules),
+            Mount("/static", app=StaticWithHeaders(), name="static")]

@@ -1,0 +1,81 @@
+// The landing page: choose a pack and open a room (POST /rooms), or open one by its id or link.
+import { applyLabels, setLang, startLang, t } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const ROOM_ID = /^[a-z2-7]{8}$/;
+
+function showError(text) {
+  const box = $("error");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+async function loadPacks() {
+  const answer = await fetch("/packs");
+  const packs = (await answer.json()).packs || [];
+  const select = $("pack");
+  select.replaceChildren();
+  for (const { pack, kind } of packs) {
+    const option = document.createElement("option");
+    option.value = pack;
+    option.textContent = kind === "house" ? `${pack} (${t("web.landing.house")})` : pack;
+    select.append(option);
+  }
+  if (packs.some((p) => p.pack === "duel-classic")) select.value = "duel-classic";
+}
+
+async function newRoom(event) {
+  event.preventDefault();
+  showError("");
+  $("new-room").disabled = true;
+  try {
+    const answer = await fetch("/rooms", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ pack: $("pack").value, hints: $("hints").checked }),
+    });
+    const body = await answer.json().catch(() => ({}));
+    if (!answer.ok || !ROOM_ID.test(body.room || "")) {
+      showError(body.text || t("web.error.http", { status: answer.status }));
+      return;
+    }
+    window.location.assign(`/r/${body.room}`);
+  } catch (err) {
+    showError(t("web.error.network"));
+  } finally {
+    $("new-room").disabled = false;
+  }
+}
+
+function openRoom(event) {
+  event.preventDefault();
+  // an id, or any link that ends with one (/r/ID, /rooms/ID, /rooms/ID/ws)
+  const text = $("room-id").value.trim().toLowerCase();
+  const found = text.match(/([a-z2-7]{8})(?:\/ws)?\/?$/);
+  if (!found) {
+    showError(t("web.error.room-id"));
+    return;
+  }
+  window.location.assign(`/r/${found[1]}`);
+}
+
+async function main() {
+  const select = $("lang");
+  select.value = await setLang(startLang());
+  applyLabels();
+  document.title = t("web.brand");
+  select.addEventListener("change", async () => {
+    select.value = await setLang(select.value);
+    applyLabels();
+    await loadPacks();
+  });
+  $("new-form").addEventListener("submit", newRoom);
+  $("open-form").addEventListener("submit", openRoom);
+  try {
+    await loadPacks();
+  } catch {
+    showError(t("web.error.network"));
+  }
+}
+
+main();
