@@ -38,7 +38,8 @@ from .text import table_text
 REWARDS = ("points", "win")
 
 
-def _pack_of(pack: Any):
+def pack_of(pack: Any):
+    """A loaded pack: ``pack`` itself, or the built-in id or pack file it names."""
     return load_pack(pack) if isinstance(pack, str) else pack
 
 
@@ -67,7 +68,7 @@ class LostCitiesAEC(AECEnv):
     def __init__(self, pack: Any = "duel-classic", players: int = 2, seed: Optional[int] = None,
                  reward: str = "points", render_mode: Optional[str] = None):
         super().__init__()
-        self.pack = _pack_of(pack)
+        self.pack = pack_of(pack)
         self.players = players
         self.reward_kind = check_reward(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
