@@ -1030,8 +1030,11 @@ def websocket_opener() -> Callable[[str], Any]:
     from websockets.sync.client import connect
 
     def open_socket(url: str) -> Any:
-        return connect(url, open_timeout=OPEN_TIMEOUT, max_size=MESSAGE_BYTES,
-                       close_timeout=2, user_agent_header="lostcities-lc-play")
+        socket = connect(url, open_timeout=OPEN_TIMEOUT, max_size=MESSAGE_BYTES,
+                         close_timeout=2, user_agent_header="lostcities-lc-play")
+        # the connection outlives any with block (the receiving thread holds it; close()
+        # ends it): entered by hand, as websockets 17 asks of a connection kept open
+        return socket.__enter__()
 
     return open_socket
 

@@ -1,0 +1,287 @@
+"""lc play --connect against a real lc serve: the terminal client run for real under a
+pseudo-terminal (pexpect), the other seat a plain WebSocket client. Join, start, play
+turns both ways, chat both ways, kill the client and come back on the same seat with the
+token file, kill the server and see the client reconnect; a bad link and a refused room
+each one line, exit 2 (issue #14)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+pytest.importorskip("websockets")
+pytest.importorskip("uvicorn")
+pexpect = pytest.importorskip("pexpect")
+from websockets.sync.client import connect  # noqa: E402
+
+BOUND = 90.0
+LC = str(Path(sys.executable).with_name("lc"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(data: Path, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([LC, "serve", "--port", str(port), "--data", str(data)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/packs", timeout=5).read()
+            return proc
+        except OSError:
+            time.sleep(0.1)  # polling a condition, bounded by BOUND
+    raise AssertionError("lc serve did not answer")
+
+
+def new_room(port: int, pack: str = "duel-classic") -> str:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms",
+                                     data=json.dumps({"pack": pack}).encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=BOUND) as answer:
+        return json.load(answer)["room"]
+
+
+class Seat:
+    """The other player: a plain WebSocket client."""
+
+    def __init__(self, url: str, token: str = ""):
+        self.url = url
+        self.ws = connect(url, open_timeout=BOUND).__enter__()  # kept open past a with
+        self.state: Any = None
+        self.token = token
+        self.seen: list[dict] = []
+        if token:
+            self.send({"type": "hello", "lang": "en", "token": token})
+
+    def until(self, check: Callable[[dict], bool]) -> dict:
+        while True:
+            message = json.loads(self.ws.recv(timeout=BOUND))
+            self.seen.append(message)
+            if message["type"] == "state":
+                self.state = message
+            if message["type"] == "seated":
+                self.token = message["token"]
+            if check(message):
+                return message
+
+    def my_turn(self) -> dict:
+        if self.state and self.state.get("legal"):
+            return self.state
+        return self.until(lambda m: m["type"] == "state" and bool(m.get("legal")))
+
+    def play_one(self) -> str:
+        legal = self.my_turn()["legal"]
+        move = next((m for m in legal if m.startswith("d ")), legal[0])
+        self.state = None
+        self.send({"type": "move", "move": move})
+        return move
+
+    def send(self, message: dict) -> None:
+        self.ws.send(json.dumps(message))
+
+
+@pytest.fixture()
+def server(tmp_path: Path):
+    port = free_port()
+    proc = start_server(tmp_path / "server", port)
+    box = {"proc": proc, "port": port, "data": tmp_path / "server"}
+    yield box
+    for p in (box["proc"],):
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=BOUND)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def terminal(url: str, home: Path, *extra: str) -> Any:
+    env = {**os.environ, "LOSTCITIES_DATA_DIR": str(home), "NO_COLOR": "1", "COLUMNS": "120",
+           "LINES": "50", "TERM": "xterm"}
+    env.pop("LOSTCITIES_DEBUG", None)
+    return pexpect.spawn(LC, ["play", "--connect", url, "--lang", "en", *extra], env=env,
+                         encoding="utf-8", timeout=BOUND, dimensions=(50, 120))
+
+
+def ansi_free(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+def test_a_terminal_and_a_websocket_share_a_room(server: dict, tmp_path: Path) -> None:
+    port = server["port"]
+    room = new_room(port)
+    url = f"http://127.0.0.1:{port}/r/{room}"
+    ws_url = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+    home = tmp_path / "home"
+    lc = terminal(url, home, "--name", "Ann")
+    try:
+        lc.expect("spectator")
+        lc.sendline("/join")                         # --name gives the name
+        lc.expect("token is kept in")
+        token_file = home / "rooms-joined" / f"127.0.0.1-{port}-{room}.token"
+        assert token_file.is_file()
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        bob = Seat(ws_url)
+        bob.send({"type": "line", "text": "/join Bob"})
+        bob.until(lambda m: m["type"] == "seated")
+        lc.expect("Bob")
+        lc.sendline("/start")
+        lc.expect("Your hand")
+        # seat 0 (Ann, the terminal) starts: the numbered moves, then one picked by number
+        lc.expect("Your turn")
+        lc.sendline("moves")
+        lc.expect(r"legal moves")
+        lc.expect(r"\d+\s+d \w+ deck")
+        lc.sendline("1")
+        bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)
+        moved = bob.play_one()
+        # the other side's turn reaches the terminal, and it is Ann's turn again
+        lc.expect(re.escape(moved.split()[1]))
+        lc.expect("Your turn")
+        # partial entry: the card, then the draw asked for
+        lc.sendline("moves")
+        lc.expect(r"\d+\s+p (\w+) deck")
+        card = lc.match.group(1)
+        lc.sendline(f"p {card}")
+        lc.expect("draw from")
+        lc.sendline("deck")
+        turn = bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)
+        assert turn["move"] == f"p {card} deck"
+        # chat both ways
+        lc.sendline("say hello Bob")
+        chat = bob.until(lambda m: m["type"] == "chat" and m["name"] == "Ann")
+        assert chat["text"] == "hello Bob"
+        bob.send({"type": "line", "text": "hi Ann"})
+        lc.expect("<Bob> hi Ann")
+        # the terminal goes away (killed), comes back with its token file, same seat
+        lc.kill(signal.SIGKILL)
+        lc.wait()
+        bob.play_one()
+        lc = terminal(url, home)
+        lc.expect("Your hand")
+        lc.expect("Your turn")
+        lc.sendline("moves")
+        lc.expect(r"\d+\s+d \w+ deck")
+        lc.sendline("1")
+        turn = bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)
+        assert turn["name"] == "Ann"
+        # the server is killed and restarted: the client reconnects and plays on
+        bob.play_one()
+        lc.expect("Your turn")
+        server["proc"].kill()
+        server["proc"].wait()
+        lc.expect("reconnecting")
+        server["proc"] = start_server(server["data"], port)
+        lc.expect("Connected to the room again")
+        lc.expect("Your turn")
+        lc.sendline("moves")
+        lc.expect(r"\d+\s+d \w+ deck")
+        lc.sendline("1")
+        bob = Seat(ws_url, bob.token)
+        turn = bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)
+        assert turn["name"] == "Ann"
+        lc.sendline("quit")
+        lc.expect("seat stays yours")
+        lc.expect(pexpect.EOF)
+        lc.close()
+        assert lc.exitstatus == 0
+        assert "Traceback" not in ansi_free(lc.before or "")
+    finally:
+        if lc.isalive():
+            lc.kill(signal.SIGKILL)
+
+
+def test_a_spectator_sees_the_table_and_is_told_how_to_join(server: dict,
+                                                           tmp_path: Path) -> None:
+    port = server["port"]
+    room = new_room(port)
+    ws_url = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+    ann, bob = Seat(ws_url), Seat(ws_url)
+    ann.send({"type": "line", "text": "/join Ann"})
+    ann.until(lambda m: m["type"] == "seated")
+    bob.send({"type": "line", "text": "/join Bob"})
+    bob.until(lambda m: m["type"] == "seated")
+    ann.send({"type": "line", "text": "/start"})
+    ann.play_one()
+    lc = terminal(ws_url, tmp_path / "home")
+    try:
+        lc.expect("turn 2")
+        lc.expect("spectator")
+        lc.sendline("p r5 deck")
+        lc.expect("not seated")
+        lc.sendline("hint")
+        lc.expect("no hints")
+        lc.sendline("undo")
+        lc.expect("only in a local game")
+        lc.sendline("/help")
+        lc.expect("/join")
+        lc.sendeof()
+        lc.expect(pexpect.EOF)
+        lc.close()
+        assert lc.exitstatus == 0
+    finally:
+        if lc.isalive():
+            lc.kill(signal.SIGKILL)
+
+
+def run_lc(*args: str, home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LOSTCITIES_DATA_DIR": str(home)}
+    return subprocess.run([LC, "play", *args], capture_output=True, text=True, env=env,
+                          timeout=BOUND, stdin=subprocess.DEVNULL)
+
+
+def one_line(result: subprocess.CompletedProcess, code: int = 2) -> str:
+    assert result.returncode == code, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lc: error:"), result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    return lines[0]
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/r/abcdefgh", "http://127.0.0.1:8000/",
+                                 "http://127.0.0.1:8000/r/ABC", "not a link",
+                                 "http://[::1/r/abcdefgh", "http://h:99999/r/abcdefgh",
+                                 "ws://h/rooms/abcdefgh/wss", "x" * 3000])
+def test_a_bad_link_is_one_line_exit_2(url: str, tmp_path: Path) -> None:
+    assert "--connect" in one_line(run_lc("--connect", url, home=tmp_path))
+
+
+def test_a_refused_room_and_a_server_not_there_are_one_line_exit_2(server: dict,
+                                                                  tmp_path: Path) -> None:
+    port = server["port"]
+    line = one_line(run_lc("--connect", f"http://127.0.0.1:{port}/r/aaaaaaaa", home=tmp_path))
+    assert "refused the room aaaaaaaa" in line
+    line = one_line(run_lc("--connect", f"http://127.0.0.1:{free_port()}/r/aaaaaaaa",
+                           home=tmp_path))
+    assert "nothing answers" in line
+
+
+def test_connect_refuses_local_game_options_and_bad_token_files(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:1/r/abcdefgh"
+    assert "--pack" in one_line(run_lc("--connect", url, "--pack", "duel-classic",
+                                       home=tmp_path))
+    assert "only with --connect" in one_line(run_lc("--name", "Ann", home=tmp_path))
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    assert "not a regular file" in one_line(run_lc("--connect", url, "--token", str(folder),
+                                                   home=tmp_path))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in one_line(run_lc("--connect", url, "--token", str(fifo),
+                                                   home=tmp_path))
+    assert "--name" in one_line(run_lc("--connect", url, "--name", "x" * 30, home=tmp_path))
