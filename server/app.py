@@ -2,14 +2,21 @@
 
 - ``GET /``, ``/r/{id}``, ``/static/...``: the web page (:mod:`.web`);
 - ``GET /packs``: the packs a room can be opened with;
-- ``POST /rooms`` ``{"pack": ID}``: a new room, ``{"room": "k3v9q2xa", ...}``;
+- ``POST /rooms`` ``{"pack": ID, "hints": false}``: a new room, ``{"room": "k3v9q2xa", ...}``;
 - ``GET /rooms/{id}``: the room's public state (what a spectator sees);
+- ``GET /rooms/{id}/pack``: the room's resolved pack (what records embed as ``pack_data``);
 - ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``).
 
 Each connection has a bounded send queue drained by its own task: a client too slow to
 read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
 room) in a worker thread, as do the bots' choices (a pool of their own), so neither the
-store's writes nor a slow bot block the event loop.
+store's writes nor a slow bot block the event loop; hints (the expert bot's choice)
+think in the bots' pool too.
+
+Who is present in a room is read from its open connections (:meth:`Hub.present`), the
+only thing a server holds that the store does not; when the last connection of a seat
+closes, the seat's ``seen`` time is stored, so ``/bot`` can take over a seat left empty
+longer than ``Limits.takeover_seconds``, after a restart too.
 """
 from __future__ import annotations
 
@@ -22,7 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -34,7 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from lostcities.engine import LostCitiesError, load_pack
 from lostcities.engine.safeio import loads_json
 
-from .protocol import LIMITS, Limits, lang_of, problem, say
+from .protocol import LIMITS, Limits, lang_of, localize, problem, say
 from .room import Outcome, Room, RoomError
 from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
@@ -136,9 +143,7 @@ class Connection:
         the connection."""
         if self.closed:
             return
-        if "params" in message:
-            message = {"type": message["type"], "key": message["key"],
-                       "text": say(self.lang, message["key"], **message["params"])}
+        message = localize(message, self.lang)
         if self.check:
             reason = problem(message, "server")
             if reason is not None:
@@ -178,8 +183,10 @@ class Hub:
     bot runners."""
 
     def __init__(self, store: Store, shelf: Shelf, records: Path, limits: Limits = LIMITS,
-                 allow_origins: Sequence[str] = (), check_messages: bool = True):
+                 allow_origins: Sequence[str] = (), check_messages: bool = True,
+                 clock: Callable[[], float] = time.time):
         self.store = store
+        self.clock = clock
         self.shelf = shelf
         self.records = records
         self.limits = limits
@@ -213,14 +220,27 @@ class Hub:
             if room_id not in self.rooms:
                 room = await self.run(lambda: Room.load(
                     self.store, room_id, self.shelf.find, records=self.records,
-                    limits=self.limits))
+                    limits=self.limits, clock=self.clock))
                 if room is None:
                     return None
-                self.rooms[room_id] = room
+                self.attach(room)
         return self.rooms[room_id]
 
-    async def create_room(self, pack_name: str) -> Room:
-        """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served)."""
+    def attach(self, room: Room) -> None:
+        """Keep ``room`` in the cache, its presence read from this hub's connections."""
+        room.presence = lambda: self.present(room)
+        self.rooms[room.id] = room
+
+    def present(self, room: Room) -> set[int]:
+        """The seats of ``room`` an open connection holds now."""
+        seats = {client.seat(room) for client in self.clients.get(room.id, ())
+                 if not client.closed}
+        seats.discard(None)
+        return seats  # type: ignore[return-value]
+
+    async def create_room(self, pack_name: str, hints: bool = False) -> Room:
+        """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served),
+        giving hints or not."""
         ref = self.shelf.ref(pack_name)
         if ref is None:
             raise KeyError(pack_name)
@@ -229,10 +249,11 @@ class Hub:
             room_id = new_room_id()
             try:
                 room = await self.run(lambda: Room.create(
-                    self.store, room_id, pack, ref, records=self.records, limits=self.limits))
+                    self.store, room_id, pack, ref, records=self.records, limits=self.limits,
+                    hints=hints, clock=self.clock))
             except StoreError:
                 continue
-            self.rooms[room_id] = room
+            self.attach(room)
             return room
         raise StoreError("no free room id")
 
@@ -312,13 +333,26 @@ class Hub:
         if kind == "hello":
             client.lang = message.get("lang", client.lang)
             if "token" in message:
+                before = self.present(room)
+                held = client.seat(room)
                 digest = token_hash(message["token"])
                 if room.seat_of(digest) is None:
                     client.token_digest = None
                     client.send(_error("error.bad-token"))
                 else:
                     client.token_digest = digest
+                self.welcome(room, client)
+                if self.present(room) != before:  # a seat came back (or went): all are told
+                    if held is not None and held not in self.present(room):
+                        await self.away(room, held)
+                    for other in list(self.clients.get(room.id, ())):
+                        if other is not client:
+                            other.send(room.view_for(other.seat(room)))
+                return
             self.welcome(room, client)
+            return
+        if kind == "hint":
+            await self.hint(room, client)
             return
         async with self.lock(room.id):
             seat = client.seat(room)
@@ -327,6 +361,38 @@ class Hub:
             else:
                 outcome = await self.run(room.move, seat, message["move"], message.get("seat"))
         self.deliver(room, outcome, client)
+
+    async def hint(self, room: Room, client: Connection) -> None:
+        """A hint to ``client`` alone: the expert bot's move for its seat, thought in the
+        bots' pool (the event loop goes on meanwhile), or one error."""
+        async with self.lock(room.id):
+            asked = room.hint(client.seat(room))
+        if isinstance(asked, Outcome):
+            self.deliver(room, asked, client)
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            move = await loop.run_in_executor(self.bot_pool, asked.choose)
+        except LostCitiesError as err:
+            client.send(_error("error.bot", reason=str(err).splitlines()[0][:200]))
+            return
+        client.send(room.hint_message(asked, move))
+
+    async def away(self, room: Room, seat: int) -> None:
+        """No connection holds ``seat`` any more: its absence starts now (stored)."""
+        async with self.lock(room.id):
+            await self.run(room.touch, seat)
+
+    async def left(self, room: Room, client: Connection) -> None:
+        """``client`` closed: if it held a seat nobody else holds, that seat is away now
+        and every other client is told (``present``)."""
+        seat = client.seat(room)
+        if seat is None or seat in self.present(room):
+            return
+        with contextlib.suppress(StoreError):
+            await self.away(room, seat)
+        for other in list(self.clients.get(room.id, ())):
+            other.send(room.view_for(other.seat(room)))
 
     def welcome(self, room: Room, client: Connection) -> None:
         """The ``welcome`` and ``state`` messages for a client."""
@@ -369,7 +435,7 @@ async def new_room(request: Request) -> Response:
         return JSONResponse({"error": "rooms", "text": "this server has all the rooms it takes"},
                             status_code=503)
     try:
-        room = await hub.create_room(message["pack"])
+        room = await hub.create_room(message["pack"], bool(message.get("hints", False)))
     except KeyError:
         return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
                              f"here: GET /packs"}, status_code=404)
@@ -388,6 +454,21 @@ async def room_state(request: Request) -> Response:
         return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
     view = room.view_for(None)
     return JSONResponse({"room": view["room"], "view": view["view"]})
+
+
+async def room_pack(request: Request) -> Response:
+    """``GET /rooms/{id}/pack``: the room's pack, resolved (``data``: what a record embeds
+    as ``pack_data``), so a client can load the very rules the room plays."""
+    hub: Hub = request.app.state.hub
+    room_id = request.path_params["room_id"]
+    try:
+        room = await hub.room(room_id) if is_room_id(room_id) else None
+    except RoomError as err:
+        return _http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
+    if room is None:
+        return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
+    kind = "house" if room.pack_ref.startswith("house:") else "builtin"
+    return JSONResponse({"pack": room.pack.id, "kind": kind, "data": room.pack.data})
 
 
 async def room_socket(socket: WebSocket) -> None:
@@ -432,18 +513,23 @@ async def room_socket(socket: WebSocket) -> None:
             client.closed = True
             with contextlib.suppress(asyncio.QueueFull):
                 client.queue.put_nowait(None)  # let the writer finish what is queued
+        with contextlib.suppress(Exception):  # the room goes on whatever this client did
+            await hub.left(room, client)
 
 
 def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIMITS,
                allow_origins: Sequence[str] = (), durable: bool = True,
-               check_messages: bool = True) -> Starlette:
+               check_messages: bool = True,
+               clock: Callable[[], float] = time.time) -> Starlette:
     """The server's application: its store ``DATA/rooms.sqlite3``, the finished matches'
     records in ``DATA/records/``, the house packs of ``packs`` (a folder). ``limits``:
     the caps; ``allow_origins``: WebSocket origins let in besides this host's (``*``: any);
-    ``check_messages``: check every message sent against the schema (a bug is an error)."""
+    ``check_messages``: check every message sent against the schema (a bug is an error);
+    ``clock``: the wall clock seats' absences are measured with (tests pass their own)."""
     data.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(data / "rooms.sqlite3", durable=durable)
-    hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages)
+    hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages,
+              clock)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
@@ -471,6 +557,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         *web_routes(), Route("/packs", list_packs),
         Route("/rooms", new_room, methods=["POST"]),
         Route("/rooms/{room_id}", room_state),
+        Route("/rooms/{room_id}/pack", room_pack),
         WebSocketRoute("/rooms/{room_id}/ws", room_socket),
     ], lifespan=lifespan)
     app.state.hub = hub

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from lostcities.i18n import LANGS, Catalogue
 
@@ -37,6 +37,8 @@ class Limits:
     chat_chars: int = 300
     #: chat lines sent to a client when it connects
     chat_backlog: int = 50
+    #: seconds a human seat must have had no connection before ``/bot`` may take it over
+    takeover_seconds: float = 60.0
 
 
 LIMITS = Limits()
@@ -75,12 +77,13 @@ def problem(message: Any, definition: str) -> Optional[str]:
     the reason is that type's, not the ``oneOf``'s."""
     if definition in ("client", "server") and isinstance(message, dict):
         kind = message.get("type")
-        branches = [ref["$ref"].rsplit("/", 1)[1]
-                    for ref in schema()["$defs"][definition]["oneOf"]]
-        if kind not in branches:
+        defs = schema()["$defs"]
+        branches = {defs[name]["properties"]["type"]["const"]: name for name in
+                    (ref["$ref"].rsplit("/", 1)[1] for ref in defs[definition]["oneOf"])}
+        if not isinstance(kind, str) or kind not in branches:
             return (f"'type' must be one of {', '.join(branches)}" if isinstance(kind, str)
                     or kind is None else "'type' must be a string")
-        definition = kind
+        definition = branches[kind]
     errors = sorted(_validator(definition).iter_errors(message),
                     key=lambda e: (len(e.absolute_path), e.message))
     if not errors:
@@ -97,6 +100,41 @@ def say(lang: str, key: str, **params: Any) -> str:
     """The message ``key`` in ``lang`` (``en`` or ``fr``; anything else is English) with
     its parameters filled in, from lostcities' one catalogue (:mod:`lostcities.i18n`)."""
     return Catalogue(lang if lang in LANGS else "en")(key, **params)
+
+
+def translate(lang: str, key: str, params: Mapping[str, Any]) -> str:
+    """The message ``key`` in ``lang`` with ``params`` said in that language: a
+    parameter that is itself a note (``{"key": ..., "params": ...}``, e.g. the
+    engine's reason a move is refused, :func:`lostcities.engine.why_refused`) is
+    translated first, and one named ``colour`` or ``*_colour`` holds a pack colour's
+    name (``yellow``), said in ``lang`` (``jaune``)."""
+    cat = Catalogue(lang if lang in LANGS else "en")
+    return cat(key, **_params(cat, params, 0))
+
+
+def _params(cat: Catalogue, params: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        if isinstance(value, Mapping) and "key" in value and depth < 3:
+            value = cat(value["key"], **_params(cat, value.get("params", {}), depth + 1))
+        elif isinstance(value, str) and (name == "colour" or name.endswith("_colour")):
+            value = cat.colour(value)
+        out[name] = value
+    return out
+
+
+def localize(message: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A message as one client receives it, in its language: an ``info`` or ``error``
+    built with ``params`` gets its ``text``, a ``turn`` or ``hint`` whose ``words`` is a
+    list of notes gets them said one after the other."""
+    if "params" in message:
+        return {"type": message["type"], "key": message["key"],
+                "text": translate(lang, message["key"], message["params"])}
+    words = message.get("words")
+    if isinstance(words, list):
+        return {**message, "words": " ".join(translate(lang, n["key"], n.get("params", {}))
+                                             for n in words)}
+    return message
 
 
 def lang_of(accept_language: str) -> str:

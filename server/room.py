@@ -14,16 +14,20 @@ Calls on one room must not run at the same time (the transport holds a lock per 
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import secrets
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from lostcities.engine import (BOTS, LostCitiesError, Move, SeatView, apply, continue_match,
-                               describe_move, illegal_reason, is_over, legal_moves, make_bot,
-                               new_game, observation, totals, winners, dumps)
+from lostcities.engine import (BOTS, DECK, LostCitiesError, Move, SeatView, apply,
+                               continue_match, dumps, embedded_pack, illegal_reason, is_over,
+                               legal_moves, make_bot, new_game, observation, pack_sha256, totals,
+                               why_refused, winners)
+from lostcities.engine.safeio import loads_json
 
 from .protocol import LIMITS, Limits, clean_text
 from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
@@ -34,6 +38,8 @@ if TYPE_CHECKING:
 
 #: the bot ``/bot`` seats when no name is given
 DEFAULT_BOT = "greedy"
+#: the bot whose choice a hint is (``{"type": "hint"}``)
+HINT_BOT = "expert"
 
 
 class RoomError(Exception):
@@ -69,6 +75,59 @@ def refused(key: str, **params: Any) -> Outcome:
     return Outcome(replies=[error(key, **params)])
 
 
+def words_of(pack: "RulePack", before: "GameState", move: Move, name: str, *,
+             you: bool = False) -> list[dict[str, Any]]:
+    """A turn in words, as notes of the catalogue's ``turn.*`` keys for each client's
+    language (:func:`~.protocol.localize`), the way ``lc play`` says it: ``Ada discards
+    r4 and takes g7 from the green pile.``, then on a board the pawn sent and each pawn
+    moved on. ``you``: in the second person (a hint)."""
+    codec = pack.cards
+    source = "none" if move.draw is None else "deck" if move.draw == DECK else "pile"
+    taken = taken_card(pack, before, move)
+    params: dict[str, Any] = {"who": name, "card": codec.format(move.card),
+                              "taken": codec.format(taken) if taken is not None else "",
+                              "colour": pack.colours[move.draw].name if source == "pile" else ""}
+    notes = [{"key": f"turn.{'you.' if you else ''}{move.action}.{source}", "params": params}]
+    if move.pawn is not None:
+        leader = pack.board is not None and move.pawn < pack.board.leaders
+        notes.append({"key": "turn.sends-leader" if leader else "turn.sends", "params": {
+            "pawn": move.pawn, "colour": pack.colours[codec.colour_of[move.card]].name}})
+    for step in move.steps:
+        notes.append({"key": "turn.step-none", "params": {}} if step is None else
+                     {"key": "turn.step", "params": {"colour": pack.colours[step].name}})
+    return notes
+
+
+def taken_card(pack: "RulePack", before: "GameState", move: Move) -> Optional[int]:
+    """The card ``move`` takes from a discard pile (public: the pile's top), or None."""
+    if move.draw is None or move.draw == DECK or not 0 <= move.draw < len(before.piles):
+        return None
+    if move.action != "play" and pack.cards.colour_of[move.card] == move.draw:
+        return move.card  # a pack that lets a discard be taken straight back
+    pile = before.piles[move.draw]
+    return pile[-1] if pile else None
+
+
+def unreadable(text: str, pack: "RulePack", reason: str) -> dict[str, Any]:
+    """Why ``text`` is not a move of ``pack``, as a note of the catalogue's
+    ``move.unreadable.*`` keys (``reason``: the engine's English sentence, kept for
+    what the catalogue has no words for)."""
+    words = text.split()
+    keys = ", ".join(pack.cards.keys)
+    if len(words) < 2:
+        return {"key": "move.unreadable.short", "params": {}}
+    try:
+        Move.parse(f"p {words[1]} deck", pack)
+    except LostCitiesError:
+        return {"key": "move.unreadable.card", "params": {"card": clean_text(words[1], 20),
+                                                          "keys": keys}}
+    try:
+        Move.parse(f"{words[0]} {words[1]} deck", pack)
+    except LostCitiesError:
+        return {"key": "move.unreadable.action", "params": {"word": clean_text(words[0], 20)}}
+    return {"key": "move.unreadable.other", "params": {"reason": reason}}
+
+
 @dataclass(frozen=True)
 class BotTurn:
     """The bot to move: run :meth:`choose` in a worker thread, hand the move to
@@ -91,11 +150,29 @@ class BotTurn:
         return bots[key].choose(SeatView(self.state, self.seat, rng))
 
 
+@dataclass(frozen=True)
+class HintTurn:
+    """A hint asked by the seat to move: run :meth:`choose` in a worker thread (the
+    expert bot thinks), then :meth:`Room.hint_message` says it."""
+
+    number: int
+    seat: int
+    state: "GameState"
+    seed: int
+
+    def choose(self) -> Move:
+        """The expert bot's move for this seat, from its view only (a bot of its own:
+        hints never share a bot another thread may be using)."""
+        rng = random.Random(f"lostcities-hint:{self.seed}:{self.number}")
+        return make_bot(HINT_BOT).choose(SeatView(self.state, self.seat, rng))
+
+
 class Room:
     """One room: its pack, seats, match state and records folder."""
 
     def __init__(self, store: Store, room_id: str, pack: "RulePack", pack_ref: str, seed: int,
-                 *, records: Optional[Path] = None, limits: Limits = LIMITS):
+                 *, records: Optional[Path] = None, limits: Limits = LIMITS,
+                 hints: bool = False, clock: Callable[[], float] = time.time):
         self.store = store
         self.id = room_id
         self.pack = pack
@@ -103,6 +180,13 @@ class Room:
         self.seed = seed
         self.records = records
         self.limits = limits
+        #: whether a seated player may ask for a hint (the expert bot's move)
+        self.hints = hints
+        #: the wall clock (seconds) seats' absences are measured with
+        self.clock = clock
+        #: the seats a connection holds now (set by the transport, which alone knows the
+        #: connections; a room alone has nobody present)
+        self.presence: Callable[[], set[int]] = set
         self.status = LOBBY
         self.seats: list[SeatRow] = []
         self.state: Optional["GameState"] = None
@@ -118,27 +202,49 @@ class Room:
 
     @classmethod
     def create(cls, store: Store, room_id: str, pack: "RulePack", pack_ref: str, *,
-               records: Optional[Path] = None, limits: Limits = LIMITS) -> "Room":
-        """A new room in the lobby, stored; its deal's seed drawn from ``secrets``."""
+               records: Optional[Path] = None, limits: Limits = LIMITS, hints: bool = False,
+               clock: Callable[[], float] = time.time) -> "Room":
+        """A new room in the lobby, stored; its deal's seed drawn from ``secrets``. A
+        house pack (``pack_ref`` ``house:NAME``) is stored with the room, resolved, with
+        its sha256: the room is rebuilt from that copy, whatever becomes of the file."""
         seed = secrets.randbits(48)
-        store.create_room(room_id, pack_ref, seed)
-        return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits)
+        data = json.dumps(pack.data, ensure_ascii=False) if pack_ref.startswith("house:") \
+            else ""
+        store.create_room(room_id, pack_ref, seed, pack_data=data,
+                          pack_sha256=pack_sha256(pack), hints=hints)
+        return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits,
+                   hints=hints, clock=clock)
 
     @classmethod
     def load(cls, store: Store, room_id: str, find_pack: Callable[[str], "RulePack"], *,
-             records: Optional[Path] = None, limits: Limits = LIMITS) -> Optional["Room"]:
-        """The stored room rebuilt: its seats, and its match dealt from the stored seed
-        and labels with every stored turn replayed through the engine (each checked).
-        None when there is no such room; :class:`RoomError` when it cannot be rebuilt."""
+             records: Optional[Path] = None, limits: Limits = LIMITS,
+             clock: Callable[[], float] = time.time) -> Optional["Room"]:
+        """The stored room rebuilt: its pack (the stored copy of a house pack, checked
+        against its sha256 and loaded as a record's embedded pack is; a built-in one by
+        ``find_pack``), its seats, and its match dealt from the stored seed and labels
+        with every stored turn replayed through the engine (each checked). None when
+        there is no such room; :class:`RoomError` when it cannot be rebuilt."""
         row = store.room(room_id)
         if row is None:
             return None
         try:
-            pack = find_pack(row.pack)
+            if row.pack_data:
+                data = loads_json(row.pack_data, f"room {room_id}: pack_data")
+                pack = embedded_pack({"pack": data.get("id") if isinstance(data, dict) else None,
+                                      "pack_sha256": row.pack_sha256, "pack_data": data},
+                                     where=f"room {room_id}")
+            else:
+                pack = find_pack(row.pack)
         except LostCitiesError as err:
             raise RoomError(f"room {room_id}: its pack {row.pack}: {err}") from None
-        room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits)
+        room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
+                   hints=row.hints, clock=clock)
         room.seats = store.seats(room_id)
+        now = clock()
+        for i, seat in enumerate(room.seats):  # absent since now, as far as anyone knows
+            if seat.kind == HUMAN and not seat.seen:
+                store.touch_seat(room_id, seat.seat, now)
+                room.seats[i] = replace(seat, seen=now)
         room.status = row.status
         if row.status != LOBBY:
             try:
@@ -177,10 +283,13 @@ class Room:
 
     def info(self) -> dict[str, Any]:
         """The room's public description (``roominfo`` in the schema)."""
+        present = self.presence()
         return {
             "id": self.id, "pack": self.pack.id, "status": self.status,
-            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "bot": s.bot}
+            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "bot": s.bot,
+                       "present": s.kind == HUMAN and s.seat in present}
                       for s in self.seats],
+            "hints": self.hints,
             "min_players": self.pack.min_players, "max_players": self.pack.max_players,
             "continuation": bool(self.pack.continuation),
             "cont": [s.seat for s in self.seats if s.wants_cont],
@@ -260,7 +369,7 @@ class Room:
         if name is None:
             return refused("error.name-taken", name=clean_text(rest, self.limits.name_chars))
         token = secrets.token_urlsafe(32)
-        row = SeatRow(number, name, HUMAN, "", token_hash(token), False)
+        row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock())
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.joined", name=name, seat=number)],
@@ -305,6 +414,8 @@ class Room:
         except LostCitiesError:
             return refused("error.bad-bot", name=shown, bots=", ".join(BOTS))
         number = self._free_seat()
+        if number is None and self.status != LOBBY:
+            return self._take_over(spec)
         if number is None:
             return refused("error.room-full")
         label = self._free_name("", spec)
@@ -315,6 +426,36 @@ class Room:
         self._set_seat(row)
         return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec, seat=number)],
                        changed=True)
+
+    def _take_over(self, spec: str) -> Outcome:
+        """``/bot`` in a match with no left seat: the bot takes the human seat nobody has
+        held for longest, once that is over ``Limits.takeover_seconds``; a seat a
+        connection holds now is never taken."""
+        present = self.presence()
+        now = self.clock()
+        absent = sorted((s for s in self.seats if s.kind == HUMAN and s.seat not in present),
+                        key=lambda s: (s.seen, s.seat))
+        if not absent:
+            return refused("error.room-full")
+        seat = absent[0]
+        away = max(0.0, now - seat.seen)
+        wait = self.limits.takeover_seconds - away
+        if wait > 0:
+            return refused("error.takeover-wait", name=seat.name, seconds=f"{wait:.0f}",
+                           limit=f"{self.limits.takeover_seconds:g}")
+        row = SeatRow(seat.seat, seat.name, BOT, spec, "", False, seat.seen)
+        self.store.put_seat(self.id, row)
+        self._set_seat(row)
+        return Outcome(events=[note("info", "info.takeover", name=row.name, bot=spec,
+                                    seat=row.seat, seconds=f"{away:.0f}")], changed=True)
+
+    def touch(self, seat: int) -> None:
+        """The last connection holding ``seat`` closed: its absence starts now (stored,
+        so a restarted server measures it the same)."""
+        if 0 <= seat < len(self.seats) and self.seats[seat].kind == HUMAN:
+            now = self.clock()
+            self.store.touch_seat(self.id, seat, now)
+            self.seats[seat] = replace(self.seats[seat], seen=now)
 
     def _start(self, seat: Optional[int], rest: str) -> Outcome:
         if seat is None:
@@ -377,11 +518,32 @@ class Room:
         try:
             move = Move.parse(text, self.pack)
         except LostCitiesError as err:
-            return refused("error.bad-move", reason=str(err))
-        reason = illegal_reason(state, move)
-        if reason is not None:
-            return refused("error.illegal", reason=reason)
+            return refused("error.bad-move", reason=unreadable(text, self.pack, str(err)))
+        refusal = why_refused(state, move)
+        if refusal is not None:
+            return refused("error.illegal", reason={"key": refusal.key,
+                                                    "params": dict(refusal.params)})
         return self._play(move)
+
+    def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
+        """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
+        one error (no seat, no hints in this room, no match, not its turn)."""
+        if seat is None:
+            return refused("error.not-seated")
+        if not self.hints:
+            return refused("error.no-hints")
+        state = self.state
+        if state is None or self.status != PLAYING or is_over(state):
+            return refused("error.no-match")
+        if state.to_move != seat:
+            return refused("error.not-your-turn", name=self.name_of(state.to_move))
+        return HintTurn(self.turns, seat, state, self.seed)
+
+    def hint_message(self, turn: HintTurn, move: Move) -> dict[str, Any]:
+        """The ``hint`` message for the move the expert bot chose (to that seat alone)."""
+        return {"type": "hint", "move": str(move),
+                "words": words_of(self.pack, turn.state, move, self.name_of(turn.seat),
+                                  you=True)}
 
     def bot_turn(self) -> Optional[BotTurn]:
         """The bot to move now, or None (no match, a human to move, the match over)."""
@@ -412,9 +574,15 @@ class Room:
         self.store.add_turn(self.id, self.turns, MOVE, str(move),
                             status=OVER if over else None)
         seat = before.to_move
+        codec = self.pack.cards
+        taken = taken_card(self.pack, before, move)
         events: list[dict[str, Any]] = [{
             "type": "turn", "number": self.turns, "seat": seat, "name": self.name_of(seat),
-            "move": str(move), "words": describe_move(before, move)}]
+            "move": str(move), "action": move.action, "card": codec.format(move.card),
+            "draw": None if move.draw is None else "deck" if move.draw == DECK
+            else codec.keys[move.draw],
+            "taken": None if taken is None else codec.format(taken),
+            "words": words_of(self.pack, before, move, self.name_of(seat))}]
         self.turns += 1
         self.state = after
         if len(after.finished) > len(before.finished):

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Protocol, Sequence
 
-#: the schema of the SQLite database; a database of another version is refused
-SCHEMA_VERSION = 1
+#: the schema of the SQLite database: an older one is migrated when it is opened
+#: (:data:`MIGRATIONS`), a newer one refused
+SCHEMA_VERSION = 2
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -36,8 +37,12 @@ class StoreError(Exception):
 
 @dataclass(frozen=True)
 class RoomRow:
-    """A stored room: its pack (``builtin:ID`` or ``house:NAME``), seed, status, and the
-    player labels the match was dealt with (empty in the lobby)."""
+    """A stored room: its pack (``builtin:ID`` or ``house:NAME``), seed, status, the
+    player labels the match was dealt with (empty in the lobby), and since schema 2 the
+    pack's resolved rules as JSON text (``pack_data``: a house pack's, kept with the room
+    so an edited or removed file changes nothing; empty for a built-in one), their
+    sha256 (``pack_sha256``, empty in rooms made before) and whether the room gives
+    hints."""
 
     id: str
     pack: str
@@ -45,12 +50,16 @@ class RoomRow:
     status: str
     labels: tuple[str, ...]
     created: float
+    pack_data: str = ""
+    pack_sha256: str = ""
+    hints: bool = False
 
 
 @dataclass(frozen=True)
 class SeatRow:
     """A stored seat: its number, name, kind (``human``, ``bot``, ``left``), bot name,
-    the hash of its token (humans) and whether its player asked to continue (CONT)."""
+    the hash of its token (humans), whether its player asked to continue (CONT), and
+    when a connection last held it (``seen``, seconds since the epoch; 0: unknown)."""
 
     seat: int
     name: str
@@ -58,6 +67,7 @@ class SeatRow:
     bot: str
     token_hash: str
     wants_cont: bool
+    seen: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,8 @@ class Store(Protocol):
     """The rooms' storage. Every method is one transaction; a write that returns has been
     committed."""
 
-    def create_room(self, room_id: str, pack: str, seed: int) -> RoomRow:
+    def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
+                    pack_sha256: str = "", hints: bool = False) -> RoomRow:
         """A new room in the lobby; :class:`StoreError` if the id is taken."""
 
     def room(self, room_id: str) -> Optional[RoomRow]:
@@ -108,6 +119,9 @@ class Store(Protocol):
 
     def remove_seat(self, room_id: str, seat: int) -> None:
         """Free a seat (lobby only: the seats after it move up one)."""
+
+    def touch_seat(self, room_id: str, seat: int, at: float) -> None:
+        """A connection held the seat until ``at`` (its ``seen``)."""
 
     def start(self, room_id: str, labels: Sequence[str]) -> None:
         """The match is dealt with these player labels: status ``playing``."""
@@ -135,11 +149,14 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY, pack TEXT NOT NULL, seed INTEGER NOT NULL,
-    status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL);
+    status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL,
+    pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
+    hints INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
     token_hash TEXT NOT NULL DEFAULT '', wants_cont INTEGER NOT NULL DEFAULT 0,
+    seen REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (room, seat));
 CREATE TABLE IF NOT EXISTS turns (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
@@ -148,6 +165,14 @@ CREATE TABLE IF NOT EXISTS chat (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
     name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
 """
+
+#: version -> the statements that bring a database of that version to the next one
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE rooms ADD COLUMN pack_data TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE rooms ADD COLUMN pack_sha256 TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE rooms ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE seats ADD COLUMN seen REAL NOT NULL DEFAULT 0"),
+}
 
 
 class SQLiteStore:
@@ -166,15 +191,25 @@ class SQLiteStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._db.execute("PRAGMA foreign_keys=ON")
-        with self._lock:
-            self._db.executescript(_SCHEMA)
         with self._write() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS meta "
+                       "(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise StoreError(f"{self.path}: a database of schema version {row[0]}, "
-                                 f"this server reads version {SCHEMA_VERSION}")
+                return
+            version = int(row[0]) if row[0].isdigit() else -1
+            if not 1 <= version <= SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: a database of schema version {row[0][:20]}, "
+                                 f"this server reads versions 1 to {SCHEMA_VERSION}")
+            while version < SCHEMA_VERSION:  # one transaction: all or nothing
+                for statement in MIGRATIONS[version]:
+                    db.execute(statement)
+                version += 1
+            db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(version),))
 
     # ------------------------------------------------------------- transactions
 
@@ -202,23 +237,27 @@ class SQLiteStore:
 
     # ------------------------------------------------------------- rooms
 
-    def create_room(self, room_id: str, pack: str, seed: int) -> RoomRow:
+    def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
+                    pack_sha256: str = "", hints: bool = False) -> RoomRow:
         now = time.time()
         try:
             with self._write() as db:
-                db.execute("INSERT INTO rooms VALUES (?, ?, ?, ?, '[]', ?)",
-                           (room_id, pack, seed, LOBBY, now))
+                db.execute("INSERT INTO rooms (id, pack, seed, status, labels, created, "
+                           "pack_data, pack_sha256, hints) VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?)",
+                           (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
+                            int(hints)))
         except sqlite3.IntegrityError:
             raise StoreError(f"room {room_id} exists") from None
-        return RoomRow(room_id, pack, seed, LOBBY, (), now)
+        return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints)
 
     def room(self, room_id: str) -> Optional[RoomRow]:
-        rows = self._read("SELECT id, pack, seed, status, labels, created FROM rooms "
-                          "WHERE id=?", (room_id,))
+        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
+                          "pack_sha256, hints FROM rooms WHERE id=?", (room_id,))
         if not rows:
             return None
-        rid, pack, seed, status, labels, created = rows[0]
-        return RoomRow(rid, pack, int(seed), status, tuple(json.loads(labels)), created)
+        rid, pack, seed, status, labels, created, data, sha, hints = rows[0]
+        return RoomRow(rid, pack, int(seed), status, tuple(json.loads(labels)), created,
+                       data, sha, bool(hints))
 
     def open_rooms(self) -> list[str]:
         return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
@@ -234,15 +273,21 @@ class SQLiteStore:
     # ------------------------------------------------------------- seats
 
     def seats(self, room_id: str) -> list[SeatRow]:
-        return [SeatRow(int(s), n, k, b, h, bool(w)) for s, n, k, b, h, w in self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont FROM seats WHERE room=? "
-            "ORDER BY seat", (room_id,))]
+        return [SeatRow(int(s), n, k, b, h, bool(w), float(t))
+                for s, n, k, b, h, w, t in self._read(
+                    "SELECT seat, name, kind, bot, token_hash, wants_cont, seen FROM seats "
+                    "WHERE room=? ORDER BY seat", (room_id,))]
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO seats (room, seat, name, kind, bot, token_hash, "
+                       "wants_cont, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (room_id, seat.seat, seat.name, seat.kind, seat.bot, seat.token_hash,
-                        int(seat.wants_cont)))
+                        int(seat.wants_cont), seat.seen))
+
+    def touch_seat(self, room_id: str, seat: int, at: float) -> None:
+        with self._write() as db:
+            db.execute("UPDATE seats SET seen=? WHERE room=? AND seat=?", (at, room_id, seat))
 
     def remove_seat(self, room_id: str, seat: int) -> None:
         with self._write() as db:

@@ -118,6 +118,10 @@ def test_sigkill_and_restart_lose_no_turn(tmp_path: Path) -> None:
             new.until(lambda m: m["type"] == "welcome")
             new.until(lambda m: m["type"] == "state")
             new.token = old.token
+        for seat in again:  # each hears that the other is back
+            if not all(s["present"] for s in seat.state["room"]["seats"]):
+                seat.until(lambda m: m["type"] == "state"
+                           and all(s["present"] for s in m["room"]["seats"]))
         assert (again[0].state, again[1].state) == before  # no turn lost, nothing more
         turn = play(again, turn, 5)
         assert again[0].state["room"]["turns"] == 12
