@@ -12,6 +12,8 @@ routes here only hand out the files, the catalogue and what the page needs to dr
   ``en`` or ``fr``;
 - ``GET /rooms/{room_id}/table``: the room's pack as the page draws it (name, colours, the
   board's points per space);
+- ``GET /rooms/{room_id}/scores``: the running scores (what each seat would score if the
+  round ended now: the rows are public);
 - ``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, a standalone page.
 
 Every answer carries a Content-Security-Policy that lets only this server's own scripts,
@@ -134,6 +136,22 @@ async def room_table(request: Request) -> Response:
     return JSONResponse(pack_face(room.pack), headers=COMMON_HEADERS)
 
 
+async def room_scores(request: Request) -> Response:
+    """``GET /rooms/{room_id}/scores``: the running scores of the public table, ``{"turns":
+    N, "live": [what each seat would score if the round ended now], "totals": [...]}``
+    (``live`` and ``totals`` null before ``/start``; 404: no room)."""
+    from lostcities.engine import live_scores, totals
+
+    room = await _find_room(request)
+    if room is None:
+        return _not_found(request)
+    state = room.state
+    return JSONResponse({"turns": room.turns,
+                         "live": None if state is None else [int(s) for s in live_scores(state)],
+                         "totals": None if state is None else [int(s) for s in totals(state)]},
+                        headers=COMMON_HEADERS)
+
+
 async def room_rules(request: Request) -> Response:
     """``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, written out
     from the pack itself, as a standalone HTML page (the pack's texts escaped by the
@@ -187,10 +205,19 @@ class StaticWithHeaders:
         await self.files(scope, receive, send_with_headers)
 
 
+async def favicon(request: Request) -> Response:
+    """``GET /favicon.ico``: the page's icon (browsers ask for it on every page, the
+    rulebook's too; a 404 there is an error in the console)."""
+    return Response(static_text("favicon.svg"), media_type="image/svg+xml",
+                    headers=COMMON_HEADERS)
+
+
 def routes() -> list[BaseRoute]:
     """The page's routes, mounted by :func:`lostcities.server.app.create_app`."""
     return [Route("/", landing), Route("/r/{room_id}", room_page),
+            Route("/favicon.ico", favicon),
             Route("/i18n/{lang}.json", catalogue),
             Route("/rooms/{room_id}/table", room_table),
             Route("/rooms/{room_id}/rules", room_rules),
+            Route("/rooms/{room_id}/scores", room_scores),
             Mount("/static", app=StaticWithHeaders(), name="static")]

@@ -136,7 +136,39 @@ function onState(m) {
     if (m.room.turns !== before) S.hint = null;
   }
   if (!sameStatus) S.matchClosed = false;
+  if (S.view && Array.isArray(S.view.live)) S.live = S.view.live;
+  else if (m.room.turns !== before || !sameStatus) S.live = null;
   render();
+  if (S.view && !Array.isArray(S.view.live)) refreshScores(m.room.turns);
+}
+
+/** The running scores (what each seat would score if the round ended now): the view's
+ * `live` when the server sends it, else GET /rooms/ID/scores once per turn. */
+async function refreshScores(turns) {
+  try {
+    const answer = await fetch(`/rooms/${ROOM_ID}/scores`);
+    if (!answer.ok) return;
+    const body = await answer.json();
+    if (!S.info || body.turns !== S.info.turns || !Array.isArray(body.live)) return;
+    S.live = body.live;
+    updateScores();
+  } catch { /* the next state asks again */ }
+}
+
+function liveOf(seat) {
+  return S.live && Number.isInteger(S.live[seat]) ? S.live[seat] : null;
+}
+
+/** Put the running scores in place (no redraw: a drag under way is kept). */
+function updateScores() {
+  for (const node of document.querySelectorAll("[data-of-seat] .band-score")) {
+    const live = liveOf(Number(node.closest("[data-of-seat]").dataset.ofSeat));
+    node.textContent = live === null ? "" : String(live);
+  }
+  for (const node of document.querySelectorAll(".seat[data-seat] .score")) {
+    const live = liveOf(Number(node.closest(".seat").dataset.seat));
+    node.textContent = live === null ? "" : String(live);
+  }
 }
 
 // ---------------------------------------------------------------- moves
@@ -321,12 +353,15 @@ function renderSeats() {
     item.append(badges);
     if (S.view) {
       const extra = [t("table.cards-in-hand", { count: S.view.hand_sizes[row.seat] || 0 })];
+      if (S.view.round_scores.length) extra.push(t("web.seat.total", { total: S.view.totals[row.seat] ?? 0 }));
       if (board) {
         extra.push(t("web.board.held", { tokens: board.tokens[row.seat] || 0,
           artefacts: board.artefacts[row.seat] || 0 }));
       }
       item.append(el("span", "seat-extra", extra.join(" · ")));
-      item.append(el("span", "score", String(S.view.totals[row.seat] ?? 0)));
+      const score = el("span", "score", liveOf(row.seat) === null ? "" : String(liveOf(row.seat)));
+      score.title = t("table.round-score");
+      item.append(score);
     }
     list.append(item);
   }
@@ -350,7 +385,9 @@ function rowBand(seat, mine) {
   if (seat === toMove()) band.classList.add("moving");
   const label = el("div", "band-label");
   label.append(el("span", "band-name", seat === toMove() ? `*${nameOf(seat)}*` : nameOf(seat)));
-  label.append(el("span", "band-score", String(v.totals[seat] ?? 0)));
+  const score = el("span", "band-score", liveOf(seat) === null ? "" : String(liveOf(seat)));
+  score.title = t("table.round-score");
+  label.append(score);
   band.append(label);
   face.colours.forEach((colour, c) => {
     const cell = el("div", `row-cell ${colourClass(c)}`);
@@ -637,7 +674,10 @@ function renderBoard() {
   head.append(crossings, el("span", "legend muted", t("web.board.legend")));
   box.append(head);
   const grid = el("div", "tracks");
-  grid.style.setProperty("--spaces", String(board.spaces));
+  const before = board.bridge_after > 0 && board.bridge_after < board.spaces ? board.bridge_after : 0;
+  grid.classList.toggle("has-bridge", before > 0);
+  grid.style.setProperty("--before", String(before || board.spaces));
+  grid.style.setProperty("--after", String(board.spaces - before));
   face.colours.forEach((colour, c) => {
     const track = el("div", `track ${colourClass(c)}`);
     track.dataset.track = colour.key;
@@ -654,9 +694,11 @@ function renderBoard() {
         if (pawn.track === colour.key && pawn.space === space) cell.append(pawnElement(seat, pawn.leader));
       }));
       track.append(cell);
-      if (space === board.bridge_after) {
+      if (space === board.bridge_after && space < board.spaces) {
+        // the bridge: a column of its own between two spaces
         const bridge = el("div", "bridge", "‖");
         bridge.title = t("web.board.bridge");
+        bridge.dataset.after = String(space);
         track.append(bridge);
       }
     }
