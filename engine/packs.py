@@ -500,6 +500,67 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"did you mean `{close[0]}`?" if close else ""
 
 
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a file's bytes, or None when it cannot be read."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def schema_vouched(paths: tuple[Path, ...] | list[Path]) -> bool:
+    """Whether every file of a chain is a built-in pack, byte for byte as it was when its
+    schema validation passed at build time (its SHA-256 recorded in
+    :mod:`lostcities.engine.pack_digests`, under the same schema): the schema would find no
+    problem, so it need not run (nor jsonschema be imported). Any other file, a house pack
+    or an edited built-in, is validated."""
+    if not paths:
+        return False
+    try:
+        from . import pack_digests
+    except ImportError:
+        return False
+    home = os.path.realpath(builtin_dir())
+    if pack_digests.SCHEMA_SHA256 != text_digest(schema_text()):
+        return False
+    for path in paths:
+        real = os.path.realpath(path)
+        name = os.path.basename(real)
+        if os.path.dirname(real) != home or name not in pack_digests.PACKS:
+            return False
+        if file_digest(Path(real)) != pack_digests.PACKS[name]:
+            return False
+    return True
+
+
+def text_digest(text: str) -> str:
+    """The SHA-256 of a text (UTF-8)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def pack_digests_source() -> str:
+    """The text of ``pack_digests.py``: the SHA-256 of each built-in pack that passes full
+    validation now, schema included, and of the schema. Regenerate it with
+    ``python -m lostcities.grammar.regenerate`` after changing a built-in pack or the schema
+    (a stale digest only costs time: that pack is then schema-validated at load)."""
+    digests = {}
+    for pack_id in builtin_ids():
+        path = builtin_dir() / f"{pack_id}.yaml"
+        if not validate_pack(path, schema_check=True).problems:
+            digests[path.name] = file_digest(path)
+    lines = "".join(f"    {name!r}: {digest!r},\n" for name, digest in sorted(digests.items()))
+    return ('"""SHA-256 of the built-in packs that passed schema validation when this file was '
+            'generated\n(``python -m lostcities.grammar.regenerate``; do not edit): a built-in '
+            'pack whose bytes\nmatch skips the JSON Schema at load (see '
+            '``lostcities.engine.packs.schema_vouched``)."""\n'
+            f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
+            f"PACKS = {{\n{lines}}}\n")
+
+
 def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]
                      ) -> tuple[list[Problem], set[KeyPath]]:
     """The schema's problems, and the key paths whose values cannot be read as the schema
@@ -1107,8 +1168,8 @@ def _sorted(problems: list[Problem]) -> tuple[Problem, ...]:
     return tuple(sorted(unique, key=lambda p: (p.file, p.line, p.col, p.code)))
 
 
-def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False
-                  ) -> PackReport:
+def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = False,
+                  schema_check: bool = False) -> PackReport:
     """Check one pack completely and report, never raising for a bad pack.
 
     Every stage runs as far as what it reads is sound, and all their problems are
@@ -1117,7 +1178,9 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     depend on is wrong) the bounds of the formulas over the pack's games. Only a file
     that does not load or a broken `extends` stops the rest.
     ``allow_outside`` lets `extends` name absolute paths and files outside the
-    folder of the pack named (refused with LC025 by default).
+    folder of the pack named (refused with LC025 by default). The JSON Schema is skipped
+    for a chain of unmodified built-in packs (:func:`schema_vouched`: it passed at build
+    time, the report is the same) unless ``schema_check``.
     """
     source = os.fspath(id_or_path)
     try:
@@ -1133,7 +1196,10 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     raw = ResolvedPack(source, display, tuple(d.file for d in docs), tuple(paths), data, origins)
     if broken:
         return PackReport(source, display, _sorted(problems), resolved=raw)
-    schema, bad = _schema_problems(data, origins)
+    if not schema_check and schema_vouched(paths):
+        schema, bad = [], set()
+    else:
+        schema, bad = _schema_problems(data, origins)
     problems += schema
     data, origins = _with_defaults(data, origins)
     resolved = ResolvedPack(source, display, raw.files, raw.paths, data, origins)

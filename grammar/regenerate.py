@@ -1,6 +1,8 @@
-"""``python -m lostcities.grammar.regenerate``: rewrite ``scoring_tables.py``, the shipped
-LALR parser of ``scoring.lark``, after a change of the grammar or of the lark version
-(tests/test_startup.py fails while the shipped tables are stale)."""
+"""``python -m lostcities.grammar.regenerate``: rewrite the files generated for a fast start:
+``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
+grammar or of the lark version), and ``engine/pack_digests.py``, the digests of the built-in
+packs that pass schema validation (after a change of a built-in pack or of the schema).
+tests/test_startup.py fails while either is stale; a stale file only costs start-up time."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,12 +10,35 @@ from pathlib import Path
 from .parser import scoring_tables_source
 
 
-def write_scoring_tables() -> Path:
-    """Write ``scoring_tables.py`` next to this module and return its path."""
+def write_scoring_tables(force: bool = False) -> Path:
+    """Write ``scoring_tables.py`` next to this module, unless it is fresh (lark numbers its
+    states differently from one build to the next: a fresh file is left alone) or ``force``;
+    return its path."""
+    import lark
+
+    from . import parser
+
     path = Path(__file__).with_name("scoring_tables.py")
-    path.write_text(scoring_tables_source(), encoding="utf-8")
+    try:
+        from . import scoring_tables
+        fresh = (scoring_tables.GRAMMAR_SHA256 == parser.grammar_digest(parser.grammar_text())
+                 and scoring_tables.LARK_VERSION == lark.__version__)
+    except ImportError:
+        fresh = False
+    if force or not fresh:
+        path.write_text(scoring_tables_source(), encoding="utf-8")
+    return path
+
+
+def write_pack_digests() -> Path:
+    """Write ``pack_digests.py`` in the engine's folder and return its path."""
+    from lostcities.engine import packs
+
+    path = Path(packs.__file__).with_name("pack_digests.py")
+    path.write_text(packs.pack_digests_source(), encoding="utf-8")
     return path
 
 
 if __name__ == "__main__":
     print(write_scoring_tables())
+    print(write_pack_digests())

@@ -85,3 +85,61 @@ def test_loaded_and_built_parsers_agree_on_any_text(text):
 
 def test_the_loaded_parser_offers_the_analysed_grammar():
     assert grammar_parser.scoring_parser().grammar.rule_defs
+
+
+# --------------------------------------------------------------- built-in packs' digests
+
+from lostcities.engine import pack_digests, packs  # noqa: E402
+
+
+def test_recorded_digests_are_fresh():
+    """Every built-in pack passes full validation and its recorded digest is its bytes':
+    regenerate with ``python -m lostcities.grammar.regenerate`` when this fails."""
+    assert pack_digests.SCHEMA_SHA256 == packs.text_digest(packs.schema_text())
+    names = {f"{pack_id}.yaml" for pack_id in packs.builtin_ids()}
+    assert set(pack_digests.PACKS) == names
+    for name in names:
+        path = packs.builtin_dir() / name
+        assert packs.file_digest(path) == pack_digests.PACKS[name], name
+        assert not packs.validate_pack(path, schema_check=True).problems, name
+
+
+@pytest.mark.parametrize("pack_id", packs.builtin_ids())
+def test_a_vouched_builtin_reports_as_a_schema_validated_one(pack_id):
+    path = packs.builtin_dir() / f"{pack_id}.yaml"
+    assert packs.schema_vouched([path])
+    fast = packs.validate_pack(pack_id)
+    full = packs.validate_pack(pack_id, schema_check=True)
+    assert fast.problems == full.problems == ()
+    assert fast.resolved.data == full.resolved.data
+    assert fast.resolved.origins == full.resolved.origins
+    assert fast.pack.deck_size == full.pack.deck_size
+
+
+def test_house_packs_and_edited_builtins_are_schema_validated(tmp_path, monkeypatch):
+    text = (packs.builtin_dir() / "duel-classic.yaml").read_text(encoding="utf-8")
+    house = tmp_path / "duel-classic.yaml"  # the same bytes, but not the built-in file
+    house.write_text(text, encoding="utf-8")
+    assert not packs.schema_vouched([house])
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(text + "\nhand_sise: 8\n", encoding="utf-8")
+    assert not packs.schema_vouched([bad])
+    assert [p.code for p in packs.validate_pack(bad).problems] == ["LC030"]
+    # a built-in whose digest no longer matches (edited in place) is validated too
+    name = "duel-classic.yaml"
+    monkeypatch.setitem(pack_digests.PACKS, name, "0" * 64)
+    assert not packs.schema_vouched([packs.builtin_dir() / name])
+    monkeypatch.undo()
+    monkeypatch.setattr(pack_digests, "SCHEMA_SHA256", "0" * 64)
+    assert not packs.schema_vouched([packs.builtin_dir() / name])
+
+
+def test_loading_a_builtin_pack_does_not_import_jsonschema():
+    import subprocess
+    import sys
+    code = ("import sys; from lostcities.engine.packs import load_pack; "
+            "load_pack('duel-classic'); load_pack('board-classic'); "
+            "print('jsonschema' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout.strip() == "False"

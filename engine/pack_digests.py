@@ -1,0 +1,14 @@
+"""SHA-256 of the built-in packs that passed schema validation when this file was generated
+(``python -m lostcities.grammar.regenerate``; do not edit): a built-in pack whose bytes
+match skips the JSON Schema at load (see ``lostcities.engine.packs.schema_vouched``)."""
+SCHEMA_SHA256 = '3047883f517a758497fd307f967216d8fdc3b21bcd9d6643c00f19f453875692'
+PACKS = {
+    'board-classic.yaml': 'bf3cb803fbacc0d13cde6df0d3d06977928dcbb4d90e958cba9b1e91654f06ab',
+    'board-short.yaml': '91c2ccef7127afe35195a64c7351d19d43c50a652b357aa7fe3a87342d373c23',
+    'board-updown.yaml': '365caa2418a476499fd0c1e9c240a693eb98cca08ef9c582cd856d153a5912f7',
+    'duel-basic.yaml': 'f700eb7488222b7f6823548734c9bcca3e4fe47039bb4fa418a119fd38ca5550',
+    'duel-classic.yaml': '3df5e77c24e7dbaeeec265f5d8525851abf034462934cc338a604dc894d08785',
+    'duel-equal.yaml': '3d3e067017988ef31db70e0b62709d676a90db66fa113937ec8b7ba4af6f7fd7',
+    'duel-grenoble.yaml': '85576fb604b01c3c7be1212693757d5fa755de7069225cc2e817a6978c9aa9b6',
+    'duel-six.yaml': 'f46d989bfc20478a44e0a258ba9ea77202a63eb9b378a98c67ba53493c3a324f',
+}
