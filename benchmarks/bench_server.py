@@ -1,0 +1,641 @@
+"""Room server load: N rooms of two bot clients each, over loopback, against one server.
+
+Run: ``python benchmarks/bench_server.py [--rooms 10,100,500] [--seconds S | --moves M]
+[--warmup S] [--pack duel-classic] [--no-durable] [--no-check-messages]
+[--no-compression] [--rate R] [--think MS] [--seed N] [--profile PREFIX] [--json]``. Needs the ``serve`` extra (the clients use the
+``websockets`` library).
+
+For each level (a number of rooms), a fresh server is started as a real subprocess on a
+free port with a fresh data folder: ``lc serve --port P --data TMP`` (the default, durable
+store: SQLite ``synchronous=FULL``, every message sent checked against the schema), or,
+with ``--no-durable``, ``--no-check-messages`` or ``--profile``, uvicorn on
+``create_app(TMP, durable=..., check_messages=...)`` with ``lc serve``'s settings, from
+this file. It is
+ready when ``GET /packs`` answers. Then every room is opened (``POST /rooms``), two
+WebSocket clients per room ``/join`` a seat each and one ``/start``\\ s. A client to move
+picks a move from the ``legal`` list it was sent, uniformly with a seeded rng, and sends
+it; at the match end both send ``/cont`` (the pack must allow it: duel-classic does), so
+the load stays steady without opening rooms beyond the server's cap. Every client keeps
+to the server's rate (``--rate``, default 10 messages a second per connection): a move
+that has to wait for its turn of the rate waits before it is sent. With no ``--think``
+(the default) each room has a move in flight at all times: a closed loop that saturates
+the server, where latency is about rooms / moves per second (Little's law) and the
+server's CPU time per move says what it can take; ``--think MS`` pauses before each move
+(a human-like load) to measure the latency below saturation.
+
+Printed per level, over the measured window (after ``--warmup`` seconds, then
+``--seconds`` seconds, or until each room has played ``--moves`` more moves):
+
+- moves per second (the whole room count, moves answered);
+- the latency of a move: from sending ``move`` to receiving that client's next
+  ``state`` message that counts the turn (``room.turns`` grew): median, p90, p99, max.
+  The bots' choosing and the rate waits are outside it; the client's own event loop is
+  inside it (its CPU time is printed: one client process runs every connection, on the
+  same machine as the server);
+- the server's CPU time in the window (seconds, share of one core, per move) and in all, its
+  resident memory high-water mark (``VmHWM`` of ``/proc/PID/status``) and at the end;
+- the conditions: cores, load average before and after, Python, connections, errors
+  the clients received, moves that had to wait for the rate.
+
+With ``--json`` the table goes to stderr and one JSON object to stdout. With
+``--profile PREFIX`` the server runs under cProfile (the event loop and its worker
+threads, each profiled and merged) and writes ``PREFIX-ROOMS.prof``; the heaviest
+functions are printed (profiling slows the server: its latency figures are not the
+server's). A level the server refuses (a room cap, a connection cap) is reported as
+such, never lowered. Figures, not assertions.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+#: how long the server may take to answer ``GET /packs`` after it is started
+READY_SECONDS = 120.0
+#: how long a move may stay unanswered, and the setup of one room may take
+ANSWER_SECONDS = 60.0
+#: rooms being opened and joined at once
+SETUP_AT_ONCE = 16
+#: a latency figure's percentiles
+PERCENTILES = (50, 90, 99)
+
+CHILD_FLAG = "--child-server"
+
+
+# --------------------------------------------------------------------------- the server
+
+def child_server(port: int, data: str, durable: bool, check: bool,
+                 profile: Optional[str]) -> None:
+    """Serve ``create_app(data, durable=durable, check_messages=check)`` on 127.0.0.1:``port`` as ``lc serve``
+    does (same uvicorn settings) until SIGINT; with ``profile``, under cProfile: the event
+    loop's thread and each worker thread of the hub's pools, merged into one file."""
+    import cProfile
+    import pstats
+    from concurrent.futures import ThreadPoolExecutor
+
+    import uvicorn
+
+    from lostcities.server.app import create_app
+
+    app = create_app(Path(data), durable=durable, check_messages=check)
+    profilers: list[cProfile.Profile] = []
+    if profile:
+        def profiled() -> None:
+            profiler = cProfile.Profile()
+            profilers.append(profiler)
+            profiler.enable()
+
+        hub = app.state.hub
+        hub.io_pool.shutdown()
+        hub.io_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lc-room",
+                                         initializer=profiled)
+        hub.bot_pool.shutdown()
+        hub.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot",
+                                          initializer=profiled)
+        main_profiler = cProfile.Profile()
+        main_profiler.enable()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, ws="auto", ws_max_size=65536,
+                            log_level="warning", lifespan="on")
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass
+    if profile:
+        main_profiler.disable()
+        stats = pstats.Stats(main_profiler)
+        for profiler in profilers:  # their threads have ended (the pools are shut down)
+            stats.add(profiler)
+        stats.dump_stats(profile)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """One server subprocess on a fresh data folder: started, waited for, measured, stopped."""
+
+    def __init__(self, durable: bool, check: bool, profile: Optional[str]):
+        self.folder = tempfile.TemporaryDirectory(prefix="bench-server-")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        data = os.path.join(self.folder.name, "data")
+        if durable and check and not profile:
+            command = [sys.executable, "-c", "from lostcities.cli.app import main; main()",
+                       "serve", "--port", str(self.port), "--data", data]
+        else:
+            command = [sys.executable, os.path.abspath(__file__), CHILD_FLAG, str(self.port),
+                       data, "durable" if durable else "normal",
+                       "check" if check else "nocheck", profile or ""]
+        self.log = open(os.path.join(self.folder.name, "server.log"), "w+b")
+        self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+
+    def wait_ready(self) -> float:
+        """Seconds until ``GET /packs`` answered (``RuntimeError``: the server died or did
+        not answer within :data:`READY_SECONDS`)."""
+        start = time.monotonic()
+        while time.monotonic() - start < READY_SECONDS:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.proc.returncode}): "
+                                   f"{self.output()[-500:]}")
+            try:
+                with urllib.request.urlopen(f"{self.base}/packs", timeout=5) as answer:
+                    if answer.status == 200:
+                        return time.monotonic() - start
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(0.1)  # polling a condition (the port answering), bounded above
+        raise RuntimeError(f"the server did not answer GET /packs within {READY_SECONDS:g} s")
+
+    def output(self) -> str:
+        """What the server printed so far."""
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", errors="replace")
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user + system)."""
+        with open(f"/proc/{self.proc.pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def memory_kib(self) -> dict[str, int]:
+        """``VmHWM`` (the resident high-water mark) and ``VmRSS`` of the server, KiB."""
+        out = {}
+        with open(f"/proc/{self.proc.pid}/status", encoding="ascii") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                if key in ("VmHWM", "VmRSS"):
+                    out[key] = int(value.split()[0])
+        return out
+
+    def stop(self) -> int:
+        """Ctrl-C the server and wait for it (killed if it takes over a minute)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        self.folder.cleanup()
+        return self.proc.returncode
+
+
+# --------------------------------------------------------------------------- the clients
+
+@dataclass
+class Tally:
+    """What the clients of one level measured."""
+
+    window_start: float = 0.0
+    window_end: float = float("inf")
+    stopping: bool = False
+    latencies: list[float] = field(default_factory=list)
+    moves_sent: int = 0
+    paced: int = 0
+    unanswered: int = 0
+    conts: int = 0
+    rounds: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    closed: dict[str, int] = field(default_factory=dict)
+    last_answer: float = 0.0
+
+    def measured(self, sent_at: float) -> bool:
+        return self.window_start <= sent_at < self.window_end
+
+
+class Client:
+    """One bot client: a WebSocket, its seat, its rate, the move it waits an answer for."""
+
+    def __init__(self, socket_: Any, room: "RoomLoad", rng: random.Random, interval: float):
+        self.ws = socket_
+        self.room = room
+        self.rng = rng
+        self.interval = interval
+        self.next_send = 0.0
+        self.seat: Optional[int] = None
+        self.seated = asyncio.Event()
+        self.pending: Optional[tuple[float, int]] = None  # (sent at, turns then)
+        self.cont_at: Optional[int] = None
+        self.reader: Optional[asyncio.Task[None]] = None
+
+    async def send(self, message: dict[str, Any]) -> float:
+        """Send ``message`` within the rate; the time it left (after any rate wait)."""
+        now = time.perf_counter()
+        if now < self.next_send:
+            await asyncio.sleep(self.next_send - now)
+            now = time.perf_counter()
+        self.next_send = max(now, self.next_send) + self.interval
+        await self.ws.send(json.dumps(message))
+        return now
+
+    async def read(self) -> None:
+        """Answer the server until the connection closes."""
+        tally = self.room.tally
+        try:
+            async for text in self.ws:
+                arrived = time.perf_counter()
+                message = json.loads(text)
+                kind = message.get("type")
+                if kind == "state":
+                    await self.on_state(message, arrived)
+                elif kind == "seated":
+                    self.seat = message["seat"]
+                    self.seated.set()
+                elif kind == "error":
+                    key = message.get("key", "?")
+                    tally.errors[key] = tally.errors.get(key, 0) + 1
+                    self.pending = None
+                elif kind == "round" and self.seat == 0:
+                    tally.rounds += 1
+        except Exception as err:  # the connection closed: say how, once per kind
+            code = getattr(getattr(err, "rcvd", None), "code", None)
+            key = f"{type(err).__name__} {code}" if code is not None else type(err).__name__
+            if not tally.stopping:
+                tally.closed[key] = tally.closed.get(key, 0) + 1
+
+    async def on_state(self, message: dict[str, Any], arrived: float) -> None:
+        tally = self.room.tally
+        info = message["room"]
+        turns = info["turns"]
+        if self.pending is not None and turns > self.pending[1]:
+            sent_at = self.pending[0]
+            self.pending = None
+            if tally.measured(sent_at):
+                tally.latencies.append(arrived - sent_at)
+                tally.last_answer = arrived
+        if tally.stopping or self.room.done():
+            return
+        legal = message.get("legal")
+        if info["status"] == "playing" and legal and self.pending is None:
+            move = self.rng.choice(legal)  # the bot's thinking: outside the measure
+            if self.room.think > 0:
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.room.think)
+                if tally.stopping or self.room.done():
+                    return
+            waits = time.perf_counter() < self.next_send
+            sent_at = await self.send({"type": "move", "move": move})
+            self.pending = (sent_at, turns)
+            tally.moves_sent += 1
+            if tally.measured(sent_at):
+                tally.paced += waits
+                self.room.measured_moves += 1
+        elif info["status"] == "over" and info["continuation"] and self.cont_at != turns:
+            self.cont_at = turns
+            tally.conts += 1
+            await self.send({"type": "line", "text": "/cont"})
+
+
+class RoomLoad:
+    """One room and its two clients."""
+
+    def __init__(self, index: int, tally: Tally, moves: Optional[int], think: float = 0.0):
+        self.index = index
+        self.think = think
+        self.tally = tally
+        self.moves = moves
+        self.measured_moves = 0
+        self.clients: list[Client] = []
+        self.room_id = ""
+
+    def done(self) -> bool:
+        """Whether the room has played its ``--moves`` in the window."""
+        return self.moves is not None and self.measured_moves >= self.moves
+
+    async def setup(self, base: str, pack: str, seed: int, interval: float,
+                    compression: bool) -> None:
+        """Open the room, connect two clients, seat them (``RuntimeError``: refused)."""
+        from websockets.asyncio.client import connect
+
+        self.room_id = await asyncio.to_thread(open_room, base, pack)
+        url = base.replace("http://", "ws://") + f"/rooms/{self.room_id}/ws"
+        for seat in range(2):
+            ws = await connect(url, open_timeout=ANSWER_SECONDS, ping_interval=None,
+                               compression="deflate" if compression else None,
+                               max_size=2 ** 20)
+            client = Client(ws, self, random.Random(f"{seed}:{self.index}:{seat}"), interval)
+            client.reader = asyncio.ensure_future(client.read())
+            self.clients.append(client)
+            await client.send({"type": "line", "text": "/join"})
+            try:
+                await asyncio.wait_for(client.seated.wait(), ANSWER_SECONDS)
+            except asyncio.TimeoutError:
+                raise RuntimeError(f"room {self.index}: /join got no seat: "
+                                   f"{self.tally.errors or self.tally.closed}") from None
+
+    async def start(self) -> None:
+        await self.clients[0].send({"type": "line", "text": "/start"})
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.ws.close()
+        for client in self.clients:
+            if client.reader is not None:
+                await client.reader
+
+
+def open_room(base: str, pack: str) -> str:
+    """``POST /rooms`` ``{"pack": pack}``: the new room's id (``RuntimeError``: refused)."""
+    request = urllib.request.Request(f"{base}/rooms", data=json.dumps({"pack": pack}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=ANSWER_SECONDS) as answer:
+            return json.loads(answer.read())["room"]
+    except urllib.error.HTTPError as err:
+        raise RuntimeError(f"POST /rooms: {err.code} {err.read()[:200].decode(errors='replace')}")
+
+
+def percentile(ordered: list[float], p: float) -> float:
+    """The nearest-rank ``p``-th percentile of a sorted list."""
+    rank = max(1, -(-len(ordered) * p // 100))
+    return ordered[int(rank) - 1]
+
+
+async def run_level(base: str, rooms: int, args: argparse.Namespace,
+                    server: Server) -> dict[str, Any]:
+    """Play ``rooms`` rooms against the server at ``base``; the level's figures."""
+    tally = Tally()
+    loads = [RoomLoad(i, tally, args.moves, args.think / 1000) for i in range(rooms)]
+    interval = 1.0 / args.rate
+    gate = asyncio.Semaphore(SETUP_AT_ONCE)
+
+    async def setup(load: RoomLoad) -> None:
+        async with gate:
+            await load.setup(base, args.pack, args.seed, interval, not args.no_compression)
+
+    setup_start = time.perf_counter()
+    results = await asyncio.gather(*(setup(load) for load in loads), return_exceptions=True)
+    refused = [r for r in results if isinstance(r, BaseException)]
+    setup_seconds = time.perf_counter() - setup_start
+    figures: dict[str, Any] = {"rooms": rooms, "setup_seconds": round(setup_seconds, 2)}
+    if refused:
+        tally.stopping = True
+        await asyncio.gather(*(load.close() for load in loads if load.clients),
+                             return_exceptions=True)
+        first = refused[0]
+        figures["impossible"] = (f"{len(refused)} of {rooms} rooms could not be set up: "
+                                 f"{type(first).__name__}: {str(first)[:300]}")
+        return figures
+    connections = sum(len(load.clients) for load in loads)
+    started = time.perf_counter()
+    tally.window_start = started + args.warmup
+    if args.moves is None:
+        tally.window_end = tally.window_start + args.seconds
+    await asyncio.gather(*(load.start() for load in loads))
+    await asyncio.sleep(max(0.0, tally.window_start - time.perf_counter()))
+    server_cpu_start = server.cpu_seconds()
+    client_start = resource.getrusage(resource.RUSAGE_SELF)
+    window_start = time.perf_counter()
+    if args.moves is None:
+        await asyncio.sleep(max(0.0, tally.window_end - time.perf_counter()))
+        window_end = time.perf_counter()
+    else:
+        bound = time.perf_counter() + ANSWER_SECONDS * 10 + args.moves * 2.0
+        while not all(load.done() for load in loads) and time.perf_counter() < bound:
+            await asyncio.sleep(0.05)  # polling a condition, bounded above
+        window_end = time.perf_counter()
+        tally.window_end = window_end
+    server_cpu = server.cpu_seconds() - server_cpu_start
+    client_end = resource.getrusage(resource.RUSAGE_SELF)
+    tally.stopping = True
+    # moves sent in the window that are still on their way: waited for, within a bound
+    bound = time.perf_counter() + ANSWER_SECONDS
+    while any(c.pending is not None and tally.measured(c.pending[0])
+              for load in loads for c in load.clients) and time.perf_counter() < bound:
+        await asyncio.sleep(0.05)  # polling a condition, bounded above
+    tally.unanswered = sum(1 for load in loads for c in load.clients
+                           if c.pending is not None and tally.measured(c.pending[0]))
+    memory = server.memory_kib()
+    server_cpu_all = server.cpu_seconds()
+    await asyncio.gather(*(load.close() for load in loads), return_exceptions=True)
+    seconds = window_end - window_start
+    ordered = sorted(tally.latencies)
+    client_cpu = (client_end.ru_utime + client_end.ru_stime
+                  - client_start.ru_utime - client_start.ru_stime)
+    figures.update({
+        "connections": connections,
+        "window_seconds": round(seconds, 2),
+        "moves": len(ordered),
+        "moves_per_second": round(len(ordered) / seconds, 1) if seconds > 0 else None,
+        "latency_ms": ({f"p{p}": round(percentile(ordered, p) * 1000, 2) for p in PERCENTILES}
+                       | {"max": round(ordered[-1] * 1000, 2),
+                          "mean": round(statistics.fmean(ordered) * 1000, 2)}
+                       if ordered else None),
+        "paced_moves": tally.paced,
+        "unanswered": tally.unanswered,
+        "rounds_ended": tally.rounds,
+        "conts_sent": tally.conts,
+        "errors": tally.errors,
+        "closed": tally.closed,
+        "server_cpu_seconds_window": round(server_cpu, 2),
+        "server_cpu_share_window": round(server_cpu / seconds, 3) if seconds > 0 else None,
+        "server_cpu_seconds_total": round(server_cpu_all, 2),
+        "server_cpu_ms_per_move": round(server_cpu / len(ordered) * 1000, 2) if ordered else None,
+        "server_peak_rss_mib": round(memory.get("VmHWM", 0) / 1024, 1),
+        "server_rss_end_mib": round(memory.get("VmRSS", 0) / 1024, 1),
+        "client_cpu_seconds_window": round(client_cpu, 2),
+        "client_cpu_share_window": round(client_cpu / seconds, 3) if seconds > 0 else None,
+    })
+    return figures
+
+
+def level(rooms: int, args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    """One level: a fresh server, the rooms played, the server stopped; its figures."""
+    load_before = os.getloadavg()
+    profile = f"{args.profile}-{rooms}.prof" if args.profile else None
+    server = Server(durable=not args.no_durable, check=not args.no_check_messages,
+                    profile=profile)
+    try:
+        ready = server.wait_ready()
+        figures = asyncio.run(run_level(server.base, rooms, args, server))
+        figures["server_ready_seconds"] = round(ready, 2)
+    finally:
+        output = server.output()
+        code = server.stop()
+    figures["load_before"] = [round(x, 2) for x in load_before]
+    figures["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    figures["server_exit"] = code
+    problems = [line for line in output.splitlines() if "Traceback" in line or "Error" in line]
+    if problems:
+        figures["server_problems"] = problems[:5]
+    if profile and os.path.exists(profile):
+        import io
+        import pstats
+
+        stream = io.StringIO()
+        stats = pstats.Stats(profile, stream=stream)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(30)
+        figures["profile"] = profile
+        say(f"profile of the server at {rooms} rooms ({profile}):\n{stream.getvalue()}")
+    return figures
+
+
+def show(figures: dict[str, Any], say: Any) -> None:
+    """One level's line of the table, and its conditions under it."""
+    if "impossible" in figures:
+        say(f"{figures['rooms']:>6}  IMPOSSIBLE: {figures['impossible']}")
+        if figures.get("server_problems"):
+            say(f"        server said {figures['server_problems']}")
+        return
+    lat = figures["latency_ms"] or {}
+    cell = (lambda key: f"{lat[key]:8.1f}" if key in lat else f"{'-':>8}")
+    say(f"{figures['rooms']:>6} {figures['connections']:>6} {figures['moves']:>8} "
+        f"{figures['moves_per_second'] or 0:>8.1f} {cell('p50')} {cell('p90')} {cell('p99')} "
+        f"{cell('max')} {figures['server_cpu_share_window']:>7.0%} "
+        f"{figures['client_cpu_share_window']:>7.0%} "
+        f"{figures['server_cpu_ms_per_move'] or 0:>8.2f} {figures['server_peak_rss_mib']:>8.1f}")
+    extra = [f"load {figures['load_before'][0]:.2f} -> {figures['load_after'][0]:.2f}",
+             f"window {figures['window_seconds']:.1f} s", f"setup {figures['setup_seconds']:.1f} s",
+             f"server CPU {figures['server_cpu_seconds_window']:.1f} s in the window, "
+             f"{figures['server_cpu_seconds_total']:.1f} s in all",
+             f"waited for the rate {figures['paced_moves']}",
+             f"rounds {figures['rounds_ended']}", f"/cont {figures['conts_sent']}"]
+    if figures["unanswered"]:
+        extra.append(f"UNANSWERED {figures['unanswered']}")
+    if figures["errors"]:
+        extra.append(f"errors {figures['errors']}")
+    if figures["closed"]:
+        extra.append(f"connections closed {figures['closed']}")
+    if figures.get("server_problems"):
+        extra.append(f"server said {figures['server_problems']}")
+    say("        " + "; ".join(extra))
+
+
+def tree() -> str:
+    """The commit the benchmark runs on, and ``+ changes`` when the server's or the
+    engine's files differ from it (the tree is shared: say what was measured)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                              capture_output=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "server", "engine"],
+                               cwd=root, text=True, capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (head or "unknown") + (" + changes in server/ or engine/" if dirty.strip() else "")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == CHILD_FLAG:
+        port, data, mode, check, profile = sys.argv[2:7]
+        child_server(int(port), data, mode == "durable", check == "check", profile or None)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", default="10,100,500",
+                        help="the levels: numbers of concurrent rooms, comma-separated")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--seconds", type=float, default=20.0,
+                        help="the measured window of each level, in seconds")
+    length.add_argument("--moves", type=int, help="instead: moves each room plays in the window")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds of play before the window opens")
+    parser.add_argument("--pack", default="duel-classic")
+    parser.add_argument("--no-durable", action="store_true",
+                        help="the store with synchronous=NORMAL (create_app(durable=False))")
+    parser.add_argument("--no-check-messages", action="store_true",
+                        help="the server does not check the messages it sends against the "
+                             "schema (create_app(check_messages=False))")
+    parser.add_argument("--no-compression", action="store_true",
+                        help="clients offer no permessage-deflate (browsers do offer it)")
+    parser.add_argument("--rate", type=float, default=10.0,
+                        help="messages a second each client sends at most (the server's limit)")
+    parser.add_argument("--think", type=float, default=0.0, metavar="MS",
+                        help="a pause before each move (uniform from half to one and a half "
+                             "times MS), outside the measure: a lighter, human-like load")
+    parser.add_argument("--seed", type=int, default=1, help="the clients' choices")
+    parser.add_argument("--profile", metavar="PREFIX",
+                        help="run the server under cProfile, writing PREFIX-ROOMS.prof")
+    parser.add_argument("--json", action="store_true",
+                        help="the table to stderr, one JSON object to stdout")
+    args = parser.parse_args()
+    try:
+        levels = [int(n) for n in args.rooms.split(",") if n.strip()]
+    except ValueError:
+        parser.error(f"--rooms {args.rooms!r}: numbers separated by commas")
+    if not levels or min(levels) < 1 or max(levels) > 100_000:
+        parser.error("--rooms: each level from 1 to 100000")
+    if args.rate <= 0 or args.warmup < 0 or (args.moves is not None and args.moves < 1) or \
+            args.seconds <= 0:
+        parser.error("--rate, --seconds, --moves must be positive, --warmup not negative")
+    try:
+        import websockets
+        import uvicorn
+    except ImportError:
+        parser.error("needs the serve extra: pip install 'lostcities[serve]'")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = min(hard, max(soft, 4 * max(levels) + 256))  # the server inherits it
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    conditions = {
+        "cores": os.cpu_count(), "python": sys.version.split()[0],
+        "websockets": websockets.__version__, "uvicorn": uvicorn.__version__,
+        "pack": args.pack, "durable": not args.no_durable,
+        "server": ("lc serve" if not (args.no_durable or args.no_check_messages
+                                      or args.profile)
+                   else "uvicorn on create_app (this file)") + (", cProfile" if args.profile
+                                                                 else ""),
+        "check_messages": not args.no_check_messages, "tree": tree(),
+        "compression": not args.no_compression, "rate_per_connection": args.rate,
+        "think_ms": args.think,
+        "warmup_seconds": args.warmup,
+        "window": f"{args.moves} moves per room" if args.moves else f"{args.seconds:g} s",
+        "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+    }
+    say(f"bench_server: {args.pack}, {conditions['cores']} cores, Python "
+        f"{conditions['python']}, websockets {conditions['websockets']}, uvicorn "
+        f"{conditions['uvicorn']}; server: {conditions['server']}, store "
+        f"{'durable (synchronous=FULL)' if conditions['durable'] else 'synchronous=NORMAL'}, "
+        f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
+        f"against the schema; tree {conditions['tree']}; "
+        f"compression {'on' if conditions['compression'] else 'off'}; each client at most "
+        f"{args.rate:g} messages/s, thinking {args.think:g} ms; window {conditions['window']} after {args.warmup:g} s")
+    say("two clients per room, one process for all clients; latency: move sent -> that "
+        "client's next state counting it (ms)")
+    say(f"{'rooms':>6} {'conns':>6} {'moves':>8} {'moves/s':>8} {'median':>8} {'p90':>8} "
+        f"{'p99':>8} {'max':>8} {'srv CPU':>7} {'cli CPU':>7} {'CPU/move':>8} {'peak MiB':>8}")
+    results = []
+    for rooms in levels:
+        try:
+            figures = level(rooms, args, say)
+        except RuntimeError as err:
+            figures = {"rooms": rooms, "impossible": str(err)[:500]}
+        results.append(figures)
+        show(figures, say)
+    target = next((f for f in results if f["rooms"] == 100 and f.get("latency_ms")), None)
+    if target is not None:
+        p99 = target["latency_ms"]["p99"]
+        say(f"target p99 < 50 ms at 100 rooms: p99 {p99:.1f} ms: "
+            f"{'met' if p99 < 50 else 'NOT met'}")
+    if args.json:
+        print(json.dumps({"conditions": conditions, "levels": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
