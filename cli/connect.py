@@ -586,9 +586,12 @@ class RoomClient:
                     self.pongs += 1
                     self.changed.notify_all()
             elif kind == "hint":
-                words = message.get("words") or cat("hint", bot=cat.get(
-                    "connect.the-room", "the room"), move=plain(message.get("move", "")))
-                self.say(plain(words)[:1000])
+                line = cat("hint", bot=cat.get("connect.the-room", "The room"),
+                           move=plain(message.get("move", ""))[:200])
+                words = message.get("words")
+                if isinstance(words, str) and words:
+                    line += f" ({plain(words)[:500]})"
+                self.say(line)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
             self.say_error(cat.get("connect.unreadable",
                                    "The server sent a message this client cannot read: {what}")

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable
@@ -35,8 +36,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([LC, "serve", "--port", str(port), "--data", str(data)],
+def start_server(data: Path, port: int, *extra: str) -> subprocess.Popen:
+    proc = subprocess.Popen([LC, "serve", "--port", str(port), "--data", str(data), *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
@@ -49,9 +50,10 @@ def start_server(data: Path, port: int) -> subprocess.Popen:
     raise AssertionError("lc serve did not answer")
 
 
-def new_room(port: int, pack: str = "duel-classic") -> str:
+def new_room(port: int, pack: str = "duel-classic", **more: Any) -> str:
     request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms",
-                                     data=json.dumps({"pack": pack}).encode(), method="POST")
+                                     data=json.dumps({"pack": pack, **more}).encode(),
+                                     method="POST")
     with urllib.request.urlopen(request, timeout=BOUND) as answer:
         return json.load(answer)["room"]
 
@@ -237,6 +239,46 @@ def test_a_spectator_sees_the_table_and_is_told_how_to_join(server: dict,
     finally:
         if lc.isalive():
             lc.kill(signal.SIGKILL)
+
+
+def test_a_house_pack_room_with_hints(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "my-house.yaml").write_text("extends: duel-classic\nname: Friday house rules\n"
+                                         "match: {rounds: 1}\n")
+    port = free_port()
+    proc = start_server(tmp_path / "server", port, "--packs", str(packs))
+    lc = None
+    try:
+        try:
+            room = new_room(port, "my-house", hints=True)
+        except urllib.error.HTTPError as err:  # a server without hints or house packs
+            pytest.skip(f"the server refused the room: {err}")
+        lc = terminal(f"http://127.0.0.1:{port}/r/{room}", tmp_path / "home", "--name", "Ann")
+        lc.expect("Friday house rules|waiting to start")
+        lc.sendline("/join")
+        lc.expect("token is kept in")
+        bob = Seat(f"ws://127.0.0.1:{port}/rooms/{room}/ws")
+        bob.send({"type": "line", "text": "/join Bob"})
+        bob.until(lambda m: m["type"] == "seated")
+        lc.sendline("/start")
+        lc.expect("Friday house rules")    # the table, drawn with the room's own pack
+        lc.expect("Your turn")
+        lc.sendline("hint")
+        lc.expect(r"would play: ([pd] \w+ \S+)")
+        lc.sendline(lc.match.group(1))
+        turn = bob.until(lambda m: m["type"] == "turn")
+        assert turn["seat"] == 0
+        lc.sendline("quit")
+        lc.expect(pexpect.EOF)
+    finally:
+        if lc is not None and lc.isalive():
+            lc.kill(signal.SIGKILL)
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=BOUND)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def run_lc(*args: str, home: Path) -> subprocess.CompletedProcess:
