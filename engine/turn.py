@@ -623,11 +623,19 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     if state.last_play:
         i = rng.randrange(options)
         if i < n_plays:
-            return t.last_moves[PLAY][_nth_bit(plays, i)]
-        return t.last_moves[DISCARD][_nth_bit(held, i - n_plays)]
-    # uniform over the cells (option, column) that are legal moves: columns are the
-    # draws (the deck, then the non-empty piles by colour), plus one for the discarded
-    # card's own pile when it may be retaken
+            return t.last_moves[PLAY][nth_bit(plays, i)]
+        return t.last_moves[DISCARD][nth_bit(held, i - n_plays)]
+    return _sample_move(state, t, p, held, plays, n_plays, options, rng.randrange)
+
+
+def _sample_move(state: GameState, t, p: Seat, held: int, plays: int, n_plays: int,
+                 options: int, below: Callable[[int], int]) -> Move:
+    """:func:`random_move` of a card turn with a draw: ``below(n)`` draws in ``range(n)``.
+
+    Uniform over the cells (option, column) that are legal moves: columns are the
+    draws (the deck, then the non-empty piles by colour), plus one for the discarded
+    card's own pile when it may be retaken.
+    """
     piles = state.pile_bits
     draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
@@ -635,16 +643,16 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     retake = not t.no_retake
     columns = n_draws + retake
     while True:
-        option, column = divmod(rng.randrange(options * columns), columns)
+        option, column = divmod(below(options * columns), columns)
         if column < n_draws:
             draw = DECK if column < deck else draws[column - deck]
             if option < n_plays:
-                return t.moves[PLAY][_nth_bit(plays, option)][draw]
-            card = _nth_bit(held, option - n_plays)
+                return t.moves[PLAY][nth_bit(plays, option)][draw]
+            card = nth_bit(held, option - n_plays)
             if draw != t.colour_of[card] or retake:
                 return t.moves[DISCARD][card][draw]
         elif option >= n_plays:  # the extra column: retake from a pile that was empty
-            card = _nth_bit(held, option - n_plays)
+            card = nth_bit(held, option - n_plays)
             colour = t.colour_of[card]
             if not piles >> colour & 1:
                 return t.moves[DISCARD][card][colour]
@@ -658,20 +666,177 @@ def playout(state: GameState, rng: random.Random,
     The policy is trusted to give legal moves, so none is checked; each is pushed as
     :func:`push` does, and the undo stack is emptied: a playout is not popped. The
     same ``rng`` gives the same match as pushing the policy's moves one by one.
+    With the default policy, a duel pack's turns are chosen and played in one fused
+    step that keeps no undo record (the same moves from the same draws).
     """
     undo = state.undo
     undo.clear()
+    if policy is random_move and state.board is None:
+        _random_playout(state, rng)
+        return state
     while state.phase != OVER:
         push(state, policy(state, rng))
         undo.clear()
     return state
 
 
-def _nth_bit(bits: int, i: int) -> int:
-    """The index of the ``i``-th set bit of ``bits``, counting from the lowest (0-based)."""
-    for _ in range(i):
-        bits &= bits - 1
-    return (bits & -bits).bit_length() - 1
+def _same_draws() -> bool:
+    """Whether ``randrange(n)`` is ``getrandbits(n.bit_length())`` with rejection here
+    (CPython's way since 3.2), which the fused playout inlines."""
+    a, b = random.Random(15), random.Random(15)
+    for n in (*range(1, 200), 1000, 12345):
+        for _ in range(3):
+            k = n.bit_length()
+            r = b.getrandbits(k)
+            while r >= n:
+                r = b.getrandbits(k)
+            if a.randrange(n) != r:
+                return False
+    return True
+
+
+#: whether this Python's ``randrange(n)`` is ``getrandbits`` with rejection (CPython 3.2+)
+SAME_DRAWS = _same_draws()
+
+
+def _random_playout(state: GameState, rng: random.Random) -> None:
+    """:func:`playout` with :func:`random_move` for a duel pack, each turn fused.
+
+    A turn that neither ends the round nor is the last play is chosen as
+    :func:`random_move` chooses it (the same draws of ``rng``: ``randrange`` inlined)
+    and played as :func:`push` plays it, without undo records; any other turn goes
+    through :func:`random_move` and :func:`push` themselves.
+    """
+    t = state.tables
+    undo = state.undo
+    fused = (type(rng) is random.Random and SAME_DRAWS and not t.lowest_in_hand
+             and t.card_phase == CARD)
+    getrandbits = rng.getrandbits
+    colour_of, slot_of, after = t.colour_of, t.slot_of, t.after
+    allowed, allowed_bits, colour_bits = t.allowed, t.allowed_bits, t.colour_bits
+    s = t.slots
+    play_moves, discard_moves = t.moves[PLAY], t.moves[DISCARD]
+    pile_draws, retake = t.pile_draws, not t.no_retake
+    deck_ends = not t.last_play
+    turn_cap, n = t.turn_cap, state.n
+    nth, chunk, mask = NTH_OF_CHUNK, CHUNK, (1 << CHUNK) - 1
+    # a fused turn starts with cards in the draw pile (else the round is over or at its
+    # last plays): its draws are the deck and the non-empty piles
+    draw_columns = tuple(1 + len(d) for d in pile_draws)
+    while state.phase != OVER:
+        if not fused or state.last_play or state.phase != CARD:
+            push(state, random_move(state, rng))
+            undo.clear()
+            continue
+        # one round's turns, with the round's lists at hand
+        hands, rows, row_states, playable = state.hands, state.rows, state.row_states, \
+            state.playable
+        piles_of, deck, moves = state.piles, state.deck, state.moves
+        held_bits, playable_bits = state.held_bits, state.playable_bits
+        piles = state.pile_bits
+        p = state.to_move
+        turn = state.turn
+        while True:
+            held = held_bits[p]
+            plays = held & playable_bits[p]
+            n_plays = plays.bit_count()
+            options = n_plays + held.bit_count()
+            # the choice: random_move's cells (option, column), inlined
+            n_draws = draw_columns[piles]
+            columns = n_draws + retake
+            cells = options * columns
+            k = cells.bit_length()
+            while True:
+                r = getrandbits(k)
+                while r >= cells:
+                    r = getrandbits(k)
+                option, column = divmod(r, columns)
+                if option < n_plays:
+                    if column >= n_draws:
+                        continue
+                    i, bits, card = option, plays, 0
+                else:
+                    i, bits, card = option - n_plays, held, 0
+                while True:  # card = nth_bit(bits, i)
+                    found = nth[bits & mask]
+                    if i < len(found):
+                        card += found[i]
+                        break
+                    i -= len(found)
+                    bits >>= chunk
+                    card += chunk
+                if column < n_draws:
+                    draw = pile_draws[piles][column - 1] if column else DECK
+                    if option < n_plays:
+                        move = play_moves[card][draw]
+                        break
+                    if draw != colour_of[card] or retake:
+                        move = discard_moves[card][draw]
+                        break
+                else:  # the extra column: retake from a pile that was empty
+                    draw = colour_of[card]
+                    if not piles >> draw & 1:
+                        move = discard_moves[card][draw]
+                        break
+            if (draw == DECK and len(deck) == 1 and deck_ends) or turn + 1 >= turn_cap:
+                state.to_move, state.turn, state.pile_bits = p, turn, piles
+                push(state, move)  # the round ends: scores, the next deal
+                undo.clear()
+                break
+            # the turn, as push plays it
+            hand = hands[p]
+            hand.remove(card)  # its first copy, as push removes it
+            if card not in hand:
+                held ^= 1 << card
+            colour = colour_of[card]
+            if option < n_plays:
+                rs = row_states[p]
+                old = rs[colour]
+                rows[p][colour].append(card)
+                new = after[old][slot_of[card]]
+                if new != old:
+                    rs[colour] = new
+                    playable[p][colour * s:(colour + 1) * s] = allowed[new]
+                    playable_bits[p] = (playable_bits[p] & ~colour_bits[colour]) \
+                        | allowed_bits[new][colour]
+            else:
+                piles_of[colour].append(card)
+                piles |= 1 << colour
+            if draw == DECK:
+                drawn = deck.pop()
+            else:
+                pile = piles_of[draw]
+                drawn = pile.pop()
+                if not pile:
+                    piles ^= 1 << draw
+            hand.append(drawn)
+            held_bits[p] = held | 1 << drawn
+            moves.append(move)
+            turn += 1
+            p = (p + 1) % n
+            if not deck:  # the pack plays on after the pile ran out: the last plays
+                state.to_move, state.turn, state.pile_bits = p, turn, piles
+                state.last_play = True
+                break
+
+
+#: NTH_OF_CHUNK[b]: the set bits of ``b`` (below ``1 << CHUNK``), lowest first
+CHUNK = 10
+NTH_OF_CHUNK = tuple(tuple(k for k in range(CHUNK) if b >> k & 1) for b in range(1 << CHUNK))
+
+
+def nth_bit(bits: int, i: int) -> int:
+    """The index of the ``i``-th set bit of ``bits``, counting from the lowest (0-based),
+    by table lookups of :data:`CHUNK` bits at a time; ``bits`` must have more than ``i``."""
+    base = 0
+    table, mask = NTH_OF_CHUNK, (1 << CHUNK) - 1
+    while True:
+        row = table[bits & mask]
+        if i < len(row):
+            return base + row[i]
+        i -= len(row)
+        bits >>= CHUNK
+        base += CHUNK
 
 
 # --------------------------------------------------------------------------- actions
