@@ -14,6 +14,7 @@ async function loadPacks() {
   const answer = await fetch("/packs");
   const packs = (await answer.json()).packs || [];
   const select = $("pack");
+  const chosen = select.value;
   select.replaceChildren();
   for (const { pack, kind } of packs) {
     const option = document.createElement("option");
@@ -21,7 +22,8 @@ async function loadPacks() {
     option.textContent = kind === "house" ? `${pack} (${t("web.landing.house")})` : pack;
     select.append(option);
   }
-  if (packs.some((p) => p.pack === "duel-classic")) select.value = "duel-classic";
+  const wanted = chosen || "duel-classic";
+  if (packs.some((p) => p.pack === wanted)) select.value = wanted;
 }
 
 async function newRoom(event) {

@@ -300,9 +300,9 @@ function render() {
   renderSeats();
   renderTable();
   renderBoard();
+  renderButtons();
   renderHand();
   renderChoice();
-  renderButtons();
   renderPrompt();
   renderRoundSheet();
   renderMatch();
@@ -518,7 +518,9 @@ function renderHand() {
     hand.replaceChildren();
     const cards = v && Array.isArray(v.hand) ? v.hand : [];
     cards.forEach((card, index) => hand.append(handCard(card, index)));
-    if (!cards.length) hand.append(el("span", "muted", S.seat === null ? t("web.hand.spectator") : ""));
+    if (!cards.length && S.seat === null) {
+      hand.append(el("span", "muted", $("btn-join").hidden ? t("web.hand.watching") : t("web.hand.spectator")));
+    }
   }
   for (const node of hand.querySelectorAll(".card")) {
     const index = Number(node.dataset.index);
