@@ -113,7 +113,7 @@ function receive(m) {
       break;
     case "round": S.round = m; renderRound(); break;
     case "match": S.match = m; S.matchClosed = false; break;
-    case "hint": S.hint = m; renderHint(); break;
+    case "hint": S.hint = m; render(); break;
     case "error":
       if (m.key === "error.bad-token") safeRemove(TOKEN_KEY);
       if (S.sent) resetTurn();
@@ -399,15 +399,14 @@ function rowBand(seat, mine) {
       cell.classList.toggle("dim", !!S.sel && !targetOk(target));
       cell.classList.toggle("ok", !!S.sel && targetOk(target) && !S.placed);
     }
-    if (!cards.length) cell.append(el("span", "row-empty", colourSymbol(c)));
+    const ghost = mine && S.placed && S.placed.action === "play" && S.placed.key === colour.key;
+    if (!cards.length && !ghost) cell.append(el("span", "row-empty", colourSymbol(c)));
     for (const card of cards) {
       const shown = cardElement(card, "in-row");
       shown.dataset.shown = card;
       cell.append(shown);
     }
-    if (mine && S.placed && S.placed.action === "play" && S.placed.key === colour.key) {
-      cell.append(cardElement(S.sel.card, "in-row ghost"));
-    }
+    if (ghost) cell.append(cardElement(S.sel.card, "in-row ghost"));
     band.append(cell);
   });
   band.append(el("div", "band-end"));
