@@ -41,10 +41,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def chromium_path() -> Optional[str]:
-    """The chromium executable to drive: ``$LC_CHROMIUM``, /usr/bin/chromium, or the
-    ``chromium`` on PATH; None when there is none."""
-    for candidate in (os.environ.get("LC_CHROMIUM"), "/usr/bin/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
+    """The chromium executable to drive: ``$LC_CHROMIUM`` when set (and only it), else
+    /usr/bin/chromium or the ``chromium`` on PATH; None when there is none."""
+    chosen = os.environ.get("LC_CHROMIUM")
+    candidates = [chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium"),
+                                          shutil.which("chromium-browser")]
+    for candidate in candidates:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None

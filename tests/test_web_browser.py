@@ -41,7 +41,8 @@ def browser() -> Iterator[Any]:
     """One headless chromium for the whole module (contexts keep the tests apart)."""
     executable = chromium_path()
     if executable is None:
-        no_browser("no chromium found ($LC_CHROMIUM, /usr/bin/chromium, PATH): "
+        where = os.environ.get("LC_CHROMIUM") or "/usr/bin/chromium nor on PATH"
+        no_browser(f"no chromium at {where} ($LC_CHROMIUM chooses one): "
                    "apt-get install chromium")
     try:
         from playwright.sync_api import sync_playwright
@@ -91,7 +92,7 @@ def open_player(players: list[Player], browser: Any, server: Server, name: str,
 
 def select(player: Player, card: str) -> None:
     """Click ``card`` in the hand and wait until it is the selected one."""
-    player.page.locator(f'#hand .card[data-card="{card}"]').click()
+    player.page.locator(f'#hand .card[data-card="{card}"]').first.click()
     player.until("!!document.querySelector(`#hand .card.selected[data-card='${arg}']`)", card)
 
 
@@ -100,36 +101,57 @@ def cheapest_first(hand: list[str]) -> list[str]:
     return sorted(hand, key=lambda c: (0 if c[1:] == "x" else int(c[1:]), c))
 
 
+def choose(hand: list[str], view: dict[str, Any], seat: int) -> tuple[str, bool]:
+    """A plain but honest duel turn: the lowest card that goes onto an expedition already
+    started; else the lowest card of a colour held three times or more, opening its row;
+    else a discard, the lowest card of a colour not started. ``(card, play?)``."""
+    started = {c[0] for row in view["rows"][seat] for c in row[:1]}
+    ordered = cheapest_first(hand)
+    for card in ordered:
+        if card[0] in started and may_join_row(card, row_of(view, seat, card[0])):
+            return card, True
+    for card in ordered:
+        if card[0] not in started and sum(c[0] == card[0] for c in hand) >= 3:
+            return card, True
+    spare = [c for c in ordered if c[0] not in started] or ordered
+    return spare[0], False
+
+
 def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int) -> str:
-    """Play one duel-classic turn through the page of the player to move: the lowest
-    card onto its row when it may go there, else onto its discard pile; by drag and drop
-    on even turns, by click-then-click on odd ones (checking then that exactly the legal
-    targets are lit); then a click on the deck, or every PILE_EVERY turns on a discard
-    pile that may be drawn. The move, as the test meant it."""
+    """Play one duel-classic turn through the page of the player to move (``choose``):
+    by drag and drop on even turns, by click-then-click on odd ones (checking then that
+    exactly the legal targets are lit); then a click on the deck, or every PILE_EVERY
+    turns on a discard pile that may be drawn. The move, as the test meant it."""
     hand = player.hand()
     assert len(hand) == 8, f"turn {number}: the hand shows {hand}"
-    card = cheapest_first(hand)[0]
+    card, play = choose(hand, view, seat)
     colour = card[0]
-    playable = may_join_row(card, row_of(view, seat, colour))
-    target = f"play:{colour}" if playable else f"discard:{colour}"
+    target = f"play:{colour}" if play else f"discard:{colour}"
+    may_play = may_join_row(card, row_of(view, seat, colour))
     if number % 2 == 0:
-        player.page.locator(f'#hand .card[data-card="{card}"]').drag_to(
+        player.page.locator(f'#hand .card[data-card="{card}"]').first.drag_to(
             player.page.locator(f'[data-target="{target}"]'))
     else:
         select(player, card)
         live = set(player.live("[data-target]", "data-target"))
-        expected = {f"discard:{colour}"} | ({f"play:{colour}"} if playable else set())
+        expected = {f"discard:{colour}"} | ({f"play:{colour}"} if may_play else set())
         assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
         player.page.locator(f'[data-target="{target}"]').click()
     player.until("document.body.dataset.phase === 'draw'")
     draws = player.live("[data-draw]", "data-draw")
     assert "deck" in draws, f"turn {number}: the deck is dimmed ({draws})"
     piles = [d for d in draws if d != "deck"]
-    if not playable:
+    if target.startswith("discard"):
         assert colour not in piles, f"turn {number}: the pile just discarded on is lit"
     draw = piles[0] if piles and number % PILE_EVERY == PILE_EVERY - 1 else "deck"
     player.page.locator(f'[data-draw="{draw}"]').first.click()
-    return f"{'p' if playable else 'd'} {card} {draw}"
+    return f"{target[0]} {card} {draw}"
+
+
+def numbers(cards: list[str]) -> set[str]:
+    """The number cards among ``cards``: each is one of a kind (a wager has twins, one may
+    be in a hand and another on the table)."""
+    return {c for c in cards if c[1:] != "x"}
 
 
 def landing_room(player: Player, pack: str) -> str:
@@ -201,7 +223,7 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
             for me, them in ((ada, bob), (bob, ada)):
                 shown = me.page.locator("[data-card]").evaluate_all(
                     "els => els.map(e => e.dataset.card)")
-                leaked = set(them.hand()) & set(shown)
+                leaked = numbers(them.hand()) & set(shown)
                 assert not leaked, f"{me.name}'s page shows {them.name}'s cards {leaked}"
         duel_turn(mover, view["to_move"], view, number)
         number += 1
@@ -254,9 +276,8 @@ def test_a_spectator_sees_no_hand(browser: Any, server: Server,
                 "els => els.map(e => e.dataset.card)"))
             html = watcher.page.content()
             for seat in (ada, bob):
-                hand = seat.hand()
-                assert len(hand) == 8
-                assert not set(hand) & shown, f"the spectator sees {set(hand) & shown}"
+                hand = numbers(seat.hand())
+                assert not hand & shown, f"the spectator sees {hand & shown}"
                 for card in hand:
                     assert f'data-card="{card}"' not in html
         watcher.assert_clean()
@@ -378,6 +399,14 @@ def test_illegal_targets_are_dimmed(browser: Any, server: Server,
     ada.assert_clean()
 
 
+#: the chooser of the moves left (a pawn, a step) is shown
+CHOICE_SHOWN = ("!!document.querySelector('#choice') && !document.querySelector('#choice').hidden"
+                " && !!document.querySelector('#choice [data-choice]')")
+#: the page waits for my draw (arg: not drawn yet), my choice, or the other players
+CHOOSING = (f"(arg) => ({CHOICE_SHOWN}) || Number(document.body.dataset.turns) > arg.turns"
+            " || (document.body.dataset.phase === 'draw' && !arg.drawn)")
+
+
 def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
                                              players: list[Player]) -> None:
     ada = open_player(players, browser, server, "Ada")
@@ -391,6 +420,7 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     page = ada.page
     for number in range(6):
         ada.until("document.body.dataset.phase === 'card'")
+        turns = ada.turns()
         card = sorted(ada.hand(), key=lambda c: int(c[1:]) if c[1:].isdigit() else 0)[0]
         select(ada, card)
         live = ada.live("[data-target]", "data-target")
@@ -398,18 +428,19 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
         play = f"play:{card[0]}"
         target = play if play in live else live[0]
         page.locator(f'[data-target="{target}"]').click()
-        while True:  # a pawn or a step chooser, then the draw
-            page.wait_for_function(
-                "() => document.body.dataset.phase !== 'card' || "
-                "!!document.querySelector('#choice [data-choice]')", timeout=BOUND_MS)
-            choice = page.locator("#choice [data-choice]")
-            if choice.count() and choice.first.is_visible():
-                choice.first.click()
-                continue
-            if ada.attr("phase") == "draw":
+        drawn = False
+        while True:  # the draw, then a pawn or step chooser when the moves left differ
+            page.wait_for_function(CHOOSING, arg={"drawn": drawn, "turns": turns},
+                                   timeout=BOUND_MS)
+            if ada.turns() > turns:
+                break
+            if page.evaluate(f"() => ({CHOICE_SHOWN})"):
+                page.locator("#choice [data-choice]").first.click()
+            elif ada.attr("phase") == "draw" and not drawn:
                 page.locator('[data-draw="deck"]').click()
-            break
-        ada.until("document.body.dataset.phase !== 'draw'")
+                drawn = True
+            else:
+                break
         ada.until_turns(2 * number + 1)
     board = page.locator("#board")
     board.wait_for(state="visible")
@@ -425,6 +456,8 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
         assert page.locator('#board .pawn[data-leader="1"]').count() >= 1
     crossings = re.findall(r"\d+", page.locator("#crossings").inner_text())
     assert crossings and int(crossings[0]) == view["board"]["crossings"], crossings
+    board.scroll_into_view_if_needed()
+    page.evaluate("() => window.scrollTo(0, 0)")
     ada.screenshot("board.png")
     ada.assert_clean()
     keep_for_readme("board.png", "table-board.png")
