@@ -121,15 +121,19 @@ class GameState:
     def copy(self) -> "GameState":
         """An independent copy (without the undo stack of :func:`~.turn.push`)."""
         new = GameState.__new__(GameState)
-        for name in ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
-                     "starter", "to_move", "phase", "turn", "deal", "last_play", "pending",
-                     "pile_bits"):
-            setattr(new, name, getattr(self, name))
-        new.hands = [h[:] for h in self.hands]
-        new.rows = [[r[:] for r in rows] for rows in self.rows]
-        new.row_states = [r[:] for r in self.row_states]
-        new.playable = [p[:] for p in self.playable]
-        new.piles = [p[:] for p in self.piles]
+        new.pack, new.tables, new.players, new.n = self.pack, self.tables, self.players, self.n
+        new.seed, new.deals, new.round, new.rounds_total = (self.seed, self.deals, self.round,
+                                                            self.rounds_total)
+        new.starter, new.to_move, new.phase, new.turn = (self.starter, self.to_move,
+                                                         self.phase, self.turn)
+        new.deal, new.last_play, new.pending, new.pile_bits = (self.deal, self.last_play,
+                                                               self.pending, self.pile_bits)
+        copy = list.copy
+        new.hands = list(map(copy, self.hands))
+        new.rows = [list(map(copy, rows)) for rows in self.rows]
+        new.row_states = list(map(copy, self.row_states))
+        new.playable = list(map(copy, self.playable))
+        new.piles = list(map(copy, self.piles))
         new.deck = self.deck[:]
         new.moves = self.moves[:]
         new.finished = self.finished[:]

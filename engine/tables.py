@@ -104,6 +104,33 @@ class Tables:
     #: last entry) and ``last_moves[action][card]`` (no draw)
     moves: dict[str, tuple[tuple["Move", ...], ...]] = field(repr=False, compare=False)
     last_moves: dict[str, tuple["Move", ...]] = field(repr=False, compare=False)
+    #: the ready moves of a card turn by where it may draw, built on first use for each
+    #: draw key (:meth:`turn_moves`)
+    _turn_moves: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
+
+    def turn_moves(self, pile_bits: int, deck: bool) -> tuple[tuple[tuple["Move", ...], ...],
+                                                              tuple[tuple["Move", ...], ...]]:
+        """``(plays, discards)``: for each card kind, the whole turns playing / discarding
+        it then drawing, in the order of ``legal_moves``, when the non-empty piles are
+        ``pile_bits`` and the draw pile holds cards (``deck``) or not."""
+        key = pile_bits << 1 | deck
+        found = self._turn_moves.get(key)
+        if found is None:
+            from .moves import DECK, DISCARD, PLAY
+
+            base = ([DECK] if deck else []) + list(self.pile_draws[pile_bits])
+            plays = tuple(tuple(self.moves[PLAY][k][d] for d in base)
+                          for k in range(self.n_kinds))
+            discards = []
+            for k in range(self.n_kinds):
+                colour = self.colour_of[k]
+                if self.no_retake:
+                    after = [d for d in base if d != colour]
+                else:
+                    after = base if colour in base else sorted(base + [colour])
+                discards.append(tuple(self.moves[DISCARD][k][d] for d in after))
+            found = self._turn_moves[key] = (plays, tuple(discards))
+        return found
 
     def move(self, action: str, card: int, draw: Optional[int]) -> "Move":
         """The ready :class:`Move` of ``action`` ``card`` then ``draw`` (None: no draw)."""

@@ -262,19 +262,16 @@ def legal_moves(state: GameState) -> list[Move]:
         return [t.move(action, card, d)
                 for d in _draws(state, _discarded_colour(state, action, card))]
     plays, discards = _card_options(state)
-    draws = _base_draws(state)
     if state.last_play:
         return [t.last_moves[PLAY][k] for k in plays] + \
             [t.last_moves[DISCARD][k] for k in discards]
+    # each card's turns by where it may draw, ready in the tables for these piles
+    play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
     out: list[Move] = []
     for card in plays:
-        row = t.moves[PLAY][card]
-        out.extend(row[d] for d in draws)  # type: ignore[index]
-    colour_of = t.colour_of
+        out += play_rows[card]
     for card in discards:
-        row = t.moves[DISCARD][card]
-        after = _after_discard(state, draws, colour_of[card])
-        out.extend(row[d] for d in after)  # type: ignore[index]
+        out += discard_rows[card]
     return out
 
 
@@ -841,6 +838,18 @@ def nth_bit(bits: int, i: int) -> int:
 
 # --------------------------------------------------------------------------- actions
 
+def _action_ok(state: GameState, action_id: int) -> bool:
+    """``action_id in legal_actions(state)``, a duel's card decision without listing them."""
+    t = state.tables
+    if state.phase != CARD or t.lowest_in_hand:
+        return action_id in legal_actions(state)
+    p = state.to_move
+    card = action_id if action_id < t.n_kinds else action_id - t.n_kinds
+    if card >= t.n_kinds or card not in state.hands[p]:
+        return False
+    return action_id != card or state.playable[p][card]
+
+
 def legal_actions(state: GameState) -> list[int]:
     """The legal action ids of the decision to make now (see :class:`ActionSpace`)."""
     space = action_space(state.pack)
@@ -858,8 +867,19 @@ def legal_actions(state: GameState) -> list[int]:
 
 
 def legal_action_mask(state: GameState) -> list[bool]:
-    """One bool per action id of the pack: legal now."""
+    """One bool per action id of the pack: legal now (a card decision: one pass over
+    the hand)."""
+    t = state.tables
     mask = [False] * action_space(state.pack).num_actions
+    if state.phase == CARD and not t.lowest_in_hand:
+        p = state.to_move
+        ok = state.playable[p]
+        discard = t.n_kinds
+        for card in state.hands[p]:
+            mask[discard + card] = True  # discard card k is action n_kinds + k
+            if ok[card]:
+                mask[card] = True  # play card k is action k
+        return mask
     for a in legal_actions(state):
         mask[a] = True
     return mask
@@ -884,7 +904,7 @@ def step(state: GameState, action_id: int) -> GameState:
     space = action_space(state.pack)
     if not isinstance(action_id, int) or not 0 <= action_id < space.num_actions:
         raise InvalidMoveError(f"action {action_id!r} is outside 0-{space.num_actions - 1}")
-    if action_id not in legal_actions(state):
+    if not _action_ok(state, action_id):
         raise IllegalMoveError(f"action {action_id} ({space.name(action_id)}) is not legal now")
     new = state.copy()
     push_action(new, action_id)
