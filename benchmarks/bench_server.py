@@ -1,9 +1,9 @@
 """Room server load: N rooms of two bot clients each, over loopback, against one server.
 
 Run: ``python benchmarks/bench_server.py [--rooms 10,100,500] [--seconds S | --moves M]
-[--warmup S] [--pack duel-classic] [--no-durable] [--no-check-messages]
-[--no-compression] [--rate R] [--think MS] [--seed N] [--profile PREFIX] [--json]``. Needs the ``serve`` extra (the clients use the
-``websockets`` library).
+[--warmup S] [--pack duel-classic] [--no-durable] [--no-check-messages] [--no-compression]
+[--rate R] [--think MS] [--seed N] [--profile PREFIX] [--json]``. Needs the ``serve``
+extra (the clients use the ``websockets`` library).
 
 For each level (a number of rooms), a fresh server is started as a real subprocess on a
 free port with a fresh data folder: ``lc serve --port P --data TMP`` (the default, durable
@@ -81,9 +81,10 @@ CHILD_FLAG = "--child-server"
 
 def child_server(port: int, data: str, durable: bool, check: bool,
                  profile: Optional[str]) -> None:
-    """Serve ``create_app(data, durable=durable, check_messages=check)`` on 127.0.0.1:``port`` as ``lc serve``
-    does (same uvicorn settings) until SIGINT; with ``profile``, under cProfile: the event
-    loop's thread and each worker thread of the hub's pools, merged into one file."""
+    """Serve ``create_app(data, durable=durable, check_messages=check)`` on
+    127.0.0.1:``port`` as ``lc serve`` does (same uvicorn settings) until SIGINT; with
+    ``profile``, under cProfile: the event loop's thread and each worker thread of the
+    hub's pools, merged into one file."""
     import cProfile
     import pstats
     from concurrent.futures import ThreadPoolExecutor
@@ -451,7 +452,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace,
         "server_cpu_seconds_window": round(server_cpu, 2),
         "server_cpu_share_window": round(server_cpu / seconds, 3) if seconds > 0 else None,
         "server_cpu_seconds_total": round(server_cpu_all, 2),
-        "server_cpu_ms_per_move": round(server_cpu / len(ordered) * 1000, 2) if ordered else None,
+        "server_cpu_ms_per_move": (round(server_cpu / len(ordered) * 1000, 2) if ordered
+                                   else None),
         "server_peak_rss_mib": round(memory.get("VmHWM", 0) / 1024, 1),
         "server_rss_end_mib": round(memory.get("VmRSS", 0) / 1024, 1),
         "client_cpu_seconds_window": round(client_cpu, 2),
@@ -615,11 +617,13 @@ def main() -> None:
         f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
         f"against the schema; tree {conditions['tree']}; "
         f"compression {'on' if conditions['compression'] else 'off'}; each client at most "
-        f"{args.rate:g} messages/s, thinking {args.think:g} ms; window {conditions['window']} after {args.warmup:g} s")
+        f"{args.rate:g} messages/s, thinking {args.think:g} ms; window {conditions['window']} "
+        f"after {args.warmup:g} s")
     say("two clients per room, one process for all clients; latency: move sent -> that "
         "client's next state counting it (ms)")
     say(f"{'rooms':>6} {'conns':>6} {'moves':>8} {'moves/s':>8} {'median':>8} {'p90':>8} "
-        f"{'p99':>8} {'max':>8} {'srv CPU':>7} {'cli CPU':>7} {'CPU/move':>8} {'peak MiB':>8}")
+        f"{'p99':>8} {'max':>8} {'srv CPU':>7} {'cli CPU':>7} {'CPU/move':>8} "
+        f"{'peak MiB':>8}")
     results = []
     for rooms in levels:
         try:
