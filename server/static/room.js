@@ -396,7 +396,8 @@ function rowBand(seat, mine) {
       const target = `play:${colour.key}`;
       cell.dataset.target = target;
       makeTarget(cell, target);
-      cell.classList.toggle("dim", !!S.sel && !targetOk(target));
+      // while choosing where the card goes (in the draw phase the card is already put)
+      cell.classList.toggle("dim", !!S.sel && !S.placed && !targetOk(target));
       cell.classList.toggle("ok", !!S.sel && targetOk(target) && !S.placed);
     }
     const ghost = mine && S.placed && S.placed.action === "play" && S.placed.key === colour.key;
@@ -609,7 +610,8 @@ function renderButtons() {
   const canCont = !!info && status === "over" && info.continuation && !!me && me.kind === "human";
   show("btn-cont", canCont);
   $("btn-cont").disabled = canCont && (info.cont || []).includes(S.seat);
-  show("btn-hint", !!info && info.hints === true && (phase() === "card" || phase() === "draw"));
+  show("btn-hint", !!info && info.hints === true && seated && status === "playing");
+  $("btn-hint").disabled = !(phase() === "card" || phase() === "draw");
   show("btn-leave", seated);
 }
 
