@@ -2,16 +2,18 @@
 
 Each command lives in its own module (``lostcities.cli.<name>``) exposing
 ``register(app)``; heavy imports (lark, jsonschema, the engine) happen inside the
-command functions so that ``lc --help`` stays fast.
+command functions. ``lc CMD ...`` builds only the module of CMD (typer builds every
+parameter of every command registered); ``lc --help`` prints the text typer renders,
+recorded in :mod:`lostcities.cli.helptext`, without importing typer while the sources it
+was rendered from are unchanged.
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 import sys
 from typing import Any, Optional, Sequence
-
-import typer
-from typer.core import TyperGroup
 
 #: The command modules, in the order ``lc --help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -26,43 +28,63 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve",
 )
 
-class OneLineErrors(TyperGroup):
-    """The ``lc`` group: an option or argument error is one line, like every other error.
+#: Each command, and the module that registers it.
+COMMANDS: dict[str, str] = {
+    "packs": "packs", "show": "packs", "schema": "packs", "new": "packs",
+    **{name: name for name in COMMAND_MODULES if name != "packs"},
+}
 
-    click prints a usage error as a multi-line ``Usage: ... Try ... Error: ...`` box;
-    here it is ``lc: error: MESSAGE (lc CMD --help)`` on stderr, exit 2. ``--help``,
-    ``--version``, ``typer.Exit`` codes, Ctrl-C (130) and shell completion are click's.
-    """
+#: ``lc``'s one-line description, its group help.
+DESCRIPTION = "Lost Cities: play, score, validate rule packs, simulate bots and replay records."
 
-    def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
-             complete_var: Optional[str] = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        usage_error, click_error = _click_errors()
-        try:
-            code = super().main(args, prog_name or "lc", complete_var, standalone_mode=False,
-                                **extra)
-        except usage_error as err:
-            if type(err).__name__ == "NoArgsIsHelpError":  # `lc` alone, `lc CMD` alone
-                err.show()
+
+@functools.lru_cache(maxsize=1)
+def group_class() -> type:
+    """The click group class of ``lc`` (made on first use: it derives from typer's)."""
+    from typer.core import TyperGroup
+
+    class OneLineErrors(TyperGroup):
+        """The ``lc`` group: an option or argument error is one line, like every other error.
+
+        click prints a usage error as a multi-line ``Usage: ... Try ... Error: ...`` box;
+        here it is ``lc: error: MESSAGE (lc CMD --help)`` on stderr, exit 2. ``--help``,
+        ``--version``, ``typer.Exit`` codes, Ctrl-C (130) and shell completion are click's.
+        """
+
+        def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
+                 complete_var: Optional[str] = None, standalone_mode: bool = True,
+                 **extra: Any) -> Any:
+            if not standalone_mode:
+                return super().main(args, prog_name, complete_var, standalone_mode=False,
+                                    **extra)
+            usage_error, click_error = _click_errors()
+            try:
+                code = super().main(args, prog_name or "lc", complete_var, standalone_mode=False,
+                                    **extra)
+            except usage_error as err:
+                if type(err).__name__ == "NoArgsIsHelpError":  # `lc` alone, `lc CMD` alone
+                    err.show()
+                    sys.exit(err.exit_code)
+                command = err.ctx.command_path if err.ctx is not None else "lc"
+                sys.stderr.write(f"lc: error: {_one_line(err.format_message())} "
+                                 f"({command} --help)\n")
+                sys.exit(2)
+            except click_error as err:
+                sys.stderr.write(f"lc: error: {_one_line(err.format_message())}\n")
                 sys.exit(err.exit_code)
-            command = err.ctx.command_path if err.ctx is not None else "lc"
-            sys.stderr.write(f"lc: error: {_one_line(err.format_message())} "
-                             f"({command} --help)\n")
-            sys.exit(2)
-        except click_error as err:
-            sys.stderr.write(f"lc: error: {_one_line(err.format_message())}\n")
-            sys.exit(err.exit_code)
-        except typer.Abort:
-            sys.stderr.write("lc: error: aborted\n")
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+            except typer_abort():
+                sys.stderr.write("lc: error: aborted\n")
+                sys.exit(1)
+            sys.exit(code if isinstance(code, int) else 0)
+
+    return OneLineErrors
 
 
 def _click_errors() -> tuple[type, type]:
     """click's UsageError and ClickException, wherever typer takes click from (click
     itself, or its own copy in recent typer), found from the public typer.BadParameter."""
+    import typer
+
     mro = typer.BadParameter.__mro__
     return (next(c for c in mro if c.__name__ == "UsageError"),
             next(c for c in mro if c.__name__ == "ClickException"))
@@ -76,18 +98,16 @@ def _one_line(message: str, limit: int = 300) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
-app = typer.Typer(
-    name="lc",
-    cls=OneLineErrors,
-    help="Lost Cities: play, score, validate rule packs, simulate bots and replay records.",
-    no_args_is_help=True,
-    add_completion=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
+def typer_abort() -> type:
+    """typer's Abort exception."""
+    import typer
+
+    return typer.Abort
 
 
 def _version(value: bool) -> None:
+    import typer
+
     if value:
         from importlib.metadata import PackageNotFoundError, version
 
@@ -98,22 +118,123 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    version: Optional[bool] = typer.Option(
-        None, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
-) -> None:
-    """Lost Cities: play, score, validate rule packs, simulate bots and replay records."""
+def build_app(modules: Sequence[str] = COMMAND_MODULES) -> Any:
+    """The ``lc`` typer app with the commands of ``modules`` (all of them by default)."""
+    import typer
+
+    built = typer.Typer(
+        name="lc",
+        cls=group_class(),
+        help=DESCRIPTION,
+        no_args_is_help=True,
+        add_completion=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+    )
+
+    def root(
+        version: Optional[bool] = typer.Option(
+            None, "--version", callback=_version, is_eager=True,
+            help="Print the version and exit."),
+    ) -> None:
+        """Lost Cities: play, score, validate rule packs, simulate bots and replay records."""
+
+    built.callback()(root)
+    for name in modules:
+        importlib.import_module(f"lostcities.cli.{name}").register(built)
+    return built
 
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"lostcities.cli.{_name}").register(app)
+@functools.lru_cache(maxsize=1)
+def full_app() -> Any:
+    """The ``lc`` app with every command (what ``lostcities.cli.app.app`` is)."""
+    return build_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, built on first use (``from lostcities.cli.app import app``)
+        return full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def modules_for(args: Sequence[str]) -> tuple[str, ...]:
+    """The command modules ``lc ARGS`` needs: the one of its command when it names one
+    first, else all (options first, an unknown command, shell completion)."""
+    if args and args[0] in COMMANDS and not any(k.endswith("_COMPLETE") and k.startswith("_")
+                                                 for k in os.environ):
+        return (COMMANDS[args[0]],)
+    return COMMAND_MODULES
+
+
+def help_key() -> str:
+    """The SHA-256 of what ``lc --help`` is rendered from: this module, the command modules
+    and typer's version (its ``__init__.py``), read as bytes without importing them."""
+    import hashlib
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    here = Path(__file__)
+    files = [here, *(here.with_name(f"{name}.py") for name in COMMAND_MODULES)]
+    spec = find_spec("typer")
+    if spec is None or spec.origin is None:
+        return ""
+    files.append(Path(spec.origin))
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return ""
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def rendered_help() -> str:
+    """``lc --help`` as typer renders it at the full width (80 columns or more), in a fresh
+    process as a user sees it."""
+    import subprocess
+
+    code = "from lostcities.cli.app import build_app; build_app()()"
+    env = {**os.environ, "COLUMNS": "80"}
+    return subprocess.run([sys.executable, "-c", code, "--help"], env=env, capture_output=True,
+                          text=True, check=True, timeout=300).stdout
+
+
+def helptext_source() -> str:
+    """The text of ``helptext.py``: :func:`rendered_help` under :func:`help_key`. Regenerate
+    it with ``python -m lostcities.grammar.regenerate`` (a stale file only costs time)."""
+    return ('"""``lc --help`` as typer renders it at 80 columns or more, generated by\n'
+            '``python -m lostcities.grammar.regenerate``; do not edit. Used while KEY is\n'
+            '``lostcities.cli.app.help_key()``."""\n'
+            f"KEY = {help_key()!r}\n"
+            f"ROOT_HELP = {rendered_help()!r}\n")
+
+
+def recorded_help() -> Optional[str]:
+    """``lc --help``'s text when the recorded one applies (fresh, full width), else None."""
+    import shutil
+
+    if shutil.get_terminal_size().columns < 80:
+        return None
+    try:
+        from . import helptext
+    except ImportError:
+        return None
+    return helptext.ROOT_HELP if helptext.KEY and helptext.KEY == help_key() else None
 
 
 def main() -> None:
     """Entry point of the ``lc`` console script."""
+    args = sys.argv[1:]
+    if args == ["--help"]:
+        text = recorded_help()
+        if text is not None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            sys.exit(0)
     try:
-        app()
+        build_app(modules_for(args))()
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)

@@ -1,7 +1,9 @@
 """``python -m lostcities.grammar.regenerate``: rewrite the files generated for a fast start:
 ``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
 grammar or of the lark version), and ``engine/pack_digests.py``, the digests of the built-in
-packs that pass schema validation (after a change of a built-in pack or of the schema).
+packs that pass schema validation (after a change of a built-in pack or of the schema), and
+``cli/helptext.py``, ``lc --help`` as typer renders it (after a change of the command modules
+or of typer).
 tests/test_startup.py fails while either is stale; a stale file only costs start-up time."""
 from __future__ import annotations
 
@@ -39,6 +41,16 @@ def write_pack_digests() -> Path:
     return path
 
 
+def write_help_text() -> Path:
+    """Write ``cli/helptext.py``, ``lc --help`` as typer renders it, and return its path."""
+    from lostcities.cli import app
+
+    path = Path(app.__file__).with_name("helptext.py")
+    path.write_text(app.helptext_source(), encoding="utf-8")
+    return path
+
+
 if __name__ == "__main__":
     print(write_scoring_tables())
     print(write_pack_digests())
+    print(write_help_text())

@@ -143,3 +143,78 @@ def test_loading_a_builtin_pack_does_not_import_jsonschema():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------- lc --help and one command
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from lostcities.cli import app as lc_app  # noqa: E402
+from lostcities.cli import helptext  # noqa: E402
+
+BOUND = 300
+
+
+def run_lc(*args: str, columns: str = "80", full: bool = False) -> subprocess.CompletedProcess:
+    """``lc ARGS`` in a fresh process: through main() (its fast paths), or ``full``: the
+    whole typer app with every command, as before."""
+    code = ("from lostcities.cli.app import build_app; build_app()()" if full else
+            "from lostcities.cli.app import main; main()")
+    env = {**os.environ, "COLUMNS": columns}
+    return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True,
+                          text=True, timeout=BOUND)
+
+
+def test_recorded_help_is_fresh():
+    """cli/helptext.py matches the sources: regenerate with
+    ``python -m lostcities.grammar.regenerate`` when this fails."""
+    assert helptext.KEY == lc_app.help_key()
+    assert helptext.ROOT_HELP == lc_app.rendered_help()
+
+
+@pytest.mark.parametrize("columns", ["80", "200", "60"])
+def test_lc_help_is_typers_help(columns):
+    fast, full = run_lc("--help", columns=columns), run_lc("--help", columns=columns, full=True)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (0, full.stdout, "")
+    assert full.returncode == 0 and "Commands:" in fast.stdout
+
+
+def test_lc_help_does_not_import_typer():
+    code = ("import sys; sys.argv = ['lc', '--help']\n"
+            "from lostcities.cli.app import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n"
+            "    print('typer' in sys.modules, e.code, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "COLUMNS": "100"},
+                         capture_output=True, text=True, timeout=BOUND)
+    assert out.stderr.strip() == "False 0"
+    assert out.stdout == helptext.ROOT_HELP
+
+
+def test_a_stale_recorded_help_falls_back_to_typer(monkeypatch):
+    monkeypatch.setattr(helptext, "KEY", "0" * 64)
+    assert lc_app.recorded_help() is None
+
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "--help"], ["show", "--help"], ["validate", "--help"], ["balance", "--help"],
+    ["simulate", "--games", "-1"], ["simulate", "--gmaes", "1"], ["simulate", "--bots"],
+    ["nosuch"], ["simulat", "--games", "0"], ["--version"], [], ["schema", "--bad"],
+    ["simulate", "--games", "0", "--workers", "0"], ["replay"],
+])
+def test_one_command_behaves_as_the_whole_app(args):
+    fast, full = run_lc(*args), run_lc(*args, full=True)
+    assert (fast.returncode, fast.stdout, fast.stderr) == \
+        (full.returncode, full.stdout, full.stderr)
+    assert "Traceback" not in fast.stderr
+
+
+def test_modules_for_a_command_line():
+    assert lc_app.modules_for(["simulate", "--games", "0"]) == ("simulate",)
+    assert lc_app.modules_for(["show", "duel-classic"]) == ("packs",)
+    assert lc_app.modules_for(["--version"]) == lc_app.COMMAND_MODULES
+    assert lc_app.modules_for(["nosuch"]) == lc_app.COMMAND_MODULES
+    assert lc_app.modules_for([]) == lc_app.COMMAND_MODULES
+    assert set(lc_app.COMMANDS) == set(lc_app.full_app().registered_commands and
+                                       [c.name for c in lc_app.full_app().registered_commands])
