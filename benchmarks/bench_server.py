@@ -239,6 +239,7 @@ class Client:
         self.seated = asyncio.Event()
         self.pending: Optional[tuple[float, int]] = None  # (sent at, turns then)
         self.cont_at: Optional[int] = None
+        self.last: Optional[dict[str, Any]] = None  # the last state message
         self.reader: Optional[asyncio.Task[None]] = None
 
     async def send(self, message: dict[str, Any]) -> float:
@@ -267,7 +268,10 @@ class Client:
                 elif kind == "error":
                     key = message.get("key", "?")
                     tally.errors[key] = tally.errors.get(key, 0) + 1
-                    self.pending = None
+                    if self.pending is not None:  # the move was refused: choose again
+                        self.pending = None
+                        if self.last is not None:
+                            await self.on_state(self.last, arrived)
                 elif kind == "round" and self.seat == 0:
                     tally.rounds += 1
         except Exception as err:  # the connection closed: say how, once per kind
@@ -278,6 +282,7 @@ class Client:
 
     async def on_state(self, message: dict[str, Any], arrived: float) -> None:
         tally = self.room.tally
+        self.last = message
         info = message["room"]
         turns = info["turns"]
         if self.pending is not None and turns > self.pending[1]:
