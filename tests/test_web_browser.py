@@ -32,6 +32,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:Depre
 MOST_TURNS = 90
 #: the turn after which one player reloads the page
 RELOAD_AT = 10
+#: the (click) turn whose selected card and lit targets are photographed for the README
+SELECTED_AT = 31
 #: every how many turns a discard pile is drawn from when one may be
 PILE_EVERY = 7
 
@@ -117,11 +119,13 @@ def choose(hand: list[str], view: dict[str, Any], seat: int) -> tuple[str, bool]
     return spare[0], False
 
 
-def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int) -> str:
+def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
+              shot: str = "") -> str:
     """Play one duel-classic turn through the page of the player to move (``choose``):
     by drag and drop on even turns, by click-then-click on odd ones (checking then that
     exactly the legal targets are lit); then a click on the deck, or every PILE_EVERY
-    turns on a discard pile that may be drawn. The move, as the test meant it."""
+    turns on a discard pile that may be drawn. ``shot``: a screenshot's name, taken with
+    the card selected (on a click turn). The move, as the test meant it."""
     hand = player.hand()
     assert len(hand) == 8, f"turn {number}: the hand shows {hand}"
     card, play = choose(hand, view, seat)
@@ -136,6 +140,8 @@ def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int) -> s
         live = set(player.live("[data-target]", "data-target"))
         expected = {f"discard:{colour}"} | ({f"play:{colour}"} if may_play else set())
         assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
+        if shot:
+            player.screenshot(shot)
         player.page.locator(f'[data-target="{target}"]').click()
     player.until("document.body.dataset.phase === 'draw'")
     draws = player.live("[data-draw]", "data-draw")
@@ -225,7 +231,8 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
                     "els => els.map(e => e.dataset.card)")
                 leaked = numbers(them.hand()) & set(shown)
                 assert not leaked, f"{me.name}'s page shows {them.name}'s cards {leaked}"
-        duel_turn(mover, view["to_move"], view, number)
+        duel_turn(mover, view["to_move"], view, number,
+                  "selected.png" if number == SELECTED_AT else "")
         number += 1
         for player in (ada, bob):
             player.until_turns(number)
@@ -251,7 +258,7 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
     ada.screenshot("round-result.png")
     for player in (ada, bob):
         player.assert_clean()
-    keep_for_readme("mid-round.png", "table-duel.png")
+    keep_for_readme("selected.png", "table-duel.png")
 
 
 def test_a_spectator_sees_no_hand(browser: Any, server: Server,
