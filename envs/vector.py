@@ -1,0 +1,390 @@
+"""A batched engine: ``VectorEnv(pack, n, seed=...)`` plays ``n`` duel-family matches in
+lockstep as numpy arrays (docs/rl.md, "The batched engine").
+
+Every game is at one decision; ``step(actions)`` takes one action id per game (the ids of
+:func:`lostcities.engine.action_space`) and applies them all with array operations;
+``legal_mask()`` is a boolean array ``(n, num_actions)``. A game whose match ends starts
+the next match at once (auto-reset). Slot ``i`` plays the matches of seeds ``seed + i``,
+``seed + i + n``, ``seed + i + 2n``..., each dealt exactly as ``new_game(pack, players,
+that_seed)`` deals it (``round_deal``), so a slot's match equals the scalar engine's match
+of that seed move for move (tests/test_envs_vector.py).
+
+Rules covered: every pack of the duel family (rows ``strict`` or ``non-decreasing``, wagers
+before numbers, ``rows.start: any``, one copy of each number card, either round end, the
+turn cap, ``no_retake_discard``, every next-starter rule). Anything else (the board packs,
+``either-direction`` rows, ``lowest-in-hand``, several copies) raises :class:`InputError`
+naming what is not supported. Scores come from the pack's own formulas: each expedition's
+score is asked of ``pack.scoring`` once per distinct row and kept in a table.
+"""
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from lostcities.engine import Deal, action_space
+from lostcities.engine.errors import InputError
+
+from .pettingzoo_env import new_seed, pack_of
+
+_SUM_EXPEDITIONS = "sum(e.score for e in expeditions)"
+_SUM_ROUNDS = "sum(r for r in rounds)"
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
+    """The deal of round ``round_number`` of ``new_game(pack, players, seed)``: the pack's
+    deck (``pack.deck()``) shuffled by ``random.Random("lostcities:SEED:ROUND")`` as
+    docs/api.md says; the removed cards first, then each hand, then the draw pile, top
+    first. (A duel deal: no tiles.)"""
+    cards = list(pack.deck())
+    random.Random(f"lostcities:{seed}:{round_number}").shuffle(cards)
+    removed = pack.removed_unseen.get(players, 0)
+    h = pack.hand_size
+    hands = tuple(tuple(cards[removed + i * h: removed + (i + 1) * h]) for i in range(players))
+    return Deal(hands, tuple(cards[removed + players * h:]), tuple(cards[:removed]), None)
+
+
+def supported(pack: Any) -> Optional[str]:
+    """Why the batched engine cannot play ``pack`` (a phrase), or None when it can."""
+    if pack.board is not None:
+        return "board packs (pawns and tiles) are not batched: use the scalar engine"
+    if pack.ordering not in ("strict", "non-decreasing"):
+        return f"rows.ordering {pack.ordering} is not batched"
+    if pack.row_start != "any":
+        return f"rows.start {pack.row_start} is not batched"
+    if pack.copies != 1:
+        return f"{pack.copies} copies of each number card are not batched"
+    if pack.wagers and not pack.wagers_before_numbers:
+        return "wagers after numbers are not batched"
+    if pack.next_starter not in ("best-round-score", "best-total", "alternate", "same"):
+        return f"match.next_starter {pack.next_starter} is not batched"
+    return None
+
+
+class VectorEnv:
+    """``n`` matches of ``pack`` (an id or a loaded duel-family pack) for ``players`` seats,
+    stepped together; see the module doc. Arrays (read them, do not write them):
+    ``hands (n, P, K)`` copies held, ``rows (n, P, K)`` cards played, ``last (n, P, C)`` the
+    slot of each row's last card (-1: empty), ``piles (n, C, depth)`` and ``depth (n, C)``,
+    ``deck (n, D)`` in draw order and ``drawn (n,)`` cards drawn from it, ``to_move``,
+    ``phase`` (0 card, 1 draw), ``round``, ``turn``, ``scores (n, rounds, P)``,
+    ``seeds (n,)`` the seed of each slot's match under way."""
+
+    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2):
+        self.pack = pack = pack_of(pack)
+        why = supported(pack)
+        if why:
+            raise InputError(f"VectorEnv({pack.id}): {why}")
+        if not isinstance(n, int) or not 1 <= n <= 1_000_000:
+            raise InputError(f"VectorEnv: n must be 1-1000000 games, not {n!r}")
+        if not pack.min_players <= players <= pack.max_players:
+            raise InputError(f"VectorEnv({pack.id}): {players} players, the pack is for "
+                             f"{pack.min_players}-{pack.max_players}")
+        codec = pack.cards
+        self.n, self.players = n, players
+        self.K, self.C, self.S = codec.n_kinds, codec.n_colours, codec.slots
+        self.space = action_space(pack)
+        self.num_actions = self.space.num_actions
+        self.colour_of = np.array(codec.colour_of, np.int64)
+        self.slot_of = np.arange(self.K) % self.S
+        # a card is accepted by a row whose last slot is `last` when slot > last, or equal
+        # and (non-decreasing rows or a wager after wagers)
+        self.equal_ok = (self.slot_of == 0) | (pack.ordering == "non-decreasing")
+        self.hand_size = pack.hand_size
+        self.removed = pack.removed_unseen.get(players, 0)
+        self.deck_len = pack.deck_size - self.removed - players * pack.hand_size
+        self.pile_cap = len(pack.deck()) // self.C
+        self.rounds = pack.rounds
+        self.immediately = pack.draw_pile_empty == "immediately"
+        self._exp_table = np.full((self.rounds, self.C, 1 << self.S, pack.wagers + 1),
+                                  np.iinfo(np.int32).min, np.int32)
+        self._sum_rounds = _plain(pack.scoring_spec.formulas.get("round")) == _SUM_EXPEDITIONS
+        self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
+        self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
+        self.seed0 = new_seed(seed)
+        self.reset(self.seed0)
+
+    # ------------------------------------------------------------------ set-up
+    def reset(self, seed: Optional[int] = None) -> np.ndarray:
+        """Start every slot's first match again (slot ``i``: seed ``seed + i``); the mask."""
+        if seed is not None:
+            self.seed0 = new_seed(seed)
+        n, P, K, C = self.n, self.players, self.K, self.C
+        self.hands = np.zeros((n, P, K), np.int8)
+        self.rows = np.zeros((n, P, K), np.int8)
+        self.last = np.full((n, P, C), -1, np.int8)
+        self.piles = np.zeros((n, C, self.pile_cap), np.int16)
+        self.depth = np.zeros((n, C), np.int16)
+        self.deck = np.zeros((n, max(self.deck_len, 1)), np.int16)
+        self.drawn = np.zeros(n, np.int64)
+        self.to_move = np.zeros(n, np.int64)
+        self.starter = np.zeros(n, np.int64)
+        self.phase = np.zeros(n, np.int8)
+        self.pending_colour = np.full(n, -1, np.int64)   # the colour just discarded, else -1
+        self.last_play = np.zeros(n, bool)
+        self.round = np.ones(n, np.int64)
+        self.turn = np.zeros(n, np.int64)
+        self.scores = np.zeros((n, self.rounds, P), np.int64)
+        self.seeds = self.seed0 + np.arange(n, dtype=np.int64)
+        self.matches_started = n
+        self.matches_done = 0
+        self.last_totals = np.zeros((n, P), np.int64)
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, bool)
+        games = np.arange(n)
+        self.starter[:] = self.pack.first_starter
+        self._deal(games)
+        return self.legal_mask()
+
+    def _deal(self, games: np.ndarray) -> None:
+        """Deal the round ``self.round[g]`` of each game ``g`` (its hands, rows and piles
+        emptied), started by ``self.starter[g]``."""
+        if not len(games):
+            return
+        P, h = self.players, self.hand_size
+        rem = self.removed
+        seeds, rounds = self.seeds[games].tolist(), self.round[games].tolist()
+        base = list(self.pack.deck())
+        shuffled = []
+        for s, r in zip(seeds, rounds):
+            cards = base[:]
+            random.Random(f"lostcities:{s}:{r}").shuffle(cards)
+            shuffled.append(cards)
+        cards = np.array(shuffled, np.int64)
+        hands = cards[:, rem: rem + P * h].reshape(len(games), P, h)
+        self.hands[games] = 0
+        gi = np.repeat(games, P * h)
+        pi = np.tile(np.repeat(np.arange(P), h), len(games))
+        np.add.at(self.hands, (gi, pi, hands.reshape(-1)), 1)
+        self.deck[games, :self.deck_len] = cards[:, rem + P * h:]
+        self.drawn[games] = 0
+        self.rows[games] = 0
+        self.last[games] = -1
+        self.depth[games] = 0
+        self.to_move[games] = self.starter[games]
+        self.phase[games] = 0
+        self.pending_colour[games] = -1
+        self.last_play[games] = False
+        self.turn[games] = 0
+        if self.deck_len == 0:  # nothing to draw: the last play at once, or no round at all
+            if self.immediately:
+                self._end_rounds(games)
+            else:
+                self.last_play[games] = True
+
+    # ------------------------------------------------------------------ legality
+    def legal_mask(self) -> np.ndarray:
+        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
+        n, K, C = self.n, self.K, self.C
+        mask = np.zeros((n, self.num_actions), bool)
+        games = np.arange(n)
+        card = self.phase == 0
+        held = self.hands[games, self.to_move] > 0
+        last = self.last[games, self.to_move][:, self.colour_of]
+        slot = self.slot_of
+        ok = (slot > last) | ((slot == last) & self.equal_ok)
+        mask[:, :K] = held & ok & card[:, None]
+        mask[:, K:2 * K] = held & card[:, None]
+        draw = ~card
+        mask[:, 2 * K] = draw
+        piles = self.depth > 0
+        if self.pack.no_retake_discard:
+            piles &= self.pending_colour[:, None] != np.arange(C)
+        mask[:, 2 * K + 1:] = piles & draw[:, None]
+        return mask
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply one action id per game (trusted: take them from :meth:`legal_mask`, or
+        check them with ``check=True`` of :meth:`checked_step`). Returns ``(rewards,
+        done, mask)``: ``rewards (n, P)`` each seat's round score for a game whose round
+        ended on this step (0 otherwise); ``done (n,)`` the games whose match ended (their
+        slot starts its next match: ``last_totals`` holds the finished match's totals);
+        ``mask`` the next decisions' legal ids."""
+        a = np.asarray(actions, np.int64)
+        K = self.K
+        n = self.n
+        self.rewards = np.zeros((n, self.players), np.float32)
+        self.done = np.zeros(n, bool)
+        card = self.phase == 0
+        g = np.flatnonzero(card)
+        if len(g):
+            self._cards(g, a[g])
+        d = np.flatnonzero(~card)
+        if len(d):
+            self._draws(d, a[d] - 2 * K - 1)
+        return self.rewards, self.done, self.legal_mask()
+
+    def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`step` after checking every id is legal (:class:`InputError` naming the
+        first game whose id is not)."""
+        a = np.asarray(actions, np.int64)
+        if a.shape != (self.n,):
+            raise InputError(f"step: {self.n} action ids expected, got shape {a.shape}")
+        inside = (a >= 0) & (a < self.num_actions)
+        legal = np.zeros(self.n, bool)
+        legal[inside] = self.legal_mask()[np.flatnonzero(inside), a[inside]]
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
+        return self.step(a)
+
+    def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
+        K = self.K
+        p = self.to_move[g]
+        play = act < K
+        kind = np.where(play, act, act - K)
+        colour = self.colour_of[kind]
+        self.hands[g, p, kind] -= 1
+        gp, kp, pp = g[play], kind[play], p[play]
+        self.rows[gp, pp, kp] += 1
+        self.last[gp, pp, colour[play]] = self.slot_of[kp]
+        disc = ~play
+        gd, kd, cd = g[disc], kind[disc], colour[disc]
+        self.piles[gd, cd, self.depth[gd, cd]] = kd
+        self.depth[gd, cd] += 1
+        self.pending_colour[g] = np.where(play, -1, colour)
+        lp = self.last_play[g]
+        if lp.any():  # the last play: no draw, the round is over
+            ended = g[lp]
+            self.turn[ended] += 1
+            self._end_rounds(ended)
+            g = g[~lp]
+        self.phase[g] = 1
+
+    def _draws(self, d: np.ndarray, src: np.ndarray) -> None:
+        p = self.to_move[d]
+        from_deck = src < 0
+        dd = d[from_deck]
+        cards = self.deck[dd, self.drawn[dd]]
+        self.drawn[dd] += 1
+        self.hands[dd, p[from_deck], cards] += 1
+        dp, cp = d[~from_deck], src[~from_deck]
+        self.depth[dp, cp] -= 1
+        taken = self.piles[dp, cp, self.depth[dp, cp]]
+        self.hands[dp, p[~from_deck], taken] += 1
+        # close the turns
+        self.turn[d] += 1
+        empty = from_deck & (self.drawn[d] >= self.deck_len)
+        ended = np.zeros(len(d), bool)
+        if empty.any():
+            if self.immediately:
+                ended |= empty
+            else:
+                self.last_play[d[empty]] = True
+        ended |= self.turn[d] >= self.pack.turn_cap
+        going = d[~ended]
+        self.to_move[going] = (self.to_move[going] + 1) % self.players
+        self.phase[going] = 0
+        self.pending_colour[going] = -1
+        if ended.any():
+            self._end_rounds(d[ended])
+
+    # ------------------------------------------------------------------ rounds and scores
+    def _expedition_scores(self, games: np.ndarray) -> np.ndarray:
+        """``(len(games), P)`` round scores by the pack's formulas (through the table)."""
+        P, C, S = self.players, self.C, self.S
+        rows = self.rows[games].reshape(len(games), P, C, S).astype(np.int64)
+        bits = (rows[..., 1:] << np.arange(1, S)).sum(-1)           # (G, P, C)
+        wagers = rows[..., 0]
+        rnd = np.broadcast_to((self.round[games] - 1)[:, None, None], bits.shape)
+        col = np.broadcast_to(np.arange(C), bits.shape)
+        if not self._sum_rounds:
+            return self._scores_by_formula(games, rows)
+        table = self._exp_table
+        got = table[rnd, col, bits, wagers]
+        missing = got == np.iinfo(np.int32).min
+        if missing.any():
+            for r, c, b, w in set(zip(rnd[missing].tolist(), col[missing].tolist(),
+                                      bits[missing].tolist(), wagers[missing].tolist())):
+                table[r, c, b, w] = self._one_expedition(r + 1, c, b, w)
+            got = table[rnd, col, bits, wagers]
+        return got.sum(-1)
+
+    def _one_expedition(self, round_number: int, colour: int, bits: int, wagers: int) -> int:
+        values = [int(self._values[s]) for s in range(1, self.S) if bits >> s & 1]
+        spec = [(c, values if c == colour else [], wagers if c == colour else 0)
+                for c in range(self.C)]
+        return int(self.pack.scoring.round(spec, (), 0, 0, round_number).expeditions[colour])
+
+    def _scores_by_formula(self, games: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(games), self.players), np.int64)
+        for i, g in enumerate(games.tolist()):
+            for p in range(self.players):
+                spec = [(c, [int(self._values[s]) for s in range(1, self.S)
+                             if rows[i, p, c, s]], int(rows[i, p, c, 0])) for c in range(self.C)]
+                out[i, p] = self.pack.scoring.round(spec, (), 0, 0, int(self.round[g])).total
+        return out
+
+    def totals_of(self, games: np.ndarray) -> np.ndarray:
+        """``(len(games), P)`` match totals of those games' finished matches (every round
+        scored), by the pack's match formula."""
+        if self._sum_match:
+            return self.scores[games].sum(1)
+        out = np.zeros((len(games), self.players), np.int64)
+        for i, g in enumerate(games.tolist()):
+            for p in range(self.players):
+                out[i, p] = self.pack.scoring.match([int(x) for x in self.scores[g, :, p]], 0, 0)
+        return out
+
+    def _end_rounds(self, games: np.ndarray) -> None:
+        scores = self._expedition_scores(games)
+        r = self.round[games] - 1
+        self.scores[games, r] = scores
+        self.rewards[games] = scores
+        over = self.round[games] >= self.rounds
+        more = games[~over]
+        if len(more):
+            self._next_starters(more)
+            self.round[more] += 1
+            self._deal(more)
+        fin = games[over]
+        if len(fin):
+            self.done[fin] = True
+            self.last_totals[fin] = self.totals_of(fin)
+            self.matches_done += len(fin)
+            self.seeds[fin] += self.n
+            self.matches_started += len(fin)
+            self.round[fin] = 1
+            self.scores[fin] = 0
+            self.starter[fin] = self.pack.first_starter
+            self._deal(fin)
+
+    def _next_starters(self, games: np.ndarray) -> None:
+        pack, P = self.pack, self.players
+        for g in games.tolist():
+            r = int(self.round[g]) - 1
+            prev = int(self.starter[g])
+            seats = list(range(P))
+
+            def pick(rule: str, among: list[int]) -> list[int]:
+                if rule in ("best-round-score", "best-total"):
+                    score = (self.scores[g, r] if rule == "best-round-score"
+                             else self.scores[g, :r + 1].sum(0))
+                    best = max(int(score[p]) for p in among)
+                    return [p for p in among if score[p] == best]
+                if rule == "same" and prev in among:
+                    return [prev]
+                return [min(among, key=lambda p: (p - prev - 1) % P)]
+
+            cands = pick(pack.next_starter, seats)
+            if len(cands) > 1:
+                cands = pick(pack.next_starter_tie, cands)
+            if len(cands) > 1:
+                cands = pick("alternate", cands)
+            self.starter[g] = cands[0]
+
+    # ------------------------------------------------------------------ helpers
+    def random_actions(self, rng: np.random.Generator, mask: Optional[np.ndarray] = None
+                       ) -> np.ndarray:
+        """One legal id per game, uniformly among its legal ids (a random policy)."""
+        m = self.legal_mask() if mask is None else mask
+        counts = m.sum(1)
+        pick = (rng.random(self.n) * counts).astype(np.int64)
+        return (m.cumsum(1) <= pick[:, None]).sum(1)

@@ -1,0 +1,73 @@
+"""The batched engine (lostcities.envs.VectorEnv): every duel pack's games, played in lockstep,
+equal the scalar engine's matches of the same seeds move for move (the same legal masks, the
+same round scores, totals and match ends), its deals are new_game's, unsupported packs and
+bad ids are refused in one line."""
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install 'lostcities[rl]')")
+
+from lostcities.engine import (InputError, is_over, legal_action_mask, load_pack, new_game,  # noqa: E402
+                               round_scores, step, totals)
+from lostcities.envs import VectorEnv, round_deal  # noqa: E402
+
+from enginehelpers import duel_ids  # noqa: E402
+
+DUELS = duel_ids()
+
+
+@pytest.mark.parametrize("pack_id", DUELS)
+def test_lockstep_games_equal_the_scalar_engine(pack_id):
+    pack = load_pack(pack_id)
+    players = pack.min_players
+    n, seed = 6, 100
+    env = VectorEnv(pack, n, seed=seed, players=players)
+    games = [new_game(pack, players, seed + i) for i in range(n)]
+    rounds_seen = [0] * n
+    rng = np.random.default_rng(7)
+    mask = env.legal_mask()
+    finished = 0
+    for _ in range(3000):
+        want = np.array([legal_action_mask(g) for g in games])
+        assert np.array_equal(mask, want)
+        actions = env.random_actions(rng, mask)
+        rewards, done, mask = env.step(actions)
+        for i in range(n):
+            games[i] = step(games[i], int(actions[i]))
+            scores = round_scores(games[i])
+            if len(scores) > rounds_seen[i]:
+                assert rewards[i].tolist() == list(scores[-1])
+                rounds_seen[i] = len(scores)
+            else:
+                assert not rewards[i].any()
+            assert bool(done[i]) == is_over(games[i])
+            if done[i]:
+                assert env.last_totals[i].tolist() == list(totals(games[i]))
+                finished += 1
+                games[i] = new_game(pack, players, int(env.seeds[i]))
+                rounds_seen[i] = 0
+                assert (env.seeds[i] - seed - i) % n == 0 and env.seeds[i] > seed + i
+    assert finished >= 1 or pack_id == "duel-grenoble"
+
+
+@pytest.mark.parametrize("pack_id", ["duel-classic", "duel-grenoble"])
+def test_round_deal_is_new_games_deal(pack_id):
+    pack = load_pack(pack_id)
+    for players in range(pack.min_players, pack.max_players + 1):
+        for seed in (0, 5, 2**40):
+            assert round_deal(pack, players, seed, 1) == new_game(pack, players, seed).deal
+
+
+def test_unsupported_packs_and_bad_ids_are_refused():
+    with pytest.raises(InputError, match=r"VectorEnv\(board-classic\): board packs"):
+        VectorEnv("board-classic", 4)
+    with pytest.raises(InputError, match="n must be"):
+        VectorEnv("duel-classic", 0)
+    env = VectorEnv("duel-classic", 3, seed=1)
+    mask = env.legal_mask()
+    bad = np.array([int(np.flatnonzero(mask[0])[0]), int(np.flatnonzero(~mask[1])[0]), 0])
+    with pytest.raises(InputError, match="step: game 1: action .* is not legal now"):
+        env.checked_step(bad)
+    with pytest.raises(InputError, match="3 action ids expected"):
+        env.checked_step([0])
