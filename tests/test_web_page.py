@@ -295,7 +295,8 @@ def test_rules_policy_allows_exactly_the_page_style(client: Any) -> None:
     assert f"'sha256-{digest}'" in answer.headers["content-security-policy"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(room=st.text(min_size=0, max_size=40), lang=st.text(max_size=20))
 def test_room_routes_answer_any_id(client: Any, room: str, lang: str) -> None:
     from urllib.parse import quote
