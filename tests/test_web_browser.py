@@ -92,9 +92,15 @@ def open_player(players: list[Player], browser: Any, server: Server, name: str,
 
 # ------------------------------------------------------------------ playing through the page
 
-def select(player: Player, card: str) -> None:
-    """Click ``card`` in the hand and wait until it is the selected one."""
-    player.page.locator(f'#hand .card[data-card="{card}"]').first.click()
+def select(player: Player, card: str, key: str = "") -> None:
+    """Click ``card`` in the hand (or focus it and press ``key``: Enter, Space) and wait
+    until it is the selected one."""
+    element = player.page.locator(f'#hand .card[data-card="{card}"]').first
+    if key:
+        element.focus()
+        element.press(key)
+    else:
+        element.click()
     player.until("!!document.querySelector(`#hand .card.selected[data-card='${arg}']`)", card)
 
 
@@ -122,8 +128,9 @@ def choose(hand: list[str], view: dict[str, Any], seat: int) -> tuple[str, bool]
 def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
               shot: str = "") -> str:
     """Play one duel-classic turn through the page of the player to move (``choose``):
-    by drag and drop on even turns, by click-then-click on odd ones (checking then that
-    exactly the legal targets are lit); then a click on the deck, or every PILE_EVERY
+    by drag and drop on even turns, on odd ones by selecting the card (a click, or the
+    keyboard: Enter, Space) then clicking the target (checking then that exactly the
+    legal targets are lit); then a click on the deck, or every PILE_EVERY
     turns on a discard pile that may be drawn. ``shot``: a screenshot's name, taken with
     the card selected (on a click turn). The move, as the test meant it."""
     hand = player.hand()
@@ -136,7 +143,7 @@ def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
         player.page.locator(f'#hand .card[data-card="{card}"]').first.drag_to(
             player.page.locator(f'[data-target="{target}"]'))
     else:
-        select(player, card)
+        select(player, card, {1: "", 3: "Enter", 5: "Space"}[number % 6])
         live = set(player.live("[data-target]", "data-target"))
         expected = {f"discard:{colour}"} | ({f"play:{colour}"} if may_play else set())
         assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
@@ -160,12 +167,15 @@ def numbers(cards: list[str]) -> set[str]:
     return {c for c in cards if c[1:] != "x"}
 
 
-def landing_room(player: Player, pack: str) -> str:
-    """Open a room of ``pack`` from the landing page (#pack, #new-room); its id."""
+def landing_room(player: Player, pack: str, shot: str = "") -> str:
+    """Open a room of ``pack`` from the landing page (#pack, #new-room), photographed as
+    ``shot`` when given; the room's id."""
     page = player.page
     page.goto(player.server.url + "/")
     page.wait_for_selector(f'select#pack option[value="{pack}"]', state="attached")
     page.select_option("#pack", pack)
+    if shot:
+        player.screenshot(shot)
     page.locator("#new-room").click()
     page.wait_for_url(re.compile(r"/r/[A-Za-z0-9]+$"), timeout=BOUND_MS)
     player.wait_connected()
@@ -196,8 +206,7 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
         browser: Any, server: Server, players: list[Player]) -> None:
     ada = open_player(players, browser, server, "Ada")
     bob = open_player(players, browser, server, "Bob")
-    ada.screenshot("landing.png")
-    room = landing_room(ada, "duel-classic")
+    room = landing_room(ada, "duel-classic", "landing.png")
     bob.open_room(room)
     ada.page.locator("#btn-join").click()
     ada.until("document.body.dataset.seat === '0'")
@@ -244,6 +253,8 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
             bob.until("document.body.dataset.seat === '1' && "
                       "Number(document.body.dataset.turns) >= arg", number)
             assert sorted(bob.hand()) == sorted(before), "the reload lost the hand"
+            assert bob.page.evaluate("(room) => !!localStorage.getItem('lc-token-' + room)",
+                                     room)
     assert number >= 44, f"a duel-classic round is at least 44 turns, it took {number}"
     scores = view["round_scores"][0]
     names = view["players"]
@@ -255,6 +266,9 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
             assert name in text, f"{player.name}: #round-result has no {name}: {text!r}"
             assert scores_shown(text, score), \
                 f"{player.name}: #round-result has not {name}'s {score}: {text!r}"
+    totals_shown = ada.page.locator("#round-result").inner_text()
+    for total in view["totals"]:
+        assert scores_shown(totals_shown, total), f"#round-result lacks the total {total}"
     ada.screenshot("round-result.png")
     for player in (ada, bob):
         player.assert_clean()
@@ -461,6 +475,8 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     leaders = [p for p in engaged if p["leader"]]
     if leaders:
         assert page.locator('#board .pawn[data-leader="1"]').count() >= 1
+    if view["board"]["tiles"]:
+        assert page.locator("#board .tile").count() >= 1, "the board shows no tile"
     crossings = re.findall(r"\d+", page.locator("#crossings").inner_text())
     assert crossings and int(crossings[0]) == view["board"]["crossings"], crossings
     board.scroll_into_view_if_needed()
