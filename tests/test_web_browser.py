@@ -208,6 +208,8 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
     bob = open_player(players, browser, server, "Bob")
     room = landing_room(ada, "duel-classic", "landing.png")
     bob.open_room(room)
+    if ada.page.locator("input#name").count():  # the page's name box, when it has one
+        ada.page.locator("input#name").fill("Ada")
     ada.page.locator("#btn-join").click()
     ada.until("document.body.dataset.seat === '0'")
     bob.type_line("/join Bob")
@@ -234,17 +236,26 @@ def test_two_players_play_a_duel_round_with_drag_clicks_and_a_reload(
         other.until("document.body.dataset.phase === 'wait'")
         assert mover.page.locator(f'.seat[data-seat="{view["to_move"]}"]').evaluate(
             "e => e.classList.contains('to-move')")
-        if number % 5 == 0:  # nobody's page holds the other's hand
+        if number % 5 == 0:  # the table as the server has it; nobody sees the other's hand
+            name = view["players"][view["to_move"]]
+            for player in (ada, bob):
+                page = player.page
+                assert page.locator("#deck-count").inner_text().strip() == \
+                    str(view["draw_pile"]), f"{player.name}: the deck count"
+                assert f"*{name}*" in page.locator(".seat.to-move").inner_text()
+                assert page.locator(".seat[data-seat] .score").count() == 2
             for me, them in ((ada, bob), (bob, ada)):
                 shown = me.page.locator("[data-card]").evaluate_all(
                     "els => els.map(e => e.dataset.card)")
                 leaked = numbers(them.hand()) & set(shown)
                 assert not leaked, f"{me.name}'s page shows {them.name}'s cards {leaked}"
-        duel_turn(mover, view["to_move"], view, number,
-                  "selected.png" if number == SELECTED_AT else "")
+        move = duel_turn(mover, view["to_move"], view, number,
+                         "selected.png" if number == SELECTED_AT else "")
         number += 1
         for player in (ada, bob):
             player.until_turns(number)
+            player.until("document.querySelector('#turns').innerText.includes(arg)",
+                         move.split()[1])  # the last turns, in words
         if number == RELOAD_AT:
             ada.screenshot("mid-round.png")
             before = bob.hand()
