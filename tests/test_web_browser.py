@@ -341,7 +341,7 @@ def test_names_and_chat_are_shown_as_text(browser: Any, server: Server,
                      ".some(e => e.textContent.includes(arg))", HOSTILE_NAME)
         injected = player.page.evaluate(
             "() => ({pwned: window.__pwned === undefined ? null : window.__pwned,"
-            " tags: document.querySelectorAll('#chat-log script, #chat-log img, #chat-log b,"
+            " tags: document.querySelectorAll('#chat-log script, #chat-log img, [onerror],"
             " .seat img, #injected').length})")
         assert injected == {"pwned": None, "tags": 0}, f"{player.name}: {injected}"
         line = player.page.locator("#chat-log .chat-line", has_text="window.__pwned = 1")
@@ -349,6 +349,39 @@ def test_names_and_chat_are_shown_as_text(browser: Any, server: Server,
             HOSTILE_NAME in texts_of(player, "#chat-log")
     mallory.assert_clean()
     reader.assert_clean()
+
+
+#: pieces of chat lines: markup, quotes, template and entity syntax, accents, CJK, emoji
+CHAT_PIECES = ["<script>window.__pwned = 4</script>", "<img src=x onerror=f()>", "</div>",
+               "<b>", "&amp;", "&lt;", "\"", "'", "`${f()}`", "{{x}}", "javascript:f()",
+               "é", "ü€", "日本", "\U0001F642", "a", "Zz", "42", " ", "=", ";"]
+
+
+def test_any_chat_line_is_shown_as_typed(browser: Any, server: Server,
+                                         players: list[Player]) -> None:
+    from hypothesis import HealthCheck, given, settings, strategies as st
+    room = server.new_room("duel-classic")
+    writer = open_player(players, browser, server, "Writer")
+    writer.open_room(room)
+    writer.page.evaluate("() => { window.f = () => { window.__pwned = 5; }; }")
+
+    @settings(max_examples=15, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from(CHAT_PIECES), min_size=1, max_size=12))
+    def typed(pieces: list[str]) -> None:
+        text = "".join(pieces).strip()
+        if not text or text.startswith("/"):
+            return
+        writer.type_line(text)
+        writer.until("[...document.querySelectorAll('#chat-log .chat-line')]"
+                     ".some(e => e.textContent.includes(arg))", text)
+        assert writer.page.evaluate(
+            "() => [window.__pwned === undefined, document.querySelectorAll("
+            "'#chat-log script, #chat-log img, #chat-log [onerror]').length]"
+        ) == [True, 0], text
+
+    typed()
+    writer.assert_clean()
 
 
 def test_french_labels_and_refusals(browser: Any, server: Server,
