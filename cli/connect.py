@@ -518,6 +518,7 @@ class RoomClient:
                 continue
             with self.lock:
                 self.socket = socket
+                self.shown = None  # the table drawn again from the next state
             self.say(self.cat.get("connect.back", "Connected to the room again."))
             time.sleep(0)
 
@@ -644,8 +645,10 @@ class RoomClient:
             except LostCitiesError as err:
                 self.view = None
                 self.say_error(str(err))
+        seats = [{k: v for k, v in s.items() if k != "present"} if isinstance(s, dict) else s
+                 for s in self.room.get("seats") or []][:10]
         shown = (self.room.get("status"), self.room.get("turns"), self.seat,
-                 json.dumps(self.room.get("seats"), sort_keys=True)[:5000],
+                 json.dumps(seats, sort_keys=True)[:5000],
                  self.legal is not None)
         if shown != self.shown:
             self.shown = shown

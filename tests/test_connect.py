@@ -190,11 +190,12 @@ def test_a_terminal_and_a_websocket_share_a_room(server: dict, tmp_path: Path) -
         lc.expect("reconnecting")
         server["proc"] = start_server(server["data"], port)
         lc.expect("Connected to the room again")
+        bob = Seat(ws_url, bob.token)                 # back before Ann plays: sees her turn
+        bob.until(lambda m: m["type"] == "welcome" and m["seat"] == 1)
         lc.expect("Your turn")
         lc.sendline("moves")
         lc.expect(r"\d+\s+d \w+ deck")
         lc.sendline("1")
-        bob = Seat(ws_url, bob.token)
         turn = bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)
         assert turn["name"] == "Ann"
         lc.sendline("quit")
