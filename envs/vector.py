@@ -92,7 +92,9 @@ class VectorEnv:
         self.space = action_space(pack)
         self.num_actions = self.space.num_actions
         self.colour_of = np.array(codec.colour_of, np.int64)
-        self.slot_of = np.arange(self.K) % self.S
+        self.slot_of = (np.arange(self.K) % self.S).astype(np.int8)
+        self._games = np.arange(n)
+        self._colours = np.arange(self.C)
         # a card is accepted by a row whose last slot is `last` when slot > last, or equal
         # and (non-decreasing rows or a wager after wagers)
         self.equal_ok = (self.slot_of == 0) | (pack.ordering == "non-decreasing")
@@ -181,32 +183,51 @@ class VectorEnv:
     # ------------------------------------------------------------------ legality
     def legal_mask(self) -> np.ndarray:
         """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
-        n, K, C = self.n, self.K, self.C
+        n, K = self.n, self.K
         mask = np.zeros((n, self.num_actions), bool)
-        games = np.arange(n)
         card = self.phase == 0
-        held = self.hands[games, self.to_move] > 0
-        last = self.last[games, self.to_move][:, self.colour_of]
-        slot = self.slot_of
-        ok = (slot > last) | ((slot == last) & self.equal_ok)
-        mask[:, :K] = held & ok & card[:, None]
-        mask[:, K:2 * K] = held & card[:, None]
-        draw = ~card
-        mask[:, 2 * K] = draw
-        piles = self.depth > 0
-        if self.pack.no_retake_discard:
-            piles &= self.pending_colour[:, None] != np.arange(C)
-        mask[:, 2 * K + 1:] = piles & draw[:, None]
+        if card.all():
+            mask[:, :2 * K] = self._card_block(self._games)
+            return mask
+        if not card.any():
+            mask[:, 2 * K:] = self._draw_block(self._games)
+            return mask
+        g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        mask[g, :2 * K] = self._card_block(g)
+        mask[d, 2 * K:] = self._draw_block(d)
         return mask
 
+    def _card_block(self, g: np.ndarray) -> np.ndarray:
+        """``(len(g), 2K)``: the legal plays then discards of games ``g`` (card phase)."""
+        K = self.K
+        p = self.to_move[g]
+        held = self.hands[g, p] > 0
+        last = self.last[g, p][:, self.colour_of]
+        slot = self.slot_of
+        ok = (slot > last) | ((slot == last) & self.equal_ok)
+        out = np.empty((len(g), 2 * K), bool)
+        np.logical_and(held, ok, out=out[:, :K])
+        out[:, K:] = held
+        return out
+
+    def _draw_block(self, d: np.ndarray) -> np.ndarray:
+        """``(len(d), 1 + C)``: the deck then each pile, for games ``d`` (draw phase)."""
+        out = np.empty((len(d), 1 + self.C), bool)
+        out[:, 0] = True
+        piles = self.depth[d] > 0
+        if self.pack.no_retake_discard:
+            piles &= self.pending_colour[d][:, None] != self._colours
+        out[:, 1:] = piles
+        return out
+
     # ------------------------------------------------------------------ stepping
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """Apply one action id per game (trusted: take them from :meth:`legal_mask`, or
-        check them with ``check=True`` of :meth:`checked_step`). Returns ``(rewards,
-        done, mask)``: ``rewards (n, P)`` each seat's round score for a game whose round
-        ended on this step (0 otherwise); ``done (n,)`` the games whose match ended (their
-        slot starts its next match: ``last_totals`` holds the finished match's totals);
-        ``mask`` the next decisions' legal ids."""
+        check them with :meth:`checked_step`). Returns ``(rewards, done)``: ``rewards (n,
+        P)`` each seat's round score for a game whose round ended on this step (0
+        otherwise); ``done (n,)`` the games whose match ended (their slot starts its next
+        match at once: ``last_totals`` holds the finished match's totals). The next
+        decisions' legal ids: :meth:`legal_mask`."""
         a = np.asarray(actions, np.int64)
         K = self.K
         n = self.n
@@ -219,9 +240,9 @@ class VectorEnv:
         d = np.flatnonzero(~card)
         if len(d):
             self._draws(d, a[d] - 2 * K - 1)
-        return self.rewards, self.done, self.legal_mask()
+        return self.rewards, self.done
 
-    def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` after checking every id is legal (:class:`InputError` naming the
         first game whose id is not)."""
         a = np.asarray(actions, np.int64)
@@ -381,10 +402,22 @@ class VectorEnv:
             self.starter[g] = cands[0]
 
     # ------------------------------------------------------------------ helpers
-    def random_actions(self, rng: np.random.Generator, mask: Optional[np.ndarray] = None
-                       ) -> np.ndarray:
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One legal id per game, uniformly among its legal ids (a random policy)."""
-        m = self.legal_mask() if mask is None else mask
-        counts = m.sum(1)
-        pick = (rng.random(self.n) * counts).astype(np.int64)
-        return (m.cumsum(1) <= pick[:, None]).sum(1)
+        out = np.empty(self.n, np.int64)
+        card = self.phase == 0
+        for games, block, base in ((card, self._card_block, 0),
+                                   (~card, self._draw_block, 2 * self.K)):
+            if card.all() if base == 0 else not card.any():
+                g = self._games
+            else:
+                g = np.flatnonzero(games)
+            if not len(g):
+                continue
+            m = block(g)
+            cum = np.cumsum(m, axis=1, dtype=np.uint8)
+            pick = (rng.random(len(g)) * cum[:, -1]).astype(np.uint8)
+            out[g] = base + (cum <= pick[:, None]).sum(1)
+            if base == 0 and g is self._games:
+                break
+        return out
