@@ -417,6 +417,22 @@ def test_french_labels_and_refusals(browser: Any, server: Server,
     john.assert_clean()
 
 
+def test_the_rules_are_one_click_away(browser: Any, server: Server,
+                                     players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    marie = open_player(players, browser, server, "Marie", locale="fr-FR")
+    marie.open_room(room)
+    with marie.context.expect_page(timeout=BOUND_MS) as opened:
+        marie.page.locator("#btn-rules").click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    assert f"/rooms/{room}/rules" in rules.url and "lang=fr" in rules.url, rules.url
+    text = rules.locator("body").inner_text()
+    assert len(text) > 500, text  # the rulebook written out from the pack, in French
+    assert "manche" in text.lower(), text[:300]
+    marie.assert_clean()
+
+
 def test_illegal_targets_are_dimmed(browser: Any, server: Server,
                                     players: list[Player]) -> None:
     room = server.new_room("duel-classic")
