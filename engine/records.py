@@ -97,16 +97,53 @@ def _turn_dict(move: Move, seat: int, codec) -> dict[str, Any]:
 #: JSON of one value as ``json.dumps(value, separators=(",", ":"))`` writes it
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
-#: codec id -> (codec, {(seat, action, card, draw, pawn, steps): the turn's JSON})
-_TURN_TEXT: "OrderedDict[int, tuple[Any, dict[tuple, str]]]" = OrderedDict()
-_TURN_TEXT_SIZE = 1 << 16  # distinct turns kept a codec (a duel has a few thousand)
+#: codec id -> (codec, TurnTexts): the JSON of turns already written with that codec
+_TURN_TEXT: "OrderedDict[int, tuple[Any, TurnTexts]]" = OrderedDict()
+_TURN_TEXT_SIZE = 1 << 16  # moves kept a codec (the engine's own moves are a few hundred)
 
 
-def _turn_texts(codec: Any) -> dict[tuple, str]:
+class TurnTexts:
+    """The JSON text of each turn (a move by a seat) written so far with one codec.
+
+    The engine hands out the same :class:`Move` objects turn after turn, so a turn's text
+    is found by the move's identity, the move itself kept here so that its id stays its own
+    (every table is emptied at once when full); a new move's text is found by its fields,
+    or made."""
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+        self.kept: dict[int, Move] = {}
+        #: per seat: id(move) -> the JSON of that seat's turn
+        self.by_seat: list[dict[int, str]] = []
+        self.by_fields: dict[tuple, str] = {}
+
+    def seat(self, seat: int) -> dict[int, str]:
+        """The texts of ``seat``'s turns, by the id of their move."""
+        while len(self.by_seat) <= seat:
+            self.by_seat.append({})
+        return self.by_seat[seat]
+
+    def add(self, move: Move, seat: int) -> str:
+        """The JSON of ``move`` played by ``seat``, kept for the next time."""
+        if len(self.kept) >= _TURN_TEXT_SIZE or len(self.by_fields) >= _TURN_TEXT_SIZE:
+            self.kept.clear()
+            self.by_fields.clear()
+            for table in self.by_seat:
+                table.clear()
+        key = (seat, move.action, move.card, move.draw, move.pawn, move.steps)
+        text = self.by_fields.get(key)
+        if text is None:
+            text = self.by_fields[key] = _encode(_turn_dict(move, seat, self.codec))
+        self.kept[id(move)] = move
+        self.seat(seat)[id(move)] = text
+        return text
+
+
+def _turn_texts(codec: Any) -> TurnTexts:
     hit = _TURN_TEXT.get(id(codec))
     if hit is not None and hit[0] is codec:
         return hit[1]
-    texts: dict[tuple, str] = {}
+    texts = TurnTexts(codec)
     _TURN_TEXT[id(codec)] = (codec, texts)
     while len(_TURN_TEXT) > 8:
         _TURN_TEXT.popitem(last=False)
@@ -124,22 +161,15 @@ def dumps(state: GameState, **extra: Any) -> str:
     n = state.n
 
     def turns(r: Any) -> str:
-        parts = []
-        append = parts.append
-        get = texts.get
-        seat = r.starter
-        for m in r.moves:
-            key = (seat, m.action, m.card, m.draw, m.pawn, m.steps)
-            text = get(key)
-            if text is None:
-                if len(texts) >= _TURN_TEXT_SIZE:
-                    texts.clear()
-                text = texts[key] = _encode(_turn_dict(m, seat, codec))
-            append(text)
-            seat += 1
-            if seat == n:
-                seat = 0
-        return "[" + ",".join(parts) + "]"
+        moves = r.moves
+        out: list[Any] = [None] * len(moves)
+        for i in range(min(n, len(moves))):  # each seat's turns at once
+            out[i::n] = map(texts.seat((r.starter + i) % n).get, map(id, moves[i::n]))
+        if None in out:
+            for j, text in enumerate(out):
+                if text is None:
+                    out[j] = texts.add(moves[j], (r.starter + j) % n)
+        return "[" + ",".join(out) + "]"
 
     record = _record(state, turns, extra)
     out = []

@@ -71,3 +71,14 @@ def test_engine_version_is_looked_up_once():
     first = engine_version()
     assert engine_version() is first
     assert first.startswith("lostcities")
+
+
+def test_dumps_stays_exact_when_its_tables_fill_up(monkeypatch):
+    from lostcities.engine import records
+    from lostcities.engine.bots import make_bot
+    monkeypatch.setattr(records, "_TURN_TEXT_SIZE", 5)
+    for pack, seats in [("duel-classic", 2), ("duel-grenoble", 4), ("board-classic", 3)]:
+        rules = load_pack(pack)
+        state = play_match(rules, [make_bot("greedy")] + [make_bot("random")] * (seats - 1), 11)
+        assert dumps(state) == slow_dumps(state)
+        assert dumps(state, simulation={"seed": 1}) == slow_dumps(state, simulation={"seed": 1})
