@@ -279,14 +279,14 @@ class MoveEntry:
     still fit, and the whole move once only one does."""
 
     def __init__(self, pack: "RulePack", legal: Sequence[str]):
-        from lostcities.engine import LostCitiesError, Move
+        from lostcities import engine
 
         self.pack = pack
         self.moves: list["Move"] = []
         for text in list(legal)[:10_000]:
             try:
-                self.moves.append(Move.parse(str(text)[:200], pack))
-            except LostCitiesError:
+                self.moves.append(engine.Move.parse(str(text)[:200], pack))
+            except engine.LostCitiesError:
                 continue  # a move this client cannot read is not offered
         self.fits: list["Move"] = []
         self.draw_given = False
@@ -1122,9 +1122,11 @@ def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[P
 def _reader(client: RoomClient, interactive: bool) -> Callable[[str], Optional[str]]:
     """Lines from the terminal (with line editing) or from a pipe; None at the end."""
     if interactive:
+        import importlib
+
         try:
-            import readline  # noqa: F401 - line editing for input()
-        except ImportError:  # pragma: no cover
+            importlib.import_module("readline")  # line editing for input()
+        except ImportError:  # pragma: no cover - Windows
             pass
 
         def read(prompt: str) -> Optional[str]:

@@ -328,3 +328,16 @@ def test_connect_refuses_local_game_options_and_bad_token_files(tmp_path: Path) 
     assert "not a regular file" in one_line(run_lc("--connect", url, "--token", str(fifo),
                                                    home=tmp_path))
     assert "--name" in one_line(run_lc("--connect", url, "--name", "x" * 30, home=tmp_path))
+
+
+def test_without_the_serve_extra_one_line_says_how_to_get_it(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow" / "websockets"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('no websockets here')\n")
+    env = {**os.environ, "LOSTCITIES_DATA_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([LC, "play", "--connect", "http://127.0.0.1:1/r/abcdefgh"],
+                            capture_output=True, text=True, env=env, timeout=BOUND,
+                            stdin=subprocess.DEVNULL)
+    assert one_line(result) == ("lc: error: lc play --connect needs the serve extra: "
+                                "pip install 'lostcities[serve]'")
