@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -91,9 +92,13 @@ class Server:
         self.data = data
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(data / "serve.log", "w+", encoding="utf-8")
+        self.log = open(data / "serve.log", "a+", encoding="utf-8")
+        self.start()
+
+    def start(self) -> None:
+        """Start ``lc serve`` on this port and data folder; wait until it answers."""
         self.proc = subprocess.Popen(lc_command() + ["serve", "--port", str(self.port),
-                                                     "--data", str(data / "rooms")],
+                                                     "--data", str(self.data / "rooms")],
                                      stdout=self.log, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + BOUND
         while True:
@@ -108,6 +113,12 @@ class Server:
                     raise AssertionError(f"lc serve did not answer in {BOUND} s:\n"
                                          f"{self.output()}")
                 time.sleep(0.1)  # polling a condition, bounded by BOUND
+
+    def kill(self) -> None:
+        """SIGKILL the server (what a crash or a power cut does) and wait for it."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=BOUND)
 
     def output(self) -> str:
         """What the server printed so far."""
@@ -132,10 +143,9 @@ class Server:
         return self.get(f"/rooms/{room}")
 
     def stop(self) -> None:
-        """Kill the server (it keeps nothing in memory that matters) and wait for it."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=BOUND)
+        """Kill the server (it keeps nothing in memory that matters), wait for it, close
+        its log."""
+        self.kill()
         self.log.close()
 
 
@@ -209,6 +219,11 @@ class Player:
         path = artefacts_dir() / name
         self.page.screenshot(path=str(path))
         return path
+
+    def forgive(self, pattern: str) -> None:
+        """Drop the problems recorded so far that match the regular expression
+        ``pattern`` (the browser's own lines while the server is down)."""
+        self.problems = [p for p in self.problems if not re.search(pattern, p)]
 
     def assert_clean(self) -> None:
         """No console error or warning and no page error happened in this context."""

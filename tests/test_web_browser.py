@@ -433,6 +433,39 @@ def test_the_rules_are_one_click_away(browser: Any, server: Server,
     marie.assert_clean()
 
 
+#: what Chromium itself logs while the server is away (not the page's code)
+SERVER_AWAY = r"^console\.error: WebSocket connection to '[^']*/ws' failed"
+
+
+def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
+                                                         players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    ada = open_player(players, browser, server, "Ada")
+    ada.open_room(room)
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.type_line("/bot")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.type_line("/start")
+    for number in range(0, 4, 2):  # Ada, the bot, Ada, the bot
+        ada.until("document.body.dataset.phase === 'card' && "
+                  "Number(document.body.dataset.turns) === arg", number)
+        duel_turn(ada, 0, server.room(room)["view"], number)
+    ada.until("document.body.dataset.phase === 'card'")
+    hand = sorted(ada.hand())
+    turns = ada.turns()
+    server.kill()
+    ada.until("document.body.dataset.connected !== '1'")
+    server.start()  # the same port and data folder: the room is rebuilt from its turns
+    ada.until("document.body.dataset.connected === '1' && document.body.dataset.seat === '0'"
+              " && document.body.dataset.phase === 'card'")
+    ada.forgive(SERVER_AWAY)
+    assert ada.turns() == turns and sorted(ada.hand()) == hand
+    duel_turn(ada, 0, server.room(room)["view"], turns)
+    ada.until_turns(turns + 1)
+    ada.assert_clean()
+
+
 def test_illegal_targets_are_dimmed(browser: Any, server: Server,
                                     players: list[Player]) -> None:
     room = server.new_room("duel-classic")
