@@ -920,9 +920,7 @@ class RoomClient:
 
     def _hint(self) -> None:
         if not self.room.get("hints"):
-            self.say_error(self.cat.get("connect.no-hints",
-                                        "This room gives no hints (a room gives them when it is "
-                                        "opened with hints)."))
+            self.say_error(self.cat("error.no-hints"))  # the room's own words for it
             return
         self.send({"type": "hint"})
 
