@@ -50,6 +50,31 @@ def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
     return Deal(hands, tuple(cards[removed + players * h:]), tuple(cards[:removed]), None)
 
 
+def _shuffle_inline(cards: list, rng: random.Random) -> None:
+    """``rng.shuffle(cards)`` with its draws inlined (the same swaps from the same draws:
+    checked against ``random.shuffle`` before use, see :func:`shuffler`)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        cards[i], cards[r] = cards[r], cards[i]
+
+
+def shuffler() -> Any:
+    """A function ``(cards, rng)`` shuffling exactly as ``random.Random.shuffle``: the
+    inlined one when it agrees with this Python's on a few seeds, else the method itself."""
+    for seed in range(4):
+        a, b = list(range(60)), list(range(60))
+        random.Random(f"lostcities:{seed}:1").shuffle(a)
+        _shuffle_inline(b, random.Random(f"lostcities:{seed}:1"))
+        if a != b:
+            return lambda cards, rng: rng.shuffle(cards)
+    return _shuffle_inline
+
+
 def supported(pack: Any) -> Optional[str]:
     """Why the batched engine cannot play ``pack`` (a phrase), or None when it can."""
     if pack.board is not None:
@@ -95,6 +120,21 @@ class VectorEnv:
         self.slot_of = (np.arange(self.K) % self.S).astype(np.int8)
         self._games = np.arange(n)
         self._colours = np.arange(self.C)
+        if self.K > 64:
+            raise InputError(f"VectorEnv({pack.id}): {self.K} card kinds, at most 64 are batched")
+        self._kbits = np.arange(self.K, dtype=np.uint64)
+        one = np.uint64(1)
+        #: allowed[c, last + 1]: the kinds of colour c that a row whose last slot is `last` accepts
+        self.allowed = np.zeros((self.C, self.S + 1), np.uint64)
+        for c in range(self.C):
+            for last in range(-1, self.S):
+                bits = 0
+                for slot in range(self.S):
+                    eq = slot == 0 or pack.ordering == "non-decreasing"
+                    if slot > last or (slot == last and eq):
+                        bits |= 1 << (c * self.S + slot)
+                self.allowed[c, last + 1] = np.uint64(bits)
+        self._one = one
         # a card is accepted by a row whose last slot is `last` when slot > last, or equal
         # and (non-decreasing rows or a wager after wagers)
         self.equal_ok = (self.slot_of == 0) | (pack.ordering == "non-decreasing")
@@ -109,6 +149,8 @@ class VectorEnv:
         self._sum_rounds = _plain(pack.scoring_spec.formulas.get("round")) == _SUM_EXPEDITIONS
         self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
+        self._deck_list = list(pack.deck())
+        self._shuffle = shuffler()
         self.seed0 = new_seed(seed)
         self.reset(self.seed0)
 
@@ -119,6 +161,7 @@ class VectorEnv:
             self.seed0 = new_seed(seed)
         n, P, K, C = self.n, self.players, self.K, self.C
         self.hands = np.zeros((n, P, K), np.int8)
+        self.held_bits = np.zeros((n, P), np.uint64)
         self.rows = np.zeros((n, P, K), np.int8)
         self.last = np.full((n, P, C), -1, np.int8)
         self.piles = np.zeros((n, C, self.pile_cap), np.int16)
@@ -152,11 +195,12 @@ class VectorEnv:
         P, h = self.players, self.hand_size
         rem = self.removed
         seeds, rounds = self.seeds[games].tolist(), self.round[games].tolist()
-        base = list(self.pack.deck())
+        base = self._deck_list
+        shuffle, rng_of = self._shuffle, random.Random
         shuffled = []
         for s, r in zip(seeds, rounds):
             cards = base[:]
-            random.Random(f"lostcities:{s}:{r}").shuffle(cards)
+            shuffle(cards, rng_of(f"lostcities:{s}:{r}"))
             shuffled.append(cards)
         cards = np.array(shuffled, np.int64)
         hands = cards[:, rem: rem + P * h].reshape(len(games), P, h)
@@ -164,6 +208,7 @@ class VectorEnv:
         gi = np.repeat(games, P * h)
         pi = np.tile(np.repeat(np.arange(P), h), len(games))
         np.add.at(self.hands, (gi, pi, hands.reshape(-1)), 1)
+        self.held_bits[games] = ((self.hands[games] > 0).astype(np.uint64) << self._kbits).sum(-1)
         self.deck[games, :self.deck_len] = cards[:, rem + P * h:]
         self.drawn[games] = 0
         self.rows[games] = 0
@@ -197,17 +242,22 @@ class VectorEnv:
         mask[d, 2 * K:] = self._draw_block(d)
         return mask
 
+    def _card_bits(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(held, playable)`` bit masks (bit k: card kind k) of the seat to move in games
+        ``g``: the kinds it holds, and those of them its rows accept."""
+        p = self.to_move[g]
+        held = self.held_bits[g, p]
+        last = self.last[g, p].astype(np.int64) + 1                    # (G, C)
+        ok = np.bitwise_or.reduce(self.allowed[self._colours, last], axis=1)
+        return held, held & ok
+
     def _card_block(self, g: np.ndarray) -> np.ndarray:
         """``(len(g), 2K)``: the legal plays then discards of games ``g`` (card phase)."""
         K = self.K
-        p = self.to_move[g]
-        held = self.hands[g, p] > 0
-        last = self.last[g, p][:, self.colour_of]
-        slot = self.slot_of
-        ok = (slot > last) | ((slot == last) & self.equal_ok)
+        held, play = self._card_bits(g)
         out = np.empty((len(g), 2 * K), bool)
-        np.logical_and(held, ok, out=out[:, :K])
-        out[:, K:] = held
+        out[:, :K] = (play[:, None] >> self._kbits) & self._one
+        out[:, K:] = (held[:, None] >> self._kbits) & self._one
         return out
 
     def _draw_block(self, d: np.ndarray) -> np.ndarray:
@@ -263,6 +313,9 @@ class VectorEnv:
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
         self.hands[g, p, kind] -= 1
+        gone = self.hands[g, p, kind] == 0
+        if gone.any():
+            self.held_bits[g[gone], p[gone]] &= ~(self._one << kind[gone].astype(np.uint64))
         gp, kp, pp = g[play], kind[play], p[play]
         self.rows[gp, pp, kp] += 1
         self.last[gp, pp, colour[play]] = self.slot_of[kp]
@@ -286,10 +339,12 @@ class VectorEnv:
         cards = self.deck[dd, self.drawn[dd]]
         self.drawn[dd] += 1
         self.hands[dd, p[from_deck], cards] += 1
+        self.held_bits[dd, p[from_deck]] |= self._one << cards.astype(np.uint64)
         dp, cp = d[~from_deck], src[~from_deck]
         self.depth[dp, cp] -= 1
         taken = self.piles[dp, cp, self.depth[dp, cp]]
         self.hands[dp, p[~from_deck], taken] += 1
+        self.held_bits[dp, p[~from_deck]] |= self._one << taken.astype(np.uint64)
         # close the turns
         self.turn[d] += 1
         empty = from_deck & (self.drawn[d] >= self.deck_len)
@@ -406,18 +461,37 @@ class VectorEnv:
         """One legal id per game, uniformly among its legal ids (a random policy)."""
         out = np.empty(self.n, np.int64)
         card = self.phase == 0
-        for games, block, base in ((card, self._card_block, 0),
-                                   (~card, self._draw_block, 2 * self.K)):
-            if card.all() if base == 0 else not card.any():
-                g = self._games
-            else:
-                g = np.flatnonzero(games)
-            if not len(g):
-                continue
-            m = block(g)
-            cum = np.cumsum(m, axis=1, dtype=np.uint8)
-            pick = (rng.random(len(g)) * cum[:, -1]).astype(np.uint8)
-            out[g] = base + (cum <= pick[:, None]).sum(1)
-            if base == 0 and g is self._games:
-                break
+        if card.all():
+            g, d = self._games, None
+        elif not card.any():
+            g, d = None, self._games
+        else:
+            g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        if g is not None:
+            held, play = self._card_bits(g)
+            n_play = np.bitwise_count(play).astype(np.int64)
+            total = n_play + np.bitwise_count(held)
+            pick = (rng.random(len(g)) * total).astype(np.int64)
+            is_play = pick < n_play
+            kind = select_bit(np.where(is_play, play, held), np.where(is_play, pick, pick - n_play))
+            out[g] = np.where(is_play, kind, kind + self.K)
+        if d is not None:
+            m = self._draw_block(d)
+            cum = np.cumsum(m, axis=1, dtype=np.int8)
+            pick = (rng.random(len(d)) * cum[:, -1]).astype(np.int8)
+            out[d] = 2 * self.K + (cum <= pick[:, None]).sum(1)
         return out
+
+
+def select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """For each uint64 of ``bits``, the index of its ``k``-th set bit (0-based, from the
+    lowest); ``k`` must be below the number of set bits."""
+    pos = np.zeros(len(bits), np.uint64)
+    k = k.astype(np.int64)
+    for w in (32, 16, 8, 4, 2, 1):
+        low = (bits >> pos) & np.uint64((1 << w) - 1)
+        c = np.bitwise_count(low).astype(np.int64)
+        go = k >= c
+        k = k - np.where(go, c, 0)
+        pos = pos + np.where(go, np.uint64(w), np.uint64(0))
+    return pos.astype(np.int64)
