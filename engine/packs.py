@@ -250,7 +250,7 @@ def _within(target: Path, root: Path) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def _load_chain(path: Path, display: str, allow_outside: bool = False
+def _load_chain(path: Path, display: str, allow_outside: bool = False, shipped: bool = True
                 ) -> tuple[list[YamlDocument], list[Path], list[Problem]]:
     """The pack and every pack it extends (this one first); stops at the first broken link.
 
@@ -267,7 +267,7 @@ def _load_chain(path: Path, display: str, allow_outside: bool = False
         doc: YamlDocument | None = None
         problems: list[Problem] = []
         try:
-            doc = load_yaml(path, display)
+            doc = (shipped and shipped_document(path, display)) or load_yaml(path, display)
         except PackError as err:
             problems = list(err.problems)
         if _not_a_pack(doc, problems, path):
@@ -542,23 +542,61 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def shipped_document(path: Path, display: str) -> YamlDocument | None:
+    """The loaded YAML of a built-in pack file byte for byte as shipped, from its parsed form
+    recorded in :mod:`lostcities.engine.pack_digests` (no YAML parsed, PyYAML not even
+    imported), named ``display`` as :func:`~.yamlsafe.load_yaml` names it; None for any
+    other file."""
+    try:
+        from . import pack_digests
+    except ImportError:
+        return None
+    real = os.path.realpath(path)
+    name = os.path.basename(real)
+    shipped = getattr(pack_digests, "DOCUMENTS", {}).get(name)
+    if shipped is None or os.path.dirname(real) != os.path.realpath(builtin_dir()) \
+            or file_digest(Path(real)) != pack_digests.PACKS.get(name):
+        return None
+    data, origins = shipped
+    return YamlDocument(display, _fresh(data),
+                        {key: Origin(display, *where) for key, where in origins.items()})
+
+
+def _fresh(value: Any) -> Any:
+    """A new copy of plain data (mappings and lists copied, scalars shared)."""
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    return value
+
+
 def pack_digests_source() -> str:
     """The text of ``pack_digests.py``: the SHA-256 of each built-in pack that passes full
-    validation now, schema included, and of the schema. Regenerate it with
-    ``python -m lostcities.grammar.regenerate`` after changing a built-in pack or the schema
-    (a stale digest only costs time: that pack is then schema-validated at load)."""
-    digests = {}
+    validation now, schema included, and of the schema; and each such pack's YAML as
+    loaded (data and origins), read instead of the file while its bytes match. Regenerate
+    it with ``python -m lostcities.grammar.regenerate`` after changing a built-in pack or
+    the schema (a stale entry only costs time: that pack is then parsed and validated)."""
+    import pprint
+
+    digests, documents = {}, {}
     for pack_id in builtin_ids():
         path = builtin_dir() / f"{pack_id}.yaml"
         if not validate_pack(path, schema_check=True).problems:
             digests[path.name] = file_digest(path)
+            doc = load_yaml(path, path.name)
+            documents[path.name] = (doc.data, {
+                key: (o.line, o.col, o.key_line, o.key_col, o.text_line, o.text_col, o.style)
+                for key, o in doc.origins.items()})
     lines = "".join(f"    {name!r}: {digest!r},\n" for name, digest in sorted(digests.items()))
     return ('"""SHA-256 of the built-in packs that passed schema validation when this file was '
             'generated\n(``python -m lostcities.grammar.regenerate``; do not edit): a built-in '
             'pack whose bytes\nmatch skips the JSON Schema at load (see '
-            '``lostcities.engine.packs.schema_vouched``)."""\n'
+            '``lostcities.engine.packs.schema_vouched``),\nand is read from DOCUMENTS, its YAML '
+            'as loaded (``lostcities.engine.packs.shipped_document``)."""\n'
             f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
-            f"PACKS = {{\n{lines}}}\n")
+            f"PACKS = {{\n{lines}}}\n"
+            f"DOCUMENTS = {pprint.pformat(documents, width=99, compact=True, sort_dicts=False)}\n")
 
 
 def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]
@@ -1178,16 +1216,17 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     depend on is wrong) the bounds of the formulas over the pack's games. Only a file
     that does not load or a broken `extends` stops the rest.
     ``allow_outside`` lets `extends` name absolute paths and files outside the
-    folder of the pack named (refused with LC025 by default). The JSON Schema is skipped
-    for a chain of unmodified built-in packs (:func:`schema_vouched`: it passed at build
-    time, the report is the same) unless ``schema_check``.
+    folder of the pack named (refused with LC025 by default). For a chain of unmodified
+    built-in packs, the YAML is read from its shipped parsed form (:func:`shipped_document`)
+    and the JSON Schema skipped (:func:`schema_vouched`: it passed at build time; the report
+    is the same) unless ``schema_check``: then every file is parsed and validated.
     """
     source = os.fspath(id_or_path)
     try:
         path, display = locate(source)
     except PackError as err:
         return PackReport(source, source, tuple(err.problems))
-    docs, paths, problems = _load_chain(path, display, allow_outside)
+    docs, paths, problems = _load_chain(path, display, allow_outside, not schema_check)
     if not docs:
         return PackReport(source, display, _sorted(problems))
     broken = bool(problems)  # a broken `extends`: the chain's end is missing

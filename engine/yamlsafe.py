@@ -26,9 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeAlias
 
-import yaml
-from yaml.events import AliasEvent, StreamEndEvent
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import yaml
+    from yaml.nodes import Node
 
 from .errors import InputError, PackError, Problem
 from .safeio import open_regular, shown_path
@@ -133,67 +135,78 @@ class _Refused(Exception):
         self.code, self.mark, self.message, self.hint = code, mark, message, hint
 
 
-class _Loader(yaml.SafeLoader):
-    """Composes nodes only, with the YAML 1.2 core resolver and counted aliases and depth."""
+def _import_yaml() -> None:
+    """Import PyYAML and make the loader, on the first YAML parsed (a built-in pack read
+    from its shipped form needs neither): sets this module's ``yaml``, node and event
+    classes and ``_Loader``."""
+    global yaml, AliasEvent, StreamEndEvent, MappingNode, ScalarNode, SequenceNode, _Loader
+    if "_Loader" in globals():
+        return
+    import yaml
+    from yaml.events import AliasEvent, StreamEndEvent
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-    limits: Limits = LIMITS
+    class _Loader(yaml.SafeLoader):
+        """Composes nodes only, with the YAML 1.2 core resolver and counted aliases and depth."""
 
-    def __init__(self, stream: str, limits: Limits) -> None:
-        super().__init__(stream)
-        self.limits = limits
-        self._depth = 0
-        self._aliases = 0
-        self._nodes = 0
+        limits: Limits = LIMITS
 
-    def resolve(self, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            if not implicit[0] or value is None:
+        def __init__(self, stream: str, limits: Limits) -> None:
+            super().__init__(stream)
+            self.limits = limits
+            self._depth = 0
+            self._aliases = 0
+            self._nodes = 0
+
+        def resolve(self, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
+            if kind is ScalarNode:
+                if not implicit[0] or value is None:
+                    return _STR
+                if value == "<<":
+                    return _MERGE
+                if value in _NULLS:
+                    return _NULL
+                if value in _BOOLS:
+                    return _BOOL
+                if _INT_RE.fullmatch(value):
+                    return _INT
+                if _FLOAT_RE.fullmatch(value):
+                    return _FLOAT
                 return _STR
-            if value == "<<":
-                return _MERGE
-            if value in _NULLS:
-                return _NULL
-            if value in _BOOLS:
-                return _BOOL
-            if _INT_RE.fullmatch(value):
-                return _INT
-            if _FLOAT_RE.fullmatch(value):
-                return _FLOAT
-            return _STR
-        return _SEQ if kind is SequenceNode else _MAP
+            return _SEQ if kind is SequenceNode else _MAP
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
-        if self.check_event(AliasEvent):
-            self._aliases += 1
-            if self._aliases > self.limits.max_aliases:
-                raise _Refused("LC004", self.peek_event().start_mark,
-                               f"more than {self.limits.max_aliases} alias uses",
-                               "aliases are capped so a file cannot expand without bound")
-            return super().compose_node(parent, index)
-        self._depth += 1
-        self._nodes += 1
-        try:
-            if self._nodes > self.limits.max_values:
-                raise _Refused("LC005", self.peek_event().start_mark,
-                               f"the document holds more than {self.limits.max_values:,} values")
-            if self._depth > self.limits.max_depth:
-                raise _Refused("LC003", self.peek_event().start_mark,
-                               f"nesting deeper than {self.limits.max_depth} levels")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+        def compose_node(self, parent: Node | None, index: Any) -> Node:
+            if self.check_event(AliasEvent):
+                self._aliases += 1
+                if self._aliases > self.limits.max_aliases:
+                    raise _Refused("LC004", self.peek_event().start_mark,
+                                   f"more than {self.limits.max_aliases} alias uses",
+                                   "aliases are capped so a file cannot expand without bound")
+                return super().compose_node(parent, index)
+            self._depth += 1
+            self._nodes += 1
+            try:
+                if self._nodes > self.limits.max_values:
+                    raise _Refused("LC005", self.peek_event().start_mark,
+                                   f"the document holds more than {self.limits.max_values:,} values")
+                if self._depth > self.limits.max_depth:
+                    raise _Refused("LC003", self.peek_event().start_mark,
+                                   f"nesting deeper than {self.limits.max_depth} levels")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
 
-    def get_single_node(self) -> Node | None:
-        self.get_event()  # stream start
-        node = None
-        if not self.check_event(StreamEndEvent):
-            node = self.compose_document()
-        if not self.check_event(StreamEndEvent):
-            raise _Refused("LC008", self.get_event().start_mark,
-                           "a second YAML document; a pack is exactly one document",
-                           "remove the `---` line and what follows, or split the file")
-        self.get_event()
-        return node
+        def get_single_node(self) -> Node | None:
+            self.get_event()  # stream start
+            node = None
+            if not self.check_event(StreamEndEvent):
+                node = self.compose_document()
+            if not self.check_event(StreamEndEvent):
+                raise _Refused("LC008", self.get_event().start_mark,
+                               "a second YAML document; a pack is exactly one document",
+                               "remove the `---` line and what follows, or split the file")
+            self.get_event()
+            return node
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -430,6 +443,7 @@ def parse_yaml(text: str, file: str, limits: Limits = LIMITS) -> YamlDocument:
     >>> parse_yaml("a: yes\\nb: true\\nc: 010", "x.yaml").data
     {'a': 'yes', 'b': True, 'c': 10}
     """
+    _import_yaml()
     loader: _Loader | None = None
     try:
         loader = _Loader(text, limits)

@@ -218,3 +218,35 @@ def test_modules_for_a_command_line():
     assert lc_app.modules_for([]) == lc_app.COMMAND_MODULES
     assert set(lc_app.COMMANDS) == set(lc_app.full_app().registered_commands and
                                        [c.name for c in lc_app.full_app().registered_commands])
+
+
+@pytest.mark.parametrize("pack_id", packs.builtin_ids())
+@pytest.mark.parametrize("display", ["rulepacks/{id}.yaml", "{id}", "./x/{id}.yaml"])
+def test_a_shipped_document_is_the_yaml_as_loaded(pack_id, display):
+    from lostcities.engine.yamlsafe import load_yaml
+    path = packs.builtin_dir() / f"{pack_id}.yaml"
+    name = display.format(id=pack_id)
+    shipped = packs.shipped_document(path, name)
+    loaded = load_yaml(path, name)
+    assert shipped is not None
+    assert (shipped.file, shipped.data, shipped.origins) == \
+        (loaded.file, loaded.data, loaded.origins)
+    shipped.data["id"] = "changed"  # each load gets its own copy
+    assert packs.shipped_document(path, name).data == loaded.data
+
+
+def test_only_shipped_bytes_are_read_from_the_shipped_form(tmp_path, monkeypatch):
+    name = "duel-classic.yaml"
+    copy = tmp_path / name
+    copy.write_bytes((packs.builtin_dir() / name).read_bytes())
+    assert packs.shipped_document(copy, name) is None
+    monkeypatch.setitem(pack_digests.PACKS, name, "0" * 64)
+    assert packs.shipped_document(packs.builtin_dir() / name, name) is None
+
+
+def test_loading_a_builtin_pack_does_not_import_yaml():
+    code = ("import sys; from lostcities.engine.packs import load_pack; "
+            "load_pack('duel-six'); print('yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=BOUND, check=True)
+    assert out.stdout.strip() == "False"
