@@ -841,6 +841,12 @@ def nth_bit(bits: int, i: int) -> int:
 def _action_ok(state: GameState, action_id: int) -> bool:
     """``action_id in legal_actions(state)``, a duel's card decision without listing them."""
     t = state.tables
+    k = t.n_kinds
+    if state.phase == DRAW and state.board is None:
+        action, card = state.pending  # type: ignore[misc]
+        # drawing from the deck is action 2 n_kinds, from pile c 2 n_kinds + 1 + c
+        return action_id >= 2 * k and _draw_ok(state, _discarded_colour(state, action, card),
+                                                action_id - 2 * k - 1)
     if state.phase != CARD or t.lowest_in_hand:
         return action_id in legal_actions(state)
     p = state.to_move
@@ -880,6 +886,12 @@ def legal_action_mask(state: GameState) -> list[bool]:
             if ok[card]:
                 mask[card] = True  # play card k is action k
         return mask
+    if state.phase == DRAW and state.board is None:
+        action, card = state.pending  # type: ignore[misc]
+        deck = 2 * t.n_kinds + 1  # drawing from pile c is action 2 n_kinds + 1 + c, DECK -1
+        for d in _draws(state, _discarded_colour(state, action, card)):
+            mask[deck + d] = True  # type: ignore[operator]
+        return mask
     for a in legal_actions(state):
         mask[a] = True
     return mask
@@ -887,6 +899,15 @@ def legal_action_mask(state: GameState) -> list[bool]:
 
 def push_action(state: GameState, action_id: int) -> None:
     """Make one decision in place (trusted); undo with :func:`pop`."""
+    if state.board is None:
+        k = state.tables.n_kinds
+        if 0 <= action_id < 2 * k:  # play card k is action k, discard it n_kinds + k
+            state.undo.append(None)
+            if action_id < k:
+                _decide_card(state, PLAY, action_id)
+            else:
+                _decide_card(state, DISCARD, action_id - k)
+            return
     space = action_space(state.pack)
     kind, arg = space.decode(action_id)
     if state.board is not None:

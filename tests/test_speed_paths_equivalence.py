@@ -1,0 +1,95 @@
+"""The fast paths agree (issue #15): apply, step, push/pop, push_action and playout reach the
+same states on every built-in pack, the action mask is the legal actions, and pop undoes
+exactly, whichever path a turn took.
+"""
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from enginehelpers import builtin_ids, pack
+from lostcities.engine import (apply, is_over, legal_action_mask, legal_actions, legal_moves,
+                               move_to_actions, new_game, playout, pop, push, push_action,
+                               random_move, step)
+
+PACKS = builtin_ids()
+
+
+def _game(data):
+    p = pack(data.draw(st.sampled_from(PACKS), label="pack"))
+    n = data.draw(st.integers(p.min_players, p.max_players), label="players")
+    return p, new_game(p, n, data.draw(st.integers(0, 2**32), label="seed"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_apply_step_push_and_push_action_reach_the_same_states(data):
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    pushed = state.copy()
+    by_actions = state.copy()
+    history = []
+    for _ in range(data.draw(st.integers(1, 160), label="turns")):
+        if is_over(state):
+            break
+        moves = legal_moves(state)
+        move = rng.choice(moves) if rng.random() < 0.5 else random_move(state, rng)
+        assert move in moves
+        before = state.snapshot()
+        new = apply(state, move)
+        assert state.snapshot() == before  # apply leaves its input as it was
+        history.append(pushed.snapshot())
+        push(pushed, move)
+        for action in move_to_actions(p, move):
+            mask = legal_action_mask(by_actions)
+            assert [a for a, ok in enumerate(mask) if ok] == sorted(legal_actions(by_actions))
+            assert mask[action]
+            by_actions = step(by_actions, action)
+        state = new
+        assert pushed.snapshot() == state.snapshot() == by_actions.snapshot()
+    while history:  # pop undoes every turn exactly
+        pop(pushed)
+        assert pushed.snapshot() == history.pop()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_push_action_and_pop_undo_each_decision_exactly(data):
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    snaps = []
+    for _ in range(data.draw(st.integers(1, 200), label="decisions")):
+        if is_over(state):
+            break
+        snaps.append(state.snapshot())
+        push_action(state, rng.choice(legal_actions(state)))
+    while snaps:
+        pop(state)
+        assert state.snapshot() == snaps.pop()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_the_fused_playout_is_random_move_pushed_turn_by_turn(data):
+    p, state = _game(data)
+    seed = data.draw(st.integers(0, 2**32), label="rng")
+    plain = state.copy()
+    playout(state, random.Random(seed))
+    rng = random.Random(seed)
+    while not is_over(plain):
+        push(plain, random_move(plain, rng))
+    plain.undo.clear()
+    assert state.snapshot() == plain.snapshot()
+
+
+class CountingRandom(random.Random):
+    """A subclass of random.Random: the playout takes its generic path, the same games."""
+
+
+def test_a_random_subclass_plays_the_same_playout():
+    p = pack("duel-classic")
+    a = playout(new_game(p, 2, 5), random.Random(9))
+    b = playout(new_game(p, 2, 5), CountingRandom(9))
+    assert a.snapshot() == b.snapshot()
