@@ -69,9 +69,9 @@ def gym(decisions: int) -> float:
 def openspiel(decisions: int) -> float:
     import pyspiel
 
-    import lostcities.envs.openspiel_game  # noqa: F401  (registers python_lostcities)
+    from lostcities.envs.openspiel_game import OPENSPIEL_NAME  # registers the game
 
-    game = pyspiel.load_game("python_lostcities", {"pack": "duel-classic"})
+    game = pyspiel.load_game(OPENSPIEL_NAME, {"pack": "duel-classic"})
     state = game.new_initial_state()
     rng = np.random.default_rng(0)
     done = 0
