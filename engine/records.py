@@ -41,26 +41,28 @@ def engine_version() -> str:
 def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
     """The record of ``state``'s finished rounds as a JSON-ready dict (extra fields added)."""
     codec = state.pack.cards
+    f = codec.format
     return _record(state, lambda r: [_turn_dict(m, seat, codec) for m, seat in
-                                     _seats(r.moves, r.starter, state.n)], extra)
+                                     _seats(r.moves, r.starter, state.n)],
+                   lambda cards: [f(c) for c in cards], extra)
 
 
-def _record(state: GameState, turns: Callable[[Any], Any], extra: dict[str, Any]
-            ) -> dict[str, Any]:
-    """The record's fields in order, each round's ``turns`` made by ``turns(round)``."""
+def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any], Any],
+            extra: dict[str, Any]) -> dict[str, Any]:
+    """The record's fields in order, each round's ``turns`` made by ``turns(round)`` and
+    each list of cards by ``cards(cards)``."""
     from .turn import totals, winners
 
     from .board import tile_dict
 
     codec = state.pack.cards
-    f = codec.format
     rounds = []
     for r in state.finished:
         rnd: dict[str, Any] = {
             "starter": r.starter,
-            "hands": [[f(c) for c in hand] for hand in r.deal.hands],
-            "draw_pile": [f(c) for c in r.deal.draw_pile],
-            "removed": [f(c) for c in r.deal.removed],
+            "hands": [cards(hand) for hand in r.deal.hands],
+            "draw_pile": cards(r.deal.draw_pile),
+            "removed": cards(r.deal.removed),
             "turns": turns(r),
             "scores": list(r.scores),
             "end": r.end,
@@ -116,6 +118,8 @@ class TurnTexts:
         #: per seat: id(move) -> the JSON of that seat's turn
         self.by_seat: list[dict[int, str]] = []
         self.by_fields: dict[tuple, str] = {}
+        #: card -> its JSON text (``"r5"`` with the quotes)
+        self.card_json: list[str] = []
 
     def seat(self, seat: int) -> dict[int, str]:
         """The texts of ``seat``'s turns, by the id of their move."""
@@ -137,6 +141,17 @@ class TurnTexts:
         self.kept[id(move)] = move
         self.seat(seat)[id(move)] = text
         return text
+
+
+#: the fields of a round that dumps writes as JSON text itself
+_RAW = frozenset(("draw_pile", "removed", "turns"))
+
+
+def _round_field(key: str, value: Any) -> str:
+    """The JSON of one field of a round as dumps builds it (cards and turns already JSON)."""
+    if key == "hands":
+        return "[" + ",".join(value) + "]"
+    return value if key in _RAW else _encode(value)
 
 
 def _turn_texts(codec: Any) -> TurnTexts:
@@ -171,13 +186,20 @@ def dumps(state: GameState, **extra: Any) -> str:
                     out[j] = texts.add(moves[j], (r.starter + j) % n)
         return "[" + ",".join(out) + "]"
 
-    record = _record(state, turns, extra)
+    names = texts.card_json
+    if len(names) != codec.n_kinds:
+        names[:] = [_encode(codec.format(c)) for c in range(codec.n_kinds)]
+
+    def cards(row: Any) -> str:
+        return "[" + ",".join(map(names.__getitem__, row)) + "]"
+
+    record = _record(state, turns, cards, extra)
     out = []
     for key, value in record.items():
-        if key == "rounds" and "rounds" not in extra:  # our rounds, their turns already JSON
+        if key == "rounds" and "rounds" not in extra:  # our rounds: cards and turns are JSON
             text = "[" + ",".join(
-                "{" + ",".join(f"{_encode(k)}:{v if k == 'turns' else _encode(v)}"
-                               for k, v in rnd.items()) + "}"
+                "{" + ",".join(f"{_encode(k)}:{_round_field(k, v)}" for k, v in rnd.items())
+                + "}"
                 for rnd in value) + "]"
         else:
             text = _encode(value)
