@@ -144,8 +144,12 @@ class VectorEnv:
         self.pile_cap = len(pack.deck()) // self.C
         self.rounds = pack.rounds
         self.immediately = pack.draw_pile_empty == "immediately"
-        self._exp_table = np.full((self.rounds, self.C, 1 << self.S, pack.wagers + 1),
+        #: _exp_table[round - 1, colour, code]: an expedition's score, code = the row's
+        #: number slots as bits 1..S-1 plus wagers << S (filled on first use)
+        self._exp_table = np.full((self.rounds, self.C, (pack.wagers + 1) << self.S),
                                   np.iinfo(np.int32).min, np.int32)
+        self._code_of = np.where(np.arange(self.K) % self.S == 0, 1 << self.S,
+                                 1 << (np.arange(self.K) % self.S)).astype(np.int32)
         self._sum_rounds = _plain(pack.scoring_spec.formulas.get("round")) == _SUM_EXPEDITIONS
         self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
@@ -163,6 +167,7 @@ class VectorEnv:
         self.hands = np.zeros((n, P, K), np.int8)
         self.held_bits = np.zeros((n, P), np.uint64)
         self.rows = np.zeros((n, P, K), np.int8)
+        self.row_code = np.zeros((n, P, C), np.int32)   # see _exp_table
         self.last = np.full((n, P, C), -1, np.int8)
         self.piles = np.zeros((n, C, self.pile_cap), np.int16)
         self.depth = np.zeros((n, C), np.int16)
@@ -212,6 +217,7 @@ class VectorEnv:
         self.deck[games, :self.deck_len] = cards[:, rem + P * h:]
         self.drawn[games] = 0
         self.rows[games] = 0
+        self.row_code[games] = 0
         self.last[games] = -1
         self.depth[games] = 0
         self.to_move[games] = self.starter[games]
@@ -318,6 +324,7 @@ class VectorEnv:
             self.held_bits[g[gone], p[gone]] &= ~(self._one << kind[gone].astype(np.uint64))
         gp, kp, pp = g[play], kind[play], p[play]
         self.rows[gp, pp, kp] += 1
+        self.row_code[gp, pp, colour[play]] += self._code_of[kp]
         self.last[gp, pp, colour[play]] = self.slot_of[kp]
         disc = ~play
         gd, kd, cd = g[disc], kind[disc], colour[disc]
@@ -365,22 +372,21 @@ class VectorEnv:
     # ------------------------------------------------------------------ rounds and scores
     def _expedition_scores(self, games: np.ndarray) -> np.ndarray:
         """``(len(games), P)`` round scores by the pack's formulas (through the table)."""
-        P, C, S = self.players, self.C, self.S
-        rows = self.rows[games].reshape(len(games), P, C, S).astype(np.int64)
-        bits = (rows[..., 1:] << np.arange(1, S)).sum(-1)           # (G, P, C)
-        wagers = rows[..., 0]
-        rnd = np.broadcast_to((self.round[games] - 1)[:, None, None], bits.shape)
-        col = np.broadcast_to(np.arange(C), bits.shape)
         if not self._sum_rounds:
-            return self._scores_by_formula(games, rows)
+            P, C, S = self.players, self.C, self.S
+            return self._scores_by_formula(games, self.rows[games].reshape(len(games), P, C, S))
+        codes = self.row_code[games]                                 # (G, P, C)
+        rnd = (self.round[games] - 1)[:, None, None]
         table = self._exp_table
-        got = table[rnd, col, bits, wagers]
+        got = table[rnd, self._colours, codes]
         missing = got == np.iinfo(np.int32).min
         if missing.any():
-            for r, c, b, w in set(zip(rnd[missing].tolist(), col[missing].tolist(),
-                                      bits[missing].tolist(), wagers[missing].tolist())):
-                table[r, c, b, w] = self._one_expedition(r + 1, c, b, w)
-            got = table[rnd, col, bits, wagers]
+            rb = np.broadcast_to(rnd, codes.shape)[missing].tolist()
+            cb = np.broadcast_to(self._colours, codes.shape)[missing].tolist()
+            for r, c, code in set(zip(rb, cb, codes[missing].tolist())):
+                table[r, c, code] = self._one_expedition(r + 1, c, code & ((1 << self.S) - 1),
+                                                         code >> self.S)
+            got = table[rnd, self._colours, codes]
         return got.sum(-1)
 
     def _one_expedition(self, round_number: int, colour: int, bits: int, wagers: int) -> int:

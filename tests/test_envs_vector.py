@@ -12,14 +12,21 @@ from lostcities.engine import (InputError, is_over, legal_action_mask, load_pack
                                round_scores, step, totals)
 from lostcities.envs import VectorEnv, round_deal  # noqa: E402
 
-from enginehelpers import duel_ids  # noqa: E402
+from enginehelpers import derived, duel_ids  # noqa: E402
 
 DUELS = duel_ids()
 
 
-@pytest.mark.parametrize("pack_id", DUELS)
+def _house_scoring():
+    """duel-classic with round and match formulas that are not plain sums (scored game by
+    game, not through the expedition table)."""
+    return derived("duel-classic", scoring={"round": "sum(e.score for e in expeditions) + round",
+                                            "match": "sum(r for r in rounds) * 2"})
+
+
+@pytest.mark.parametrize("pack_id", DUELS + ["house-scoring"])
 def test_lockstep_games_equal_the_scalar_engine(pack_id):
-    pack = load_pack(pack_id)
+    pack = _house_scoring() if pack_id == "house-scoring" else load_pack(pack_id)
     players = pack.min_players
     n, seed = 6, 100
     env = VectorEnv(pack, n, seed=seed, players=players)
