@@ -3,7 +3,8 @@
 Cards are integer kinds (:mod:`lostcities.engine.cards`). Everything that
 changes during a round lives in flat lists so that a turn is a handful of list
 operations; :meth:`GameState.copy` gives the independent copy that the pure
-:func:`~lostcities.engine.turn.apply` works on.
+:func:`~lostcities.engine.turn.apply` works on (each seat's rows copied on write: a turn
+copies only the rows of the player who plays).
 """
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ class GameState:
     __slots__ = ("pack", "tables", "players", "n", "seed", "deals", "round", "rounds_total",
                  "starter", "to_move", "phase", "turn", "hands", "rows", "row_states",
                  "playable", "piles", "deck", "deal", "last_play", "pending", "moves",
-                 "finished", "undo", "board", "held_bits", "playable_bits", "pile_bits")
+                 "finished", "undo", "board", "held_bits", "playable_bits", "pile_bits",
+                 "shared_seats")
 
     pack: RulePack
     tables: Tables
@@ -117,6 +119,10 @@ class GameState:
     held_bits: list[int]
     playable_bits: list[int]
     pile_bits: int
+    #: bit p while seat p's rows (each row's list), row states and playable list are shared
+    #: with a copy of this state (copy-on-write: the engine calls :meth:`own_seat` before
+    #: it changes them)
+    shared_seats: int
 
     def copy(self) -> "GameState":
         """An independent copy (without the undo stack of :func:`~.turn.push`)."""
@@ -130,9 +136,11 @@ class GameState:
                                                                self.pending, self.pile_bits)
         copy = list.copy
         new.hands = list(map(copy, self.hands))
-        new.rows = [list(map(copy, rows)) for rows in self.rows]
-        new.row_states = list(map(copy, self.row_states))
-        new.playable = list(map(copy, self.playable))
+        # each seat's rows, row states and playable: shared until either state changes them
+        new.rows = self.rows[:]
+        new.row_states = self.row_states[:]
+        new.playable = self.playable[:]
+        new.shared_seats = self.shared_seats = (1 << self.n) - 1
         new.piles = list(map(copy, self.piles))
         new.deck = self.deck[:]
         new.moves = self.moves[:]
@@ -142,6 +150,14 @@ class GameState:
         new.undo = []
         new.board = None if self.board is None else self.board.copy()
         return new
+
+    def own_seat(self, seat: int) -> None:
+        """Give this state its own copy of ``seat``'s rows, row states and playable list
+        (they were shared with a copy: see :attr:`shared_seats`)."""
+        self.rows[seat] = [row[:] for row in self.rows[seat]]
+        self.row_states[seat] = self.row_states[seat][:]
+        self.playable[seat] = self.playable[seat][:]
+        self.shared_seats &= ~(1 << seat)
 
     def snapshot(self) -> tuple:
         """Every field that defines the position, as comparable values (tests, undo)."""

@@ -147,6 +147,7 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
     state.deal = deal
     state.hands = [list(h) for h in deal.hands]
     state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
+    state.shared_seats = 0
     state.piles = [[] for _ in range(t.n_colours)]
     derive(state)
     state.deck = list(reversed(deal.draw_pile))
@@ -379,6 +380,8 @@ def _decide_card(state: GameState, action: Action, card: Card,
     colour = t.colour_of[card]
     old = -1
     if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
         state.rows[p][colour].append(card)
         old = state.row_states[p][colour]
         new = t.after[old][t.slot_of[card]]
@@ -504,6 +507,8 @@ def _undo_one(state: GameState, entry: tuple) -> None:
         t = state.tables
         colour = t.colour_of[card]
         if action == PLAY:
+            if state.shared_seats >> p & 1:
+                state.own_seat(p)
             state.rows[p][colour].pop()
             if state.row_states[p][colour] != old:
                 _set_row_state(state, p, colour, old)
@@ -542,6 +547,7 @@ def _undo_one(state: GameState, entry: tuple) -> None:
          state.playable_bits, state.pile_bits) = entry
         state.moves.pop()
         del state.finished[finished:]
+        state.shared_seats = (1 << state.n) - 1  # as they were: perhaps shared with a copy
         state.phase = state.tables.card_phase if state.pending is None else DRAW
 
 
@@ -585,9 +591,55 @@ def apply(state: GameState, move: Union[Move, str]) -> GameState:
     if reason is not None:
         raise IllegalMoveError(f"{_move_text(state, move)}: {reason}")
     new = state.copy()
-    push(new, move)
-    new.undo.clear()
+    _play_turn(new, move)
     return new
+
+
+def _play_turn(state: GameState, move: Move) -> None:
+    """``push(state, move)`` without undo records (:func:`apply` on its own copy): a duel's
+    whole turn that neither ends the round nor is a last play is played in one step,
+    any other through :func:`push`."""
+    t = state.tables
+    deck = state.deck
+    draw = move.draw
+    if state.phase != CARD or state.last_play or type(move) is not Move or move.steps \
+            or move.pawn is not None or state.turn + 1 >= t.turn_cap \
+            or (draw == DECK and len(deck) == 1 and not t.last_play):
+        push(state, move)
+        state.undo.clear()
+        return
+    p, card = state.to_move, move.card
+    hand = state.hands[p]
+    hand.remove(card)  # its first copy, as push removes it
+    held = state.held_bits[p]
+    if card not in hand:
+        held ^= 1 << card
+    colour = t.colour_of[card]
+    if move.action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        old = state.row_states[p][colour]
+        state.rows[p][colour].append(card)
+        new = t.after[old][t.slot_of[card]]
+        if new != old:
+            _set_row_state(state, p, colour, new)
+    else:
+        state.piles[colour].append(card)
+        state.pile_bits |= 1 << colour
+    if draw == DECK:
+        drawn = deck.pop()
+        if not deck:
+            state.last_play = True  # the pack plays on after the pile ran out
+    else:
+        pile = state.piles[draw]  # type: ignore[index]
+        drawn = pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << draw  # type: ignore[operator]
+    hand.append(drawn)
+    state.held_bits[p] = held | 1 << drawn
+    state.moves.append(move if move.codec is not None else t.move(move.action, card, draw))
+    state.turn += 1
+    state.to_move = (p + 1) % state.n
 
 
 def _move_text(state: GameState, move: object) -> str:
@@ -717,6 +769,9 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
     nth, chunk, mask = NTH_OF_CHUNK, CHUNK, (1 << CHUNK) - 1
+    for seat in range(n):  # the rows played on below are this state's own
+        if state.shared_seats >> seat & 1:
+            state.own_seat(seat)
     # a fused turn starts with cards in the draw pile (else the round is over or at its
     # last plays): its draws are the deck and the non-empty piles
     draw_columns = tuple(1 + len(d) for d in pile_draws)

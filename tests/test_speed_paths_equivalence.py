@@ -93,3 +93,30 @@ def test_a_random_subclass_plays_the_same_playout():
     a = playout(new_game(p, 2, 5), random.Random(9))
     b = playout(new_game(p, 2, 5), CountingRandom(9))
     assert a.snapshot() == b.snapshot()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_a_copy_and_its_original_stay_independent_whichever_plays_on(data):
+    """Rows are shared copy-on-write: playing on either state never shows in the other."""
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    for _ in range(data.draw(st.integers(0, 60), label="opening")):
+        if is_over(state):
+            return
+        state = apply(state, random_move(state, rng))
+    if is_over(state):
+        return
+    child = apply(state, random_move(state, rng))
+    copied = state.copy()
+    before = state.snapshot()
+    assert copied.snapshot() == before
+    for _ in range(data.draw(st.integers(1, 40), label="on")):  # the original plays on
+        if is_over(copied):
+            break
+        push(copied, random_move(copied, rng))
+    playout(child, rng)  # and the child to the end
+    assert state.snapshot() == before
+    push(state, legal_moves(state)[-1])  # the original itself, pushed and popped
+    pop(state)
+    assert state.snapshot() == before
