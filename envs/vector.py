@@ -27,6 +27,7 @@ import numpy as np
 from lostcities.engine import Deal, action_space
 from lostcities.engine.errors import InputError
 
+from .observe import layout
 from .pettingzoo_env import new_seed, pack_of
 
 _SUM_EXPEDITIONS = "sum(e.score for e in expeditions)"
@@ -154,6 +155,7 @@ class VectorEnv:
         self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
         self._deck_list = list(pack.deck())
+        self.layout = layout(pack, players)
         self._shuffle = shuffler()
         self.seed0 = new_seed(seed)
         self.reset(self.seed0)
@@ -177,6 +179,7 @@ class VectorEnv:
         self.starter = np.zeros(n, np.int64)
         self.phase = np.zeros(n, np.int8)
         self.pending_colour = np.full(n, -1, np.int64)   # the colour just discarded, else -1
+        self.pending_action = np.full(n, -1, np.int64)   # the card decision of the turn, else -1
         self.last_play = np.zeros(n, bool)
         self.round = np.ones(n, np.int64)
         self.turn = np.zeros(n, np.int64)
@@ -223,6 +226,7 @@ class VectorEnv:
         self.to_move[games] = self.starter[games]
         self.phase[games] = 0
         self.pending_colour[games] = -1
+        self.pending_action[games] = -1
         self.last_play[games] = False
         self.turn[games] = 0
         if self.deck_len == 0:  # nothing to draw: the last play at once, or no round at all
@@ -275,6 +279,47 @@ class VectorEnv:
             piles &= self.pending_colour[d][:, None] != self._colours
         out[:, 1:] = piles
         return out
+
+    def observe(self) -> np.ndarray:
+        """``(n, size)`` float32: each game's observation vector of the seat to move, the
+        same as ``layout(pack, players).encode(observation(state, state.to_move))`` of the
+        scalar engine (lostcities.envs.observe)."""
+        lay = self.layout
+        n, P, K, C = self.n, self.players, self.K, self.C
+        v = np.zeros((n, lay.size), np.float32)
+        g = self._games
+        seats = (self.to_move[:, None] + np.arange(P)) % P              # relative order
+        gs = g[:, None]
+        v[:, lay.slice("hand")] = self.hands[g, self.to_move]
+        v[:, lay.slice("rows")] = self.rows[gs, seats].reshape(n, P * K)
+        v[:, lay.slice("row_last")] = (self.last[gs, seats] + 1).reshape(n, P * C)
+        top = self.piles[gs, self._colours, np.maximum(self.depth - 1, 0)]  # (n, C)
+        tops = v[:, lay.slice("pile_tops")]
+        has = self.depth > 0
+        tops[np.nonzero(has)[0], top[has]] = 1
+        v[:, lay.slice("pile_tops")] = tops
+        v[:, lay.slice("pile_sizes")] = self.depth
+        v[:, lay.slice("draw_pile")] = (self.deck_len - self.drawn)[:, None]
+        v[:, lay.slice("hand_sizes")] = self.hands.sum(-1)[gs, seats]
+        v[:, lay.slice("round")] = self.round[:, None]
+        v[:, lay.slice("rounds")] = self.rounds
+        v[:, lay.slice("turn")] = self.turn[:, None]
+        v[:, lay.slice("to_move").start] = 1                            # the observer moves
+        v[g, lay.slice("phase").start + self.phase.astype(np.int64)] = 1  # card 0, draw 1
+        pend = self.pending_action >= 0
+        v[np.flatnonzero(pend), lay.slice("pending").start + self.pending_action[pend]] = 1
+        v[:, lay.slice("last_play")] = self.last_play[:, None]
+        done = np.arange(self.rounds)[None, :] < (self.round - 1)[:, None]   # finished rounds
+        scores = np.where(done[:, :, None], self.scores, 0)[gs, :, seats]    # (n, P, rounds)
+        v[:, lay.slice("round_scores")] = scores.transpose(0, 2, 1).reshape(n, -1)
+        if self._sum_match:
+            totals = scores.sum(-1)
+        else:
+            totals = np.array([[self.pack.scoring.match(
+                [int(x) for x in self.scores[i, :int(self.round[i]) - 1, q]], 0, 0)
+                for q in seats[i]] for i in range(n)])
+        v[:, lay.slice("totals")] = totals
+        return v
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -331,6 +376,7 @@ class VectorEnv:
         self.piles[gd, cd, self.depth[gd, cd]] = kd
         self.depth[gd, cd] += 1
         self.pending_colour[g] = np.where(play, -1, colour)
+        self.pending_action[g] = act
         lp = self.last_play[g]
         if lp.any():  # the last play: no draw, the round is over
             ended = g[lp]
@@ -366,6 +412,7 @@ class VectorEnv:
         self.to_move[going] = (self.to_move[going] + 1) % self.players
         self.phase[going] = 0
         self.pending_colour[going] = -1
+        self.pending_action[going] = -1
         if ended.any():
             self._end_rounds(d[ended])
 

@@ -1,6 +1,6 @@
 """The batched engine (lostcities.envs.VectorEnv): every duel pack's games, played in lockstep,
 equal the scalar engine's matches of the same seeds move for move (the same legal masks, the
-same round scores, totals and match ends), its deals are new_game's, unsupported packs and
+same round scores, totals and match ends, the same observation vectors), its deals are new_game's, unsupported packs and
 bad ids are refused in one line."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip ins
 
 from lostcities.engine import (InputError, is_over, legal_action_mask, load_pack, new_game,  # noqa: E402
                                round_scores, step, totals)
-from lostcities.envs import VectorEnv, round_deal  # noqa: E402
+from lostcities.engine import observation  # noqa: E402
+from lostcities.envs import VectorEnv, layout, round_deal  # noqa: E402
 
 from enginehelpers import derived, duel_ids  # noqa: E402
 
@@ -35,9 +36,14 @@ def test_lockstep_games_equal_the_scalar_engine(pack_id):
     rng = np.random.default_rng(7)
     mask = env.legal_mask()
     finished = 0
-    for _ in range(3000):
+    lay = layout(pack, players)
+    for turn in range(3000):
         want = np.array([legal_action_mask(g) for g in games])
         assert np.array_equal(mask, want)
+        if turn % 7 == 0:
+            seen = env.observe()
+            for i, g in enumerate(games):
+                assert np.array_equal(seen[i], lay.encode(observation(g, g.to_move))), i
         actions = env.random_actions(rng)
         rewards, done = env.step(actions)
         mask = env.legal_mask()
