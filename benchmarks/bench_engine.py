@@ -11,6 +11,8 @@ Run: ``python benchmarks/bench_engine.py [--games N] [--rounds R] [--sim-games N
    is one ``playout``; and the same random moves through the bot interface (a
    view per turn, each move checked), what any other bot pays;
 3. the board family through the same engine: random board-classic matches;
+   and the yardstick of issue #15, ``../shared/bench/plain_duel.py`` (when it is there),
+   each engine figure also as a ratio to it (``bench_api.py`` has the API loops);
 4. ``lc simulate`` as a subprocess with ``--workers 1`` and ``--workers 2``;
 5. peak memory of ``lc simulate`` for a small and a 10x larger run (streaming:
    it should not grow with the number of games).
@@ -191,12 +193,19 @@ def loops(games: int, board_games: int, rounds: int) -> None:
     viewing = [ViewRandomBot(), ViewRandomBot()]
     engine_match(duel, bots, 0)  # warm up: compile tables and formulas
     engine_match(board, bots, 0)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_api import DEFAULT_YARDSTICK, load_yardstick
+
+    yardstick = load_yardstick(DEFAULT_YARDSTICK) if DEFAULT_YARDSTICK.exists() else None
     contenders = {
         "baseline, lists moves": lambda i: baseline_match(random.Random(i))[1],
         "baseline, samples cells": lambda i: baseline_match(random.Random(i), sample=True)[1],
         "engine, play_match random bots": lambda i: engine_match(duel, bots, i),
         "engine, through the bot interface": lambda i: engine_match(duel, viewing, i),
     }
+    if yardstick is not None:  # issue #15's yardstick: its turns are not counted (0)
+        contenders["yardstick (plain_duel.py)"] = \
+            lambda i: yardstick.random_match(random.Random(i)) and 0
     print(f"random duel-classic matches, 2 players, 3 rounds; {games} matches per round")
     results = interleaved(contenders, games, rounds)
     for name, (cpu, wall, turns, _) in results.items():
@@ -209,6 +218,13 @@ def loops(games: int, board_games: int, rounds: int) -> None:
             print(f"  {eng} / {base}: best {results[base][0] / results[eng][0]:.2f}x, "
                   f"paired rounds median {statistics.median(paired):.2f}x "
                   f"(min {min(paired):.2f}, max {max(paired):.2f})")
+    if yardstick is not None:
+        ys = results["yardstick (plain_duel.py)"][3]
+        for eng in names[2:4]:
+            paired = [y / e for y, e in zip(ys, results[eng][3])]
+            print(f"  {eng} / the yardstick: best {min(ys) / results[eng][0]:.2f}x, paired "
+                  f"median {statistics.median(paired):.2f}x (min {min(paired):.2f}, "
+                  f"max {max(paired):.2f}); benchmarks/bench_api.py: the API loops")
     print(f"random board-classic matches, 2 players; {board_games} matches per round")
     results = interleaved({"engine, play_match random bots": lambda i: engine_match(board, bots, i),
                            "engine, through the bot interface":
