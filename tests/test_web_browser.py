@@ -2,9 +2,10 @@
 ``chromium``) driven by Playwright against a real ``lc serve`` process. Two browser
 contexts (two players, each its own localStorage) open a room from the landing page, join,
 start and play a whole duel round with drag and drop and with clicks, one reloading the page
-mid-round; a spectator never sees a hand; names and chat stay text; French labels and
-refusals; illegal targets dimmed; the board game's tracks and pawns. No console error or
-page error anywhere. Screenshots are written to build/test-artifacts/ (or $LC_ARTIFACTS);
+mid-round; a spectator never sees a hand; names and any chat line stay text; French labels
+and refusals; the rules one click away; a page whose server was killed comes back by itself;
+illegal targets dimmed; the board game's tracks and pawns. No console error or page error
+anywhere. Screenshots are written to build/test-artifacts/ (or $LC_ARTIFACTS);
 with LC_UPDATE_SCREENSHOTS=1 the duel and board ones are copied to docs/img/ for the README.
 
 Only the DOM contract of the page is used (docs: the contract of issue #14): body data
@@ -75,11 +76,22 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 @pytest.fixture
-def players(browser: Any, server: Server) -> Iterator[list[Player]]:
-    """The contexts a test opens (``players.append``), closed at the end."""
+def players(browser: Any, server: Server, request: Any) -> Iterator[list[Player]]:
+    """The contexts a test opens (``players.append``), closed at the end; when the test
+    failed, each page is photographed first (FAILED-test-name.png in the artefacts) and
+    what it logged is printed."""
     opened: list[Player] = []
+    failed_before = request.session.testsfailed
     yield opened
-    for player in opened:
+    failed = request.session.testsfailed > failed_before
+    for index, player in enumerate(opened):
+        if failed:
+            try:
+                player.screenshot(f"FAILED-{request.node.name}-{index}.png")
+                body = player.page.evaluate("() => ({...document.body.dataset})")
+            except Exception as error:  # the page may be gone: say so and go on
+                body = f"gone ({error})"
+            print(f"{player.name}: body {body}; logged {player.problems}")
         player.close()
 
 
@@ -433,8 +445,10 @@ def test_the_rules_are_one_click_away(browser: Any, server: Server,
     marie.assert_clean()
 
 
-#: what Chromium itself logs while the server is away (not the page's code)
-SERVER_AWAY = r"^console\.error: WebSocket connection to '[^']*/ws' failed"
+#: what Chromium itself logs while the server is away (not the page's code): the socket
+#: that cannot connect, a request cut off by the kill (a network error, not an HTTP status)
+SERVER_AWAY = (r"^console\.error: (WebSocket connection to '[^']*/ws' failed"
+               r"|Failed to load resource: net::ERR_)")
 
 
 def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
