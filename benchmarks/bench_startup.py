@@ -6,7 +6,7 @@ Prints the CPU time (user + system of the child process) of:
 
 1. the yardstick's start-up, ``python plain_duel.py 0`` (../shared/bench/plain_duel.py);
 2. ``lc --help`` (target under 0.1 s), ``lc simulate --games 0`` (under 0.25 s),
-   ``lc validate`` of one pack (under 0.3 s);
+   ``lc validate`` of one pack, a built-in and a house pack (under 0.3 s);
 3. unless ``--skip-long``: the whole ``lc simulate --games N --bots random,random --workers 1``
    process against the whole ``python plain_duel.py N`` process (target: lc at least 1.2x as
    fast), and the same run with ``--record`` to a file (target: at most 30% more).
@@ -30,10 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 YARDSTICK = ROOT.parent / "shared" / "bench" / "plain_duel.py"
 PACK = ROOT / "rulepacks" / "duel-classic.yaml"
+HOUSE = ROOT / "tests" / "fixtures" / "packs" / "valid" / "base-house.yaml"
 
 
 def lc_command() -> list[str]:
-    """The ``lc`` console script next to this Python, else ``python -m``-free entry point."""
+    """The ``lc`` console script next to this Python, else its entry point run by Python."""
     script = Path(sys.executable).with_name("lc")
     if script.exists():
         return [str(script)]
@@ -75,6 +76,7 @@ def main() -> None:
         "lc --help": lc + ["--help"],
         "lc simulate --games 0": lc + ["simulate", "--games", "0"],
         "lc validate duel-classic.yaml": lc + ["validate", str(PACK)],
+        "lc validate base-house.yaml (house pack)": lc + ["validate", str(HOUSE)],
     }
     if not args.skip_long:
         runs[f"yardstick process (plain_duel.py {n})"] = [sys.executable, str(YARDSTICK), n]
@@ -84,7 +86,7 @@ def main() -> None:
             "simulate", "--games", n, "--bots", "random,random", "--workers", "1",
             "--record", record, "--force"]
     # warm the bytecode cache (and the disk cache) once, not measured
-    for argv in list(runs.values())[:4]:
+    for argv in list(runs.values())[:5]:
         child_cpu(argv, env)
     best = {name: float("inf") for name in runs}
     for _ in range(args.repeat):
@@ -95,7 +97,8 @@ def main() -> None:
     width = max(map(len, runs))
     yard = best["yardstick start-up (plain_duel.py 0)"]
     targets = {"lc --help": 0.1, "lc simulate --games 0": 0.25,
-               "lc validate duel-classic.yaml": 0.3}
+               "lc validate duel-classic.yaml": 0.3,
+               "lc validate base-house.yaml (house pack)": 0.3}
     for name, cpu in best.items():
         note = ""
         if name in targets:
