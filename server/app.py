@@ -196,6 +196,8 @@ class Hub:
         self.locks: dict[str, asyncio.Lock] = {}
         self.clients: dict[str, set[Connection]] = {}
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
+        #: tasks that outlive the connection that started them (a seat going away)
+        self.background: set[asyncio.Task[None]] = set()
         self.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot")
         self.io_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lc-room")
 
@@ -383,13 +385,19 @@ class Hub:
         async with self.lock(room.id):
             await self.run(room.touch, seat)
 
+    def later(self, work: Any) -> None:
+        """Run the coroutine ``work`` as a task of its own (kept until it is done)."""
+        task = asyncio.ensure_future(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
     async def left(self, room: Room, client: Connection) -> None:
         """``client`` closed: if it held a seat nobody else holds, that seat is away now
         and every other client is told (``present``)."""
         seat = client.seat(room)
         if seat is None or seat in self.present(room):
             return
-        with contextlib.suppress(StoreError):
+        with contextlib.suppress(StoreError, RoomError, LostCitiesError):
             await self.away(room, seat)
         for other in list(self.clients.get(room.id, ())):
             other.send(room.view_for(other.seat(room)))
@@ -513,8 +521,8 @@ async def room_socket(socket: WebSocket) -> None:
             client.closed = True
             with contextlib.suppress(asyncio.QueueFull):
                 client.queue.put_nowait(None)  # let the writer finish what is queued
-        with contextlib.suppress(Exception):  # the room goes on whatever this client did
-            await hub.left(room, client)
+        # a task of its own: the handler may be cancelled as the socket goes
+        hub.later(hub.left(room, client))
 
 
 def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIMITS,
