@@ -284,16 +284,23 @@ def legal_moves(state: GameState) -> list[Move]:
         action, card = state.pending  # type: ignore[misc]
         return [t.move(action, card, d)
                 for d in _draws(state, _discarded_colour(state, action, card))]
-    plays, discards = _card_options(state)
-    if state.last_play:
+    if state.last_play or t.lowest_in_hand:
+        plays, discards = _card_options(state)
+        if not state.last_play:
+            play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
+            return [m for k in plays for m in play_rows[k]] + \
+                [m for k in discards for m in discard_rows[k]]
         return [t.last_moves[PLAY][k] for k in plays] + \
             [t.last_moves[DISCARD][k] for k in discards]
     # each card's turns by where it may draw, ready in the tables for these piles
     play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
+    ok = state.playable[state.to_move]
+    cards = sorted(set(state.hands[state.to_move]))
     out: list[Move] = []
-    for card in plays:
-        out += play_rows[card]
-    for card in discards:
+    for card in cards:
+        if ok[card]:
+            out += play_rows[card]
+    for card in cards:
         out += discard_rows[card]
     return out
 
@@ -790,6 +797,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     pile_draws, retake = t.pile_draws, not t.no_retake
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
+    next_seat = tuple((p + 1) % n for p in range(n))
     nth, chunk, mask = NTH_OF_CHUNK, CHUNK, (1 << CHUNK) - 1
     for seat in range(n):  # the rows played on below are this state's own
         if state.shared_seats >> seat & 1:
@@ -805,7 +813,8 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
         # one round's turns, with the round's lists at hand
         hands, rows, row_states, playable = state.hands, state.rows, state.row_states, \
             state.playable
-        piles_of, deck, moves = state.piles, state.deck, state.moves
+        piles_of, deck = state.piles, state.deck
+        add_move, draw_deck = state.moves.append, deck.pop
         held_bits, playable_bits = state.held_bits, state.playable_bits
         piles = state.pile_bits
         p = state.to_move
@@ -877,7 +886,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 piles_of[colour].append(card)
                 piles |= 1 << colour
             if draw == DECK:
-                drawn = deck.pop()
+                drawn = draw_deck()
             else:
                 pile = piles_of[draw]
                 drawn = pile.pop()
@@ -885,9 +894,9 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                     piles ^= 1 << draw
             hand.append(drawn)
             held_bits[p] = held | 1 << drawn
-            moves.append(move)
+            add_move(move)
             turn += 1
-            p = (p + 1) % n
+            p = next_seat[p]
             if not deck:  # the pack plays on after the pile ran out: the last plays
                 state.to_move, state.turn, state.pile_bits = p, turn, piles
                 state.last_play = True
