@@ -557,6 +557,8 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             for task in hub.bot_tasks.values():
                 with contextlib.suppress(BaseException):
                     await task
+            if hub.background:  # seats going away: stored before the store closes
+                await asyncio.wait(list(hub.background), timeout=10)
             hub.bot_pool.shutdown(wait=False, cancel_futures=True)
             hub.io_pool.shutdown(wait=True)
             store.close()

@@ -1,6 +1,7 @@
 """The room protocol: the JSON schema of every message both ways (``protocol.schema.json``,
-docs/server.md), the limits, the server's messages (English, French, from :mod:`lostcities.i18n`) and the
-cleaning of names and chat lines.
+docs/server.md), the limits, the server's messages (English, French, from
+:mod:`lostcities.i18n`, each client's in its language: :func:`localize`) and the cleaning
+of names and chat lines.
 
 Nothing here needs the ``serve`` extra.
 """

@@ -178,7 +178,8 @@ def test_refusals_in_the_clients_language(tmp_path: Path) -> None:
                 got = mover.ping()
                 assert [m["type"] for m in got] == ["error"], (text, got)
                 assert got[0]["text"] == expected, text
-            assert fr.colour(pack.colours[empty].name) in cases[f"p {held} {pack.cards.keys[empty]}"]
+            pile_text = cases[f"p {held} {pack.cards.keys[empty]}"]
+            assert fr.colour(pack.colours[empty].name) in pile_text
 
 
 # --------------------------------------------------------------------------- house packs
