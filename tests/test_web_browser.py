@@ -453,6 +453,8 @@ SERVER_AWAY = (r"^console\.error: (WebSocket connection to '[^']*/ws' failed"
 
 def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
                                                          players: list[Player]) -> None:
+    from lostcities.i18n import load_messages
+    english = load_messages("en")
     room = server.new_room("duel-classic")
     ada = open_player(players, browser, server, "Ada")
     ada.open_room(room)
@@ -471,6 +473,12 @@ def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Se
     server.kill()
     ada.until("document.body.dataset.connected !== '1'")
     server.start()  # the same port and data folder: the room is rebuilt from its turns
+    ada.wait_connected()
+    # a barrier: the answer to /help comes after the answers to the page's hello (the
+    # seat's state), the server answering each connection in order
+    ada.type_line("/help")
+    ada.until("[...document.querySelectorAll('#chat-log .chat-line')]"
+              ".some(e => e.textContent.includes(arg))", english["info.help"].split(":")[0])
     ada.until("document.body.dataset.connected === '1' && document.body.dataset.seat === '0'"
               " && document.body.dataset.phase === 'card'")
     ada.forgive(SERVER_AWAY)
