@@ -429,6 +429,39 @@ def test_french_labels_and_refusals(browser: Any, server: Server,
     john.assert_clean()
 
 
+COUNT_CARDS = ("(cards) => cards.map(c => document.body.innerText.split(c).length - 1)"
+               ".reduce((a, b) => a + b, 0)")
+
+
+def test_a_room_with_hints_gives_one(browser: Any, server: Server,
+                                     players: list[Player]) -> None:
+    ada = open_player(players, browser, server, "Ada")
+    page = ada.page
+    page.goto(server.url + "/")
+    page.wait_for_selector('select#pack option[value="duel-classic"]', state="attached")
+    page.select_option("#pack", "duel-classic")
+    page.locator("input#hints").check()
+    page.locator("#new-room").click()
+    page.wait_for_url(re.compile(r"/r/[A-Za-z0-9]+$"), timeout=BOUND_MS)
+    room = page.url.rsplit("/r/", 1)[1]
+    assert server.room(room)["room"].get("hints") is True
+    ada.wait_connected()
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    page.locator("#btn-bot").click()
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    page.locator("#btn-start").click()
+    ada.until("document.body.dataset.phase === 'card'")
+    hint = page.locator("#btn-hint")
+    hint.wait_for(state="visible")
+    hand = sorted(set(ada.hand()))
+    before = page.evaluate(COUNT_CARDS, hand)
+    hint.click()  # the words name one of my cards: one more mention of it on the page
+    ada.until(f"({COUNT_CARDS})(arg.hand) > arg.before", {"hand": hand, "before": before})
+    assert not page.locator("#error").inner_text().strip()
+    ada.assert_clean()
+
+
 def test_the_rules_are_one_click_away(browser: Any, server: Server,
                                      players: list[Player]) -> None:
     room = server.new_room("duel-classic")
