@@ -512,25 +512,23 @@ def file_digest(path: Path) -> str | None:
 
 def schema_vouched(paths: tuple[Path, ...] | list[Path]) -> bool:
     """Whether every file of a chain is a built-in pack, byte for byte as it was when its
-    schema validation passed at build time (its SHA-256 recorded in
+    schema validation passed at build time (its SHA-256 among the digests vouched for in
     :mod:`lostcities.engine.pack_digests`, under the same schema): the schema would find no
     problem, so it need not run (nor jsonschema be imported). Any other file, a house pack
-    or an edited built-in, is validated."""
+    or an edited built-in, is validated. The table holds digests only: no pack is known
+    here by its name."""
     if not paths:
         return False
     try:
         from . import pack_digests
     except ImportError:
         return False
-    home = os.path.realpath(builtin_dir())
     if pack_digests.SCHEMA_SHA256 != text_digest(schema_text()):
         return False
+    home = os.path.realpath(builtin_dir())
     for path in paths:
         real = os.path.realpath(path)
-        name = os.path.basename(real)
-        if os.path.dirname(real) != home or name not in pack_digests.PACKS:
-            return False
-        if file_digest(Path(real)) != pack_digests.PACKS[name]:
+        if os.path.dirname(real) != home or file_digest(Path(real)) not in pack_digests.VOUCHED:
             return False
     return True
 
@@ -542,24 +540,41 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: The YAML of the vouched built-in packs as loaded, keyed by each file's SHA-256 (data,
+#: generated with :mod:`lostcities.engine.pack_digests`).
+SHIPPED_DOCUMENTS = "shipped_packs.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_documents() -> dict[str, Any]:
+    """The recorded YAML documents of the built-in packs (empty when the file is missing or
+    unreadable: every pack is then parsed)."""
+    try:
+        with open(Path(__file__).with_name(SHIPPED_DOCUMENTS), encoding="utf-8") as handle:
+            table = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
 def shipped_document(path: Path, display: str) -> YamlDocument | None:
     """The loaded YAML of a built-in pack file byte for byte as shipped, from its parsed form
-    recorded in :mod:`lostcities.engine.pack_digests` (no YAML parsed, PyYAML not even
-    imported), named ``display`` as :func:`~.yamlsafe.load_yaml` names it; None for any
-    other file."""
+    recorded beside :mod:`lostcities.engine.pack_digests` under its SHA-256 (no YAML parsed,
+    PyYAML not even imported), named ``display`` as :func:`~.yamlsafe.load_yaml` names it;
+    None for any other file."""
     try:
         from . import pack_digests
     except ImportError:
         return None
     real = os.path.realpath(path)
-    name = os.path.basename(real)
-    shipped = getattr(pack_digests, "DOCUMENTS", {}).get(name)
-    if shipped is None or os.path.dirname(real) != os.path.realpath(builtin_dir()) \
-            or file_digest(Path(real)) != pack_digests.PACKS.get(name):
+    if os.path.dirname(real) != os.path.realpath(builtin_dir()):
         return None
-    data, origins = shipped
-    return YamlDocument(display, _fresh(data),
-                        {key: Origin(display, *where) for key, where in origins.items()})
+    digest = file_digest(Path(real))
+    shipped = _shipped_documents().get(digest) if digest in pack_digests.VOUCHED else None
+    if shipped is None:
+        return None
+    return YamlDocument(display, _fresh(shipped["data"]),
+                        {tuple(key): Origin(display, *where) for key, where in shipped["origins"]})
 
 
 def _fresh(value: Any) -> Any:
@@ -571,32 +586,34 @@ def _fresh(value: Any) -> Any:
     return value
 
 
-def pack_digests_source() -> str:
-    """The text of ``pack_digests.py``: the SHA-256 of each built-in pack that passes full
-    validation now, schema included, and of the schema; and each such pack's YAML as
-    loaded (data and origins), read instead of the file while its bytes match. Regenerate
-    it with ``python -m lostcities.grammar.regenerate`` after changing a built-in pack or
-    the schema (a stale entry only costs time: that pack is then parsed and validated)."""
-    import pprint
-
-    digests, documents = {}, {}
+def pack_digests_source() -> tuple[str, str]:
+    """The texts of ``pack_digests.py`` and ``shipped_packs.json``: the SHA-256 of each
+    built-in pack that passes full validation now, schema included, and of the schema; and
+    each such pack's YAML as loaded (data and origins) under its SHA-256, read instead of the
+    file while its bytes match. Regenerate them with ``python -m lostcities.grammar.regenerate``
+    after changing a built-in pack or the schema (a stale entry only costs time: that pack
+    is then parsed and validated)."""
+    documents: dict[str, Any] = {}
     for pack_id in builtin_ids():
         path = builtin_dir() / f"{pack_id}.yaml"
         if not validate_pack(path, schema_check=True).problems:
-            digests[path.name] = file_digest(path)
             doc = load_yaml(path, path.name)
-            documents[path.name] = (doc.data, {
-                key: (o.line, o.col, o.key_line, o.key_col, o.text_line, o.text_col, o.style)
-                for key, o in doc.origins.items()})
-    lines = "".join(f"    {name!r}: {digest!r},\n" for name, digest in sorted(digests.items()))
-    return ('"""SHA-256 of the built-in packs that passed schema validation when this file was '
-            'generated\n(``python -m lostcities.grammar.regenerate``; do not edit): a built-in '
-            'pack whose bytes\nmatch skips the JSON Schema at load (see '
-            '``lostcities.engine.packs.schema_vouched``),\nand is read from DOCUMENTS, its YAML '
-            'as loaded (``lostcities.engine.packs.shipped_document``)."""\n'
-            f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
-            f"PACKS = {{\n{lines}}}\n"
-            f"DOCUMENTS = {pprint.pformat(documents, width=99, compact=True, sort_dicts=False)}\n")
+            entry = {"data": doc.data, "origins": [
+                [list(key), [o.line, o.col, o.key_line, o.key_col, o.text_line, o.text_col,
+                             o.style]] for key, o in doc.origins.items()]}
+            if json.loads(json.dumps(entry))["data"] != doc.data:
+                continue  # not plain JSON data (a number key): parsed at every load
+            documents[file_digest(path)] = entry
+    lines = "".join(f"    {digest!r},\n" for digest in sorted(documents))
+    source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
+              'file was\ngenerated (``python -m lostcities.grammar.regenerate``; do not edit): '
+              'a built-in pack file\nwhose digest is here skips the JSON Schema at load (see '
+              '``lostcities.engine.packs.schema_vouched``)\nand is read from its YAML as loaded, '
+              'kept under the same digest in ``shipped_packs.json``\n'
+              '(``lostcities.engine.packs.shipped_document``)."""\n'
+              f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
+              f"VOUCHED = frozenset({{\n{lines}}})\n")
+    return source, json.dumps(documents, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]

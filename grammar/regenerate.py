@@ -1,7 +1,8 @@
 """``python -m lostcities.grammar.regenerate``: rewrite the files generated for a fast start:
 ``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
 grammar or of the lark version), and ``engine/pack_digests.py``, the digests of the built-in
-packs that pass schema validation (after a change of a built-in pack or of the schema), and
+packs that pass schema validation, and ``engine/shipped_packs.json``, their YAML as loaded
+(after a change of a built-in pack or of the schema), and
 ``cli/helptext.py``, ``lc --help`` as typer renders it (after a change of the command modules
 or of typer).
 tests/test_startup.py fails while either is stale; a stale file only costs start-up time."""
@@ -33,11 +34,14 @@ def write_scoring_tables(force: bool = False) -> Path:
 
 
 def write_pack_digests() -> Path:
-    """Write ``pack_digests.py`` in the engine's folder and return its path."""
+    """Write ``pack_digests.py`` and ``shipped_packs.json`` in the engine's folder and return
+    the first one's path."""
     from lostcities.engine import packs
 
+    source, documents = packs.pack_digests_source()
     path = Path(packs.__file__).with_name("pack_digests.py")
-    path.write_text(packs.pack_digests_source(), encoding="utf-8")
+    path.with_name(packs.SHIPPED_DOCUMENTS).write_text(documents, encoding="utf-8")
+    path.write_text(source, encoding="utf-8")
     return path
 
 
