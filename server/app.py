@@ -9,9 +9,13 @@
 
 Each connection has a bounded send queue drained by its own task: a client too slow to
 read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
-room) in a worker thread, as do the bots' choices (a pool of their own), so neither the
-store's writes nor a slow bot block the event loop; hints (the expert bot's choice)
-think in the bots' pool too.
+room). A move is checked and applied by the engine on the event loop (microseconds),
+and only its commit to the store runs in a worker thread (several rooms' turns share
+one commit: :meth:`~.store.SQLiteStore.add_turn`); the commands and chat lines, rarer,
+run whole in a worker thread; the bots' choices and hints think in a pool of their own.
+So neither the store's writes nor a slow bot block the event loop. Each message is
+built and encoded once for every client that receives the same bytes (a seat's view
+once per seat, an event once per language).
 
 Who is present in a room is read from its open connections (:meth:`Hub.present`), the
 only thing a server holds that the store does not; when the last connection of a seat
@@ -42,7 +46,7 @@ from lostcities.engine import LostCitiesError, load_pack
 from lostcities.engine.safeio import loads_json
 
 from .protocol import LIMITS, Limits, lang_of, localize, problem, say
-from .room import Outcome, Room, RoomError
+from .room import Outcome, PlannedTurn, Room, RoomError
 from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
 
@@ -109,6 +113,24 @@ class Shelf:
         raise RoomError(f"the pack {ref} is not served here (lc serve --packs)")
 
 
+def encode(message: dict[str, Any], lang: str, check: bool) -> str:
+    """``message`` as a client whose language is ``lang`` receives it: localized
+    (:func:`~.protocol.localize`), checked against the schema when ``check`` (a message
+    off the protocol is the server's bug: ``RuntimeError``), JSON text."""
+    message = localize(message, lang)
+    if check:
+        reason = problem(message, "server")
+        if reason is not None:
+            raise RuntimeError(f"the server built a message off the protocol: {reason}")
+    return json.dumps(message, ensure_ascii=False)
+
+
+def speaks(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is said in each client's language (its text differs by
+    language: an ``info``/``error`` note, a ``turn`` or ``hint`` in words)."""
+    return "params" in message or isinstance(message.get("words"), list)
+
+
 class Connection:
     """One client's WebSocket: its language, seat token, rate bucket and send queue."""
 
@@ -141,15 +163,16 @@ class Connection:
     def send(self, message: dict[str, Any]) -> None:
         """Queue ``message`` (its text put in this client's language); a full queue drops
         the connection."""
+        if not self.closed:
+            self.send_text(encode(message, self.lang, self.check))
+
+    def send_text(self, text: str) -> None:
+        """Queue a message already encoded (:func:`encode`); a full queue drops the
+        connection."""
         if self.closed:
             return
-        message = localize(message, self.lang)
-        if self.check:
-            reason = problem(message, "server")
-            if reason is not None:
-                raise RuntimeError(f"the server built a message off the protocol: {reason}")
         try:
-            self.queue.put_nowait(json.dumps(message, ensure_ascii=False))
+            self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.drop()
 
@@ -199,7 +222,9 @@ class Hub:
         #: tasks that outlive the connection that started them (a seat going away)
         self.background: set[asyncio.Task[None]] = set()
         self.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot")
-        self.io_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lc-room")
+        # store writes wait in these threads; more of them waiting means more turns per
+        # group commit (one fsync), and a waiting thread costs next to nothing
+        self.io_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="lc-room")
 
     def connections(self) -> int:
         """Open connections in all rooms."""
@@ -271,12 +296,35 @@ class Hub:
                              "token": outcome.token})
         clients = list(self.clients.get(room.id, ()))
         for message in outcome.events:
-            for client in clients:
-                client.send(message)
+            self.broadcast(clients, message)
         if outcome.changed:
-            for client in clients:
-                client.send(room.view_for(client.seat(room)))
+            self.send_views(room, clients)
             self.kick_bots(room)
+
+    def broadcast(self, clients: Sequence[Connection], message: dict[str, Any]) -> None:
+        """Send ``message`` to ``clients``, encoded once per language it is said in (once
+        for all when it is the same in every language)."""
+        texts: dict[str, str] = {}
+        alike = not speaks(message)
+        for client in clients:
+            if client.closed:
+                continue
+            lang = "" if alike else client.lang
+            if lang not in texts:
+                texts[lang] = encode(message, client.lang, self.check_messages)
+            client.send_text(texts[lang])
+
+    def send_views(self, room: Room, clients: Sequence[Connection]) -> None:
+        """Each client's ``state`` message: built and encoded once per seat (and once for
+        all spectators), whatever the number of clients holding it."""
+        texts: dict[Optional[int], str] = {}
+        for client in clients:
+            if client.closed:
+                continue
+            seat = client.seat(room)
+            if seat not in texts:
+                texts[seat] = encode(room.view_for(seat), client.lang, self.check_messages)
+            client.send_text(texts[seat])
 
     def kick_bots(self, room: Room) -> None:
         """Start the room's bot runner if a bot is to move and none runs."""
@@ -292,8 +340,17 @@ class Hub:
                 return
             move = await loop.run_in_executor(self.bot_pool, turn.choose, room.bots)
             async with self.lock(room.id):
-                outcome = await self.run(room.bot_move, turn, move)
+                outcome = await self.play(room, room.plan_bot(turn, move))
             self.deliver(room, outcome)
+
+    async def play(self, room: Room, planned: "Outcome | PlannedTurn") -> Outcome:
+        """A planned turn (engine work done on the loop: microseconds) committed in a
+        worker thread (the store's write), then played; a refusal as it is. The caller
+        holds the room's lock."""
+        if isinstance(planned, Outcome):
+            return planned
+        await self.run(room.store_turn, planned)
+        return room.played(planned)
 
     def origin_ok(self, headers: Any) -> bool:
         """Whether a WebSocket's ``Origin`` is this server's host (or an allowed origin);
@@ -347,9 +404,8 @@ class Hub:
                 if self.present(room) != before:  # a seat came back (or went): all are told
                     if held is not None and held not in self.present(room):
                         await self.away(room, held)
-                    for other in list(self.clients.get(room.id, ())):
-                        if other is not client:
-                            other.send(room.view_for(other.seat(room)))
+                    self.send_views(room, [other for other in self.clients.get(room.id, ())
+                                           if other is not client])
                 return
             self.welcome(room, client)
             return
@@ -361,7 +417,8 @@ class Hub:
             if kind == "line":
                 outcome = await self.run(room.line, seat, message["text"])
             else:
-                outcome = await self.run(room.move, seat, message["move"], message.get("seat"))
+                outcome = await self.play(room, room.plan_move(seat, message["move"],
+                                                               message.get("seat")))
         self.deliver(room, outcome, client)
 
     async def hint(self, room: Room, client: Connection) -> None:
@@ -399,8 +456,7 @@ class Hub:
             return
         with contextlib.suppress(StoreError, RoomError, LostCitiesError):
             await self.away(room, seat)
-        for other in list(self.clients.get(room.id, ())):
-            other.send(room.view_for(other.seat(room)))
+        self.send_views(room, list(self.clients.get(room.id, ())))
 
     def welcome(self, room: Room, client: Connection) -> None:
         """The ``welcome`` and ``state`` messages for a client."""

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from lostcities.engine import (BOTS, DECK, LostCitiesError, Move, SeatView, apply,
                                continue_match, dumps, embedded_pack, illegal_reason, is_over,
-                               legal_moves, make_bot, new_game, observation, pack_sha256, totals,
-                               why_refused, winners)
+                               legal_moves, live_scores, make_bot, new_game, observation,
+                               pack_sha256, totals, why_refused, winners)
 from lostcities.engine.safeio import loads_json
 
 from .protocol import LIMITS, Limits, clean_text
@@ -167,6 +167,19 @@ class HintTurn:
         return make_bot(HINT_BOT).choose(SeatView(self.state, self.seat, rng))
 
 
+@dataclass(frozen=True)
+class PlannedTurn:
+    """A legal move the engine has applied that nobody has heard of yet: the room is
+    unchanged until :meth:`Room.store_turn` has committed it (the store's write: the
+    transport runs it in a worker thread) and :meth:`Room.played` made it the room's.
+    Planning and applying are engine work of microseconds; only the commit waits."""
+
+    number: int
+    move: Move
+    before: "GameState"
+    after: "GameState"
+
+
 class Room:
     """One room: its pack, seats, match state and records folder."""
 
@@ -299,14 +312,16 @@ class Room:
     def view_for(self, seat: Optional[int]) -> dict[str, Any]:
         """The ``state`` message for ``seat`` (None: a spectator): the room, and the
         engine's observation of that seat (its own hand, the public table, counts); a
-        spectator's has no hand (``hand`` and ``seat`` null). ``legal``: the seat's legal
-        moves when it is to move, in the move notation."""
+        spectator's has no hand (``hand`` and ``seat`` null); ``live``: what each seat's
+        round would score if it ended now (:func:`lostcities.engine.live_scores`, public).
+        ``legal``: the seat's legal moves when it is to move, in the move notation."""
         view = None
         legal = None
         state = self.state
         if state is not None:
             obs = observation(state, seat if seat is not None else 0)
             view = obs.to_dict(self.pack.cards)
+            view["live"] = [int(s) for s in live_scores(state)]
             if seat is None:
                 view["hand"] = None
                 view["seat"] = None
@@ -359,7 +374,7 @@ class Room:
 
     def _join(self, seat: Optional[int], rest: str) -> Outcome:
         if seat is not None:
-            return refused("error.already-seated", seat=seat)
+            return refused("error.already-seated", seat=seat + 1)
         number = self._free_seat()
         if number is None:
             return refused("error.room-full")
@@ -372,7 +387,7 @@ class Room:
         row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock())
         self.store.put_seat(self.id, row)
         self._set_seat(row)
-        return Outcome(events=[note("info", "info.joined", name=name, seat=number)],
+        return Outcome(events=[note("info", "info.joined", name=name, seat=number + 1)],
                        changed=True, token=token)
 
     def _free_seat(self) -> Optional[int]:
@@ -398,7 +413,7 @@ class Room:
             row = replace(self.seats[seat], kind=LEFT, token_hash="", wants_cont=False)
             self.store.put_seat(self.id, row)
             self._set_seat(row)
-        return Outcome(events=[note("info", "info.left", name=name, seat=seat)], changed=True)
+        return Outcome(events=[note("info", "info.left", name=name, seat=seat + 1)], changed=True)
 
     def _bot(self, seat: Optional[int], rest: str) -> Outcome:
         if seat is None:
@@ -424,7 +439,8 @@ class Room:
         row = SeatRow(number, label or spec, BOT, spec, "", False)
         self.store.put_seat(self.id, row)
         self._set_seat(row)
-        return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec, seat=number)],
+        return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec,
+                                    seat=number + 1)],
                        changed=True)
 
     def _take_over(self, spec: str) -> Outcome:
@@ -447,7 +463,7 @@ class Room:
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.takeover", name=row.name, bot=spec,
-                                    seat=row.seat, seconds=f"{away:.0f}")], changed=True)
+                                    seat=row.seat + 1, seconds=f"{away:.0f}")], changed=True)
 
     def touch(self, seat: int) -> None:
         """The last connection holding ``seat`` closed: its absence starts now (stored,
@@ -505,7 +521,20 @@ class Room:
     def move(self, seat: Optional[int], text: str, claimed: Optional[int] = None) -> Outcome:
         """A move sent by ``seat`` in the move notation (``p r5 deck``, ``d r5 g``,
         ``p g3 pawn=0 step=b deck``); ``claimed``: the seat the message says it plays for.
-        The engine decides whether it is legal; a refused move changes nothing."""
+        The engine decides whether it is legal; a refused move changes nothing. A legal
+        one is stored, then played (:meth:`plan_move`, :meth:`store_turn`, :meth:`played`
+        in one call)."""
+        planned = self.plan_move(seat, text, claimed)
+        if isinstance(planned, Outcome):
+            return planned
+        self.store_turn(planned)
+        return self.played(planned)
+
+    def plan_move(self, seat: Optional[int], text: str,
+                  claimed: Optional[int] = None) -> "Outcome | PlannedTurn":
+        """A move sent by ``seat`` (as :meth:`move`) checked and applied by the engine,
+        not stored nor played yet: the :class:`PlannedTurn`, or an outcome with one error
+        (the room unchanged either way)."""
         if seat is None:
             return refused("error.not-seated")
         if claimed is not None and claimed != seat:
@@ -523,7 +552,7 @@ class Room:
         if refusal is not None:
             return refused("error.illegal", reason={"key": refusal.key,
                                                     "params": dict(refusal.params)})
-        return self._play(move)
+        return self._plan(move)
 
     def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
         """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
@@ -556,23 +585,50 @@ class Room:
         return BotTurn(self.turns, row.seat, row.bot, state, self.seed)
 
     def bot_move(self, turn: BotTurn, move: Move) -> Outcome:
-        """Play the move a bot chose for ``turn``, unless the room moved on meanwhile."""
+        """Play the move a bot chose for ``turn``, unless the room moved on meanwhile
+        (stored, then played, as :meth:`move`)."""
+        planned = self.plan_bot(turn, move)
+        if isinstance(planned, Outcome):
+            return planned
+        self.store_turn(planned)
+        return self.played(planned)
+
+    def plan_bot(self, turn: BotTurn, move: Move) -> "Outcome | PlannedTurn":
+        """The move a bot chose for ``turn`` applied (as :meth:`plan_move`), or an empty
+        outcome when the room moved on meanwhile."""
         if turn.number != self.turns or self.bot_turn() is None or \
                 self.seats[turn.seat].bot != turn.bot:
             return Outcome()
         reason = illegal_reason(self.state, move)
         if reason is not None:  # a built-in bot never does this; refuse rather than crash
             raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: {reason}")
-        return self._play(move)
+        return self._plan(move)
 
-    def _play(self, move: Move) -> Outcome:
+    def _plan(self, move: Move) -> PlannedTurn:
         before = self.state
         assert before is not None
-        after = apply(before, move)
-        over = is_over(after)
-        # committed before anyone hears of it
-        self.store.add_turn(self.id, self.turns, MOVE, str(move),
+        return PlannedTurn(self.turns, move, before, apply(before, move))
+
+    def store_turn(self, planned: PlannedTurn) -> None:
+        """Commit a planned turn to the store (and, when it ends the match, write the
+        match's record): what makes it happen, before anyone hears of it. Only the store
+        and the records folder are touched (no room attribute): the transport runs this
+        in a worker thread. :class:`RoomError` when the room moved on since the plan."""
+        if planned.number != self.turns or planned.before is not self.state:
+            raise RoomError(f"room {self.id}: turn {planned.number} was planned on a "
+                            f"state the room has left")
+        over = is_over(planned.after)
+        self.store.add_turn(self.id, planned.number, MOVE, str(planned.move),
                             status=OVER if over else None)
+        if over:
+            self._write_record(self._record_name(len(planned.after.finished)),
+                               dumps(planned.after) + "\n")
+
+    def played(self, planned: PlannedTurn) -> Outcome:
+        """Make a stored turn the room's (:meth:`store_turn` has committed it): the
+        ``turn`` message, and the ``round`` and ``match`` ones when it ends them."""
+        before, after, move = planned.before, planned.after, planned.move
+        over = is_over(after)
         seat = before.to_move
         codec = self.pack.cards
         taken = taken_card(self.pack, before, move)
@@ -646,8 +702,8 @@ class Room:
         return f"room-{self.id}-{rounds}.jsonl"
 
     def _match_message(self, state: "GameState") -> dict[str, Any]:
+        """The ``match`` message (its record written by :meth:`store_turn`)."""
         name = self._record_name(len(state.finished))
-        self._write_record(name, dumps(state) + "\n")
         self.record_names.append(name)
         return {"type": "match", "rounds": [list(r.scores) for r in state.finished],
                 "totals": [int(t) for t in totals(state)],

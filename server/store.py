@@ -10,6 +10,7 @@ A seat's secret token is never stored: only its SHA-256 (:func:`token_hash`).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -87,6 +88,19 @@ class ChatRow:
     name: str
     text: str
     at: float
+
+
+@dataclass
+class _QueuedTurn:
+    """A turn waiting for the group commit of :meth:`SQLiteStore.add_turn`."""
+
+    room: str
+    number: int
+    kind: str
+    text: str
+    status: Optional[str]
+    done: bool = False
+    error: Optional[StoreError] = None
 
 
 def token_hash(token: str) -> str:
@@ -186,6 +200,8 @@ class SQLiteStore:
         self.path = Path(path)
         self.chat_keep = chat_keep
         self._lock = threading.Lock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_QueuedTurn] = []
         self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                    isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -302,21 +318,60 @@ class SQLiteStore:
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None) -> None:
+        # Group commit: the turn is queued, and whichever writer gets the lock first
+        # commits every queued turn in one transaction (one fsync for many rooms); a
+        # writer whose turn another committed meanwhile finds it done. Still committed
+        # before this returns.
+        turn = _QueuedTurn(room_id, number, kind, text, status)
+        with self._queue_lock:
+            self._queue.append(turn)
+        with self._lock:
+            if not turn.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._commit_turns(batch)
+        if turn.error is not None:
+            raise turn.error
+
+    def _commit_turns(self, batch: list["_QueuedTurn"]) -> None:
+        """Write ``batch`` in one transaction, each turn in a savepoint of its own (a
+        refused turn changes nothing and refuses no other). The caller holds the lock."""
+        db = self._db
         try:
-            with self._write() as db:
-                count = db.execute("SELECT COUNT(*) FROM turns WHERE room=?",
-                                   (room_id,)).fetchone()[0]
-                if count != number:
-                    raise StoreError(f"room {room_id}: turn {number} is not the next "
-                                     f"({count} stored)")
-                db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)",
-                           (room_id, number, kind, text))
-                if status is not None:
-                    db.execute("UPDATE rooms SET status=? WHERE id=?", (status, room_id))
-                if kind == CONT:
-                    db.execute("UPDATE seats SET wants_cont=0 WHERE room=?", (room_id,))
-        except sqlite3.IntegrityError:
-            raise StoreError(f"room {room_id}: turn {number} exists") from None
+            db.execute("BEGIN IMMEDIATE")
+            for turn in batch:
+                db.execute("SAVEPOINT turn")
+                try:
+                    # the last number, from the primary key's index (a COUNT(*) would
+                    # read every turn of the room, each move)
+                    last = db.execute("SELECT MAX(number) FROM turns WHERE room=?",
+                                      (turn.room,)).fetchone()[0]
+                    count = 0 if last is None else int(last) + 1
+                    if count != turn.number:
+                        raise StoreError(f"room {turn.room}: turn {turn.number} is not the "
+                                         f"next ({count} stored)")
+                    db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)",
+                               (turn.room, turn.number, turn.kind, turn.text))
+                    if turn.status is not None:
+                        db.execute("UPDATE rooms SET status=? WHERE id=?",
+                                   (turn.status, turn.room))
+                    if turn.kind == CONT:
+                        db.execute("UPDATE seats SET wants_cont=0 WHERE room=?", (turn.room,))
+                except (StoreError, sqlite3.IntegrityError) as err:
+                    db.execute("ROLLBACK TO turn")
+                    turn.error = err if isinstance(err, StoreError) else StoreError(
+                        f"room {turn.room}: turn {turn.number} exists")
+                db.execute("RELEASE turn")
+            db.execute("COMMIT")
+        except sqlite3.Error as err:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            for turn in batch:
+                turn.error = turn.error or StoreError(f"room {turn.room}: turn "
+                                                      f"{turn.number} not stored: {err}")
+        finally:
+            for turn in batch:
+                turn.done = True
 
     def turns(self, room_id: str) -> list[TurnRow]:
         return [TurnRow(int(n), k, t) for n, k, t in self._read(

@@ -81,7 +81,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from lostcities.engine import observation  # noqa: E402
+from lostcities.engine import live_scores, observation  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402
 
@@ -127,7 +127,9 @@ def check_view(app: Any, room: str, message: dict[str, Any], seat: Optional[int]
         expected["hand"], expected["seat"] = None, None
     else:
         assert sorted(view["hand"]) == hands[seat]
-    assert view == expected  # the engine's observation, nothing more
+    # the engine's observation and the running scores of the public table, nothing more
+    expected["live"] = [int(s) for s in live_scores(state)]
+    assert view == expected
     assert isinstance(view["draw_pile"], int)
     text = json.dumps(message)
     # the pile's order never shows (checked while it holds 4 cards or more: a shorter run
