@@ -75,6 +75,8 @@ SETUP_AT_ONCE = 16
 PERCENTILES = (50, 90, 99)
 
 CHILD_FLAG = "--child-server"
+#: the bots' default pace, ms a move: a brisk human player
+DEFAULT_THINK_MS = 1000.0
 
 
 # --------------------------------------------------------------------------- the server
@@ -91,7 +93,7 @@ def child_server(port: int, data: str, durable: bool, check: bool,
 
     import uvicorn
 
-    from lostcities.server.app import create_app
+    from lostcities.server.app import BOT_THREADS, IO_THREADS, create_app
 
     app = create_app(Path(data), durable=durable, check_messages=check)
     profilers: list[cProfile.Profile] = []
@@ -103,10 +105,10 @@ def child_server(port: int, data: str, durable: bool, check: bool,
 
         hub = app.state.hub
         hub.io_pool.shutdown()
-        hub.io_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lc-room",
+        hub.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room",
                                          initializer=profiled)
         hub.bot_pool.shutdown()
-        hub.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot",
+        hub.bot_pool = ThreadPoolExecutor(max_workers=BOT_THREADS, thread_name_prefix="lc-bot",
                                           initializer=profiled)
         main_profiler = cProfile.Profile()
         main_profiler.enable()
@@ -124,6 +126,16 @@ def child_server(port: int, data: str, durable: bool, check: bool,
         stats.dump_stats(profile)
 
 
+def serve_durable() -> bool:
+    """Whether ``lc serve``'s store is durable (``synchronous=FULL``): ``create_app``'s
+    default, which ``lc serve`` keeps."""
+    import inspect
+
+    from lostcities.server.app import create_app
+
+    return bool(inspect.signature(create_app).parameters["durable"].default)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 nobody listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -134,15 +146,17 @@ def free_port() -> int:
 class Server:
     """One server subprocess on a fresh data folder: started, waited for, measured, stopped."""
 
-    def __init__(self, durable: bool, check: bool, profile: Optional[str]):
+    def __init__(self, durable: Optional[bool], check: bool, profile: Optional[str]):
         self.folder = tempfile.TemporaryDirectory(prefix="bench-server-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         data = os.path.join(self.folder.name, "data")
-        if durable and check and not profile:
+        if durable is None and not check and not profile:  # lc serve's own settings
             command = [sys.executable, "-c", "from lostcities.cli.app import main; main()",
                        "serve", "--port", str(self.port), "--data", data]
         else:
+            if durable is None:
+                durable = serve_durable()
             command = [sys.executable, os.path.abspath(__file__), CHILD_FLAG, str(self.port),
                        data, "durable" if durable else "normal",
                        "check" if check else "nocheck", profile or ""]
@@ -378,11 +392,12 @@ def percentile(ordered: list[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
-async def run_level(base: str, rooms: int, args: argparse.Namespace,
-                    server: Server) -> dict[str, Any]:
-    """Play ``rooms`` rooms against the server at ``base``; the level's figures."""
+async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Server,
+                    think: float) -> dict[str, Any]:
+    """Play ``rooms`` rooms against the server at ``base``, each client thinking ``think``
+    ms a move on average; the level's figures."""
     tally = Tally()
-    loads = [RoomLoad(i, tally, args.moves, args.think / 1000) for i in range(rooms)]
+    loads = [RoomLoad(i, tally, args.moves, think / 1000) for i in range(rooms)]
     interval = 1.0 / args.rate
     gate = asyncio.Semaphore(SETUP_AT_ONCE)
 
@@ -394,7 +409,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace,
     results = await asyncio.gather(*(setup(load) for load in loads), return_exceptions=True)
     refused = [r for r in results if isinstance(r, BaseException)]
     setup_seconds = time.perf_counter() - setup_start
-    figures: dict[str, Any] = {"rooms": rooms, "setup_seconds": round(setup_seconds, 2)}
+    figures: dict[str, Any] = {"rooms": rooms, "think_ms": think,
+                               "setup_seconds": round(setup_seconds, 2)}
     if refused:
         tally.stopping = True
         await asyncio.gather(*(load.close() for load in loads if load.clients),
@@ -467,15 +483,15 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace,
     return figures
 
 
-def level(rooms: int, args: argparse.Namespace, say: Any) -> dict[str, Any]:
-    """One level: a fresh server, the rooms played, the server stopped; its figures."""
+def level(rooms: int, think: float, args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    """One level: a fresh server, the rooms played (each client thinking ``think`` ms a
+    move), the server stopped; its figures."""
     load_before = os.getloadavg()
-    profile = f"{args.profile}-{rooms}.prof" if args.profile else None
-    server = Server(durable=not args.no_durable, check=not args.no_check_messages,
-                    profile=profile)
+    profile = f"{args.profile}-{rooms}-{think:g}.prof" if args.profile else None
+    server = Server(durable=args.durable, check=args.check_messages, profile=profile)
     try:
         ready = server.wait_ready()
-        figures = asyncio.run(run_level(server.base, rooms, args, server))
+        figures = asyncio.run(run_level(server.base, rooms, args, server, think))
         figures["server_ready_seconds"] = round(ready, 2)
     finally:
         output = server.output()
@@ -508,7 +524,8 @@ def show(figures: dict[str, Any], say: Any) -> None:
         return
     lat = figures["latency_ms"] or {}
     cell = (lambda key: f"{lat[key]:8.1f}" if key in lat else f"{'-':>8}")
-    say(f"{figures['rooms']:>6} {figures['connections']:>6} {figures['moves']:>8} "
+    say(f"{figures['rooms']:>6} {figures['think_ms']:>6g} {figures['connections']:>6} "
+        f"{figures['moves']:>8} "
         f"{figures['moves_per_second'] or 0:>8.1f} {cell('p50')} {cell('p90')} {cell('p99')} "
         f"{cell('max')} {figures['server_cpu_share_window']:>7.0%} "
         f"{figures['client_cpu_share_window']:>7.0%} "
@@ -559,21 +576,29 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=3.0,
                         help="seconds of play before the window opens")
     parser.add_argument("--pack", default="duel-classic")
-    parser.add_argument("--no-durable", action="store_true",
-                        help="the store with synchronous=NORMAL (create_app(durable=False))")
-    parser.add_argument("--no-check-messages", action="store_true",
-                        help="the server does not check the messages it sends against the "
-                             "schema (create_app(check_messages=False))")
+    store = parser.add_mutually_exclusive_group()
+    store.add_argument("--durable", dest="durable", action="store_const", const=True,
+                       help="the store with synchronous=FULL (create_app(durable=True)); "
+                            "default: lc serve's")
+    store.add_argument("--no-durable", dest="durable", action="store_const", const=False,
+                       help="the store with synchronous=NORMAL (create_app(durable=False))")
+    parser.add_argument("--check-messages", action="store_true",
+                        help="the server checks every message it sends against the schema "
+                             "(create_app(check_messages=True), as the tests run it; lc serve "
+                             "does not)")
     parser.add_argument("--no-compression", action="store_true",
                         help="clients offer no permessage-deflate (browsers do offer it)")
     parser.add_argument("--rate", type=float, default=10.0,
                         help="messages a second each client sends at most (the server's limit)")
-    parser.add_argument("--think", type=float, default=0.0, metavar="MS",
-                        help="a pause before each move (uniform from half to one and a half "
-                             "times MS), outside the measure: a lighter, human-like load")
+    parser.add_argument("--think", type=float, default=DEFAULT_THINK_MS, metavar="MS",
+                        help="the bots' pace: a pause before each move (uniform from half to "
+                             "one and a half times MS), outside the measure; the latency "
+                             "figures are at this pace (0: no pause, the closed loop)")
+    parser.add_argument("--no-saturate", action="store_true",
+                        help="skip the saturated run (bots answering at once) of each level")
     parser.add_argument("--seed", type=int, default=1, help="the clients' choices")
     parser.add_argument("--profile", metavar="PREFIX",
-                        help="run the server under cProfile, writing PREFIX-ROOMS.prof")
+                        help="run the server under cProfile, writing PREFIX-ROOMS-THINK.prof")
     parser.add_argument("--json", action="store_true",
                         help="the table to stderr, one JSON object to stdout")
     args = parser.parse_args()
@@ -584,8 +609,9 @@ def main() -> None:
     if not levels or min(levels) < 1 or max(levels) > 100_000:
         parser.error("--rooms: each level from 1 to 100000")
     if args.rate <= 0 or args.warmup < 0 or (args.moves is not None and args.moves < 1) or \
-            args.seconds <= 0:
-        parser.error("--rate, --seconds, --moves must be positive, --warmup not negative")
+            args.seconds <= 0 or args.think < 0:
+        parser.error("--rate, --seconds, --moves must be positive, --warmup and --think "
+                     "not negative")
     try:
         import websockets
         import uvicorn
@@ -600,17 +626,18 @@ def main() -> None:
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
+    durable = serve_durable() if args.durable is None else args.durable
+    lc_serve = args.durable is None and not args.check_messages and not args.profile
+    paces = [args.think] + ([0.0] if args.think > 0 and not args.no_saturate else [])
     conditions = {
         "cores": os.cpu_count(), "python": sys.version.split()[0],
         "websockets": websockets.__version__, "uvicorn": uvicorn.__version__,
-        "pack": args.pack, "durable": not args.no_durable,
-        "server": ("lc serve" if not (args.no_durable or args.no_check_messages
-                                      or args.profile)
-                   else "uvicorn on create_app (this file)") + (", cProfile" if args.profile
-                                                                 else ""),
-        "check_messages": not args.no_check_messages, "tree": tree(),
+        "pack": args.pack, "durable": durable,
+        "server": ("lc serve" if lc_serve else "uvicorn on create_app (this file)")
+        + (", cProfile" if args.profile else ""),
+        "check_messages": args.check_messages, "tree": tree(),
         "compression": not args.no_compression, "rate_per_connection": args.rate,
-        "think_ms": args.think,
+        "think_ms": args.think, "paces_ms": paces,
         "warmup_seconds": args.warmup,
         "window": f"{args.moves} moves per room" if args.moves else f"{args.seconds:g} s",
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
@@ -618,30 +645,40 @@ def main() -> None:
     say(f"bench_server: {args.pack}, {conditions['cores']} cores, Python "
         f"{conditions['python']}, websockets {conditions['websockets']}, uvicorn "
         f"{conditions['uvicorn']}; server: {conditions['server']}, store "
-        f"{'durable (synchronous=FULL)' if conditions['durable'] else 'synchronous=NORMAL'}, "
+        f"{'durable (synchronous=FULL)' if durable else 'synchronous=NORMAL'}, "
         f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
         f"against the schema; tree {conditions['tree']}; "
         f"compression {'on' if conditions['compression'] else 'off'}; each client at most "
-        f"{args.rate:g} messages/s, thinking {args.think:g} ms; window {conditions['window']} "
-        f"after {args.warmup:g} s")
+        f"{args.rate:g} messages/s; window {conditions['window']} after {args.warmup:g} s")
+    say(f"the bots' pace (think, ms): {args.think:g} a move on average (uniform from "
+        f"{args.think / 2:g} to {args.think * 1.5:g}), outside the measured interval"
+        + ("; then 0 (each bot answers at once: a closed loop that saturates the server, "
+           "its moves/s is the server's throughput and its latency about rooms / moves/s)"
+           if 0.0 in paces and args.think > 0 else ""))
     say("two clients per room, one process for all clients; latency: move sent -> that "
         "client's next state counting it (ms)")
-    say(f"{'rooms':>6} {'conns':>6} {'moves':>8} {'moves/s':>8} {'median':>8} {'p90':>8} "
-        f"{'p99':>8} {'max':>8} {'srv CPU':>7} {'cli CPU':>7} {'CPU/move':>8} "
+    say(f"{'rooms':>6} {'think':>6} {'conns':>6} {'moves':>8} {'moves/s':>8} {'median':>8} "
+        f"{'p90':>8} {'p99':>8} {'max':>8} {'srv CPU':>7} {'cli CPU':>7} {'CPU/move':>8} "
         f"{'peak MiB':>8}")
     results = []
     for rooms in levels:
-        try:
-            figures = level(rooms, args, say)
-        except RuntimeError as err:
-            figures = {"rooms": rooms, "impossible": str(err)[:500]}
-        results.append(figures)
-        show(figures, say)
-    target = next((f for f in results if f["rooms"] == 100 and f.get("latency_ms")), None)
+        for think in paces:
+            try:
+                figures = level(rooms, think, args, say)
+            except RuntimeError as err:
+                figures = {"rooms": rooms, "think_ms": think, "impossible": str(err)[:500]}
+            results.append(figures)
+            show(figures, say)
+    target = next((f for f in results if f["rooms"] == 100 and f["think_ms"] == args.think
+                   and f.get("latency_ms")), None)
     if target is not None:
         p99 = target["latency_ms"]["p99"]
-        say(f"target p99 < 50 ms at 100 rooms: p99 {p99:.1f} ms: "
-            f"{'met' if p99 < 50 else 'NOT met'}")
+        say(f"target p99 < 50 ms at 100 rooms, bots thinking {args.think:g} ms a move: "
+            f"p99 {p99:.1f} ms: {'met' if p99 < 50 else 'NOT met'}")
+    saturated = [f for f in results if f["think_ms"] == 0 and f.get("moves_per_second")]
+    if saturated:
+        say("saturated throughput (bots answering at once): " + ", ".join(
+            f"{f['rooms']} rooms {f['moves_per_second']:.0f} moves/s" for f in saturated))
     if args.json:
         print(json.dumps({"conditions": conditions, "levels": results}, indent=2))
 

@@ -64,6 +64,13 @@ def is_room_id(text: str) -> bool:
     return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
 
 
+#: the worker threads of the room calls' store writes: more of them waiting means more
+#: turns in one group commit (one fsync), and a thread waiting costs next to nothing
+IO_THREADS = 16
+#: the worker threads where bots choose and hints are thought of
+BOT_THREADS = 2
+
+
 class Shelf:
     """The packs rooms may be opened with: the built-in ones (``builtin:ID``) and the house
     packs of ``lc serve --packs DIR`` (``house:ID``), all through :func:`load_pack`."""
@@ -221,10 +228,8 @@ class Hub:
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
         #: tasks that outlive the connection that started them (a seat going away)
         self.background: set[asyncio.Task[None]] = set()
-        self.bot_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lc-bot")
-        # store writes wait in these threads; more of them waiting means more turns per
-        # group commit (one fsync), and a waiting thread costs next to nothing
-        self.io_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="lc-room")
+        self.bot_pool = ThreadPoolExecutor(max_workers=BOT_THREADS, thread_name_prefix="lc-bot")
+        self.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room")
 
     def connections(self) -> int:
         """Open connections in all rooms."""

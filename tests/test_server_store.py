@@ -1,0 +1,120 @@
+"""The room store's turns under concurrent writers (group commit), and what a room tells
+its clients about seats and running scores (lostcities.server)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from lostcities.engine import live_scores, load_pack
+from lostcities.server.protocol import localize
+from lostcities.server.room import Outcome, Room
+from lostcities.server.store import MOVE, SQLiteStore, StoreError
+
+WRITERS = 12
+
+
+def rooms(store: SQLiteStore, count: int) -> list[str]:
+    ids = [f"room{i:04d}" for i in range(count)]
+    for room_id in ids:
+        store.create_room(room_id, "builtin:duel-classic", 1)
+    return ids
+
+
+def at_once(work: list) -> list:
+    """Run each callable in a thread of its own, all released together; what each
+    returned or raised."""
+    barrier = threading.Barrier(len(work))
+    results: list = [None] * len(work)
+
+    def run(i: int) -> None:
+        barrier.wait(timeout=60)
+        try:
+            results[i] = work[i]()
+        except Exception as err:  # noqa: BLE001 - the result under test
+            results[i] = err
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(work))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_turns_written_by_many_rooms_at_once_are_all_committed_in_order(
+        tmp_path: Path, durable: bool) -> None:
+    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=durable)
+    ids = rooms(store, WRITERS)
+    for number in range(5):
+        results = at_once([lambda r=r, n=number: store.add_turn(r, n, MOVE, f"p r{n} deck")
+                           for r in ids])
+        assert results == [None] * WRITERS
+    store.close()
+    again = SQLiteStore(tmp_path / "rooms.sqlite3")  # what a restarted server reads
+    for room_id in ids:
+        assert [(t.number, t.text) for t in again.turns(room_id)] == \
+            [(n, f"p r{n} deck") for n in range(5)]
+    again.close()
+
+
+def test_a_refused_turn_among_concurrent_ones_refuses_no_other(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    ids = rooms(store, WRITERS)
+    store.add_turn(ids[0], 0, MOVE, "p r2 deck")
+    work = [lambda r=r: store.add_turn(r, 0, MOVE, "p r3 deck") for r in ids]  # ids[0]: taken
+    work.append(lambda: store.add_turn(ids[1], 5, MOVE, "p r4 deck"))  # not the next number
+    results = at_once(work)
+    assert isinstance(results[0], StoreError)
+    assert isinstance(results[-1], StoreError)
+    assert all(r is None for r in results[2:-1])
+    assert [t.text for t in store.turns(ids[0])] == ["p r2 deck"]
+    for room_id in ids[2:]:
+        assert [t.text for t in store.turns(room_id)] == ["p r3 deck"]
+    # the next turn after a refusal is numbered as if nothing happened
+    store.add_turn(ids[0], 1, MOVE, "d r5 deck", status="over")
+    assert store.room(ids[0]).status == "over"
+    with pytest.raises(StoreError, match="not the next"):
+        store.add_turn(ids[0], 3, MOVE, "p r6 deck")
+    store.close()
+
+
+def test_info_texts_number_seats_from_one_and_the_protocol_from_zero(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    room = Room.create(store, "abcdefgh", load_pack("duel-classic"), "builtin:duel-classic")
+    joined = room.line(None, "/join Ada")
+    assert isinstance(joined, Outcome) and joined.token
+    en = localize(joined.events[0], "en")
+    fr = localize(joined.events[0], "fr")
+    assert en["text"] == "Ada takes seat 1" and fr["text"] == "Ada prend la place 1"
+    assert room.info()["seats"][0]["seat"] == 0
+    bot = localize(room.line(0, "/bot").events[0], "en")
+    assert bot["text"] == "the bot greedy (greedy) takes seat 2"
+    assert room.info()["seats"][1]["seat"] == 1
+    again = localize(room.line(0, "/join Eve").replies[0], "en")
+    assert again["text"] == "you already have seat 1"
+    store.close()
+
+
+def test_every_state_view_carries_the_running_scores_of_the_public_table(
+        tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    room = Room.create(store, "abcdefgh", load_pack("duel-classic"), "builtin:duel-classic")
+    assert room.view_for(None)["view"] is None  # the lobby: no table yet
+    room.line(None, "/join Ada")
+    room.line(None, "/join Bob")
+    room.line(0, "/start")
+    for _ in range(12):
+        state = room.state
+        seat = state.to_move
+        legal = room.view_for(seat)["legal"]
+        plays = [m for m in legal if m.startswith("p ")] or legal
+        assert room.move(seat, plays[0]).changed
+        expected = [int(s) for s in live_scores(room.state)]
+        for who in (0, 1, None):
+            assert room.view_for(who)["view"]["live"] == expected
+    assert any(expected)  # cards were played: a row scores something
+    store.close()
