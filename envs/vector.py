@@ -27,6 +27,7 @@ import numpy as np
 from lostcities.engine import Deal, action_space
 from lostcities.engine.errors import InputError
 
+from .bulkshuffle import agrees_with_python, shuffle_orders
 from .observe import layout
 from .pettingzoo_env import new_seed, pack_of
 
@@ -157,6 +158,9 @@ class VectorEnv:
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)
         self._shuffle = shuffler()
+        self._deck_kinds = np.array(self._deck_list, np.int8)
+        self._bulk = agrees_with_python()
+        self._orders: dict[int, np.ndarray] = {}   # match number -> (n, rounds, deck) kinds
         self.seed0 = new_seed(seed)
         self.reset(self.seed0)
 
@@ -165,6 +169,7 @@ class VectorEnv:
         """Start every slot's first match again (slot ``i``: seed ``seed + i``); the mask."""
         if seed is not None:
             self.seed0 = new_seed(seed)
+        self._orders = {}
         n, P, K, C = self.n, self.players, self.K, self.C
         self.hands = np.zeros((n, P, K), np.int8)
         self.held_bits = np.zeros((n, P), np.uint64)
@@ -202,15 +207,7 @@ class VectorEnv:
             return
         P, h = self.players, self.hand_size
         rem = self.removed
-        seeds, rounds = self.seeds[games].tolist(), self.round[games].tolist()
-        base = self._deck_list
-        shuffle, rng_of = self._shuffle, random.Random
-        shuffled = []
-        for s, r in zip(seeds, rounds):
-            cards = base[:]
-            shuffle(cards, rng_of(f"lostcities:{s}:{r}"))
-            shuffled.append(cards)
-        cards = np.array(shuffled, np.int64)
+        cards = self._shuffled(games)
         hands = cards[:, rem: rem + P * h].reshape(len(games), P, h)
         self.hands[games] = 0
         gi = np.repeat(games, P * h)
@@ -234,6 +231,42 @@ class VectorEnv:
                 self._end_rounds(games)
             else:
                 self.last_play[games] = True
+
+    def _shuffled(self, games: np.ndarray) -> np.ndarray:
+        """``(len(games), deck)``: each game's deck for its round now, shuffled as
+        ``round_deal`` shuffles it (by :func:`shuffle_orders`, a batch of matches ahead)."""
+        if not self._bulk:
+            base, shuffle, rng_of = self._deck_list, self._shuffle, random.Random
+            shuffled = []
+            for s, r in zip(self.seeds[games].tolist(), self.round[games].tolist()):
+                cards = base[:]
+                shuffle(cards, rng_of(f"lostcities:{s}:{r}"))
+                shuffled.append(cards)
+            return np.array(shuffled, np.int64)
+        n = self.n
+        level = (self.seeds[games] - self.seed0 - games) // n      # the slot's match number
+        out = np.empty((len(games), len(self._deck_list)), np.int64)
+        for m in np.unique(level).tolist():
+            if m not in self._orders:
+                self._deal_ahead(m)
+            at = level == m
+            out[at] = self._orders[m][games[at], self.round[games[at]] - 1]
+        return out
+
+    def _deal_ahead(self, m: int) -> None:
+        """Shuffle every round of the matches numbered ``m`` onwards of every slot (enough
+        matches for about 1,024 deals), forgetting the matches every slot has left."""
+        n, R = self.n, self.rounds
+        done = int(((self.seeds - self.seed0 - self._games) // n).min())
+        for old in [k for k in self._orders if k < done]:
+            del self._orders[old]
+        levels = range(m, m + max(1, -(-1024 // (n * R))))
+        keys = [f"lostcities:{self.seed0 + i + k * n}:{r}"
+                for k in levels for i in range(n) for r in range(1, R + 1)]
+        kinds = self._deck_kinds[shuffle_orders(keys, len(self._deck_list))]
+        kinds = kinds.reshape(len(levels), n, R, -1)
+        for j, k in enumerate(levels):
+            self._orders[k] = kinds[j]
 
     # ------------------------------------------------------------------ legality
     def legal_mask(self) -> np.ndarray:
