@@ -137,6 +137,16 @@ class VectorEnv:
                         bits |= 1 << (c * self.S + slot)
                 self.allowed[c, last + 1] = np.uint64(bits)
         self._one = one
+        #: colour_bits[c]: the kinds of colour c; accept0: the kinds empty rows accept
+        self.colour_bits = np.array([sum(1 << k for k in range(self.K) if codec.colour_of[k] == c)
+                                     for c in range(self.C)], np.uint64)
+        self._accept0 = np.bitwise_or.reduce(self.allowed[:, 0])
+        #: _nth_pile[bits, j]: the j-th colour (from the lowest) of a set of piles `bits`
+        self._nth_pile = np.zeros((1 << self.C, self.C), np.int64) if self.C <= 10 else None
+        if self._nth_pile is not None:
+            for bits in range(1 << self.C):
+                on = [c for c in range(self.C) if bits >> c & 1]
+                self._nth_pile[bits, :len(on)] = on
         # a card is accepted by a row whose last slot is `last` when slot > last, or equal
         # and (non-decreasing rows or a wager after wagers)
         self.equal_ok = (self.slot_of == 0) | (pack.ordering == "non-decreasing")
@@ -190,6 +200,14 @@ class VectorEnv:
         self.turn = np.zeros(n, np.int64)
         self.scores = np.zeros((n, self.rounds, P), np.int64)
         self.seeds = self.seed0 + np.arange(n, dtype=np.int64)
+        self.accept_bits = np.zeros((n, P), np.uint64)   # kinds each seat's rows accept
+        self.pile_bits = np.zeros(n, np.int64)           # bit c: pile c is not empty
+        # flat views for the hot paths (index (game * P + seat) * K + kind...)
+        self._hands_f, self._held_f = self.hands.reshape(-1), self.held_bits.reshape(-1)
+        self._rows_f, self._code_f = self.rows.reshape(-1), self.row_code.reshape(-1)
+        self._last_f, self._accept_f = self.last.reshape(-1), self.accept_bits.reshape(-1)
+        self._piles_f, self._depth_f = self.piles.reshape(-1), self.depth.reshape(-1)
+        self._deck_f = self.deck.reshape(-1)
         self.matches_started = n
         self.matches_done = 0
         self.last_totals = np.zeros((n, P), np.int64)
@@ -220,6 +238,8 @@ class VectorEnv:
         self.row_code[games] = 0
         self.last[games] = -1
         self.depth[games] = 0
+        self.accept_bits[games] = self._accept0
+        self.pile_bits[games] = 0
         self.to_move[games] = self.starter[games]
         self.phase[games] = 0
         self.pending_colour[games] = -1
@@ -288,11 +308,9 @@ class VectorEnv:
     def _card_bits(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(held, playable)`` bit masks (bit k: card kind k) of the seat to move in games
         ``g``: the kinds it holds, and those of them its rows accept."""
-        p = self.to_move[g]
-        held = self.held_bits[g, p]
-        last = self.last[g, p].astype(np.int64) + 1                    # (G, C)
-        ok = np.bitwise_or.reduce(self.allowed[self._colours, last], axis=1)
-        return held, held & ok
+        gp = g * self.players + self.to_move[g]
+        held = self._held_f[gp]
+        return held, held & self._accept_f[gp]
 
     def _card_block(self, g: np.ndarray) -> np.ndarray:
         """``(len(g), 2K)``: the legal plays then discards of games ``g`` (card phase)."""
@@ -368,11 +386,13 @@ class VectorEnv:
         self.rewards = np.zeros((n, self.players), np.float32)
         self.done = np.zeros(n, bool)
         card = self.phase == 0
-        g = np.flatnonzero(card)
-        if len(g):
+        if card.all():
+            self._cards(self._games, a)
+        elif not card.any():
+            self._draws(self._games, a - 2 * K - 1)
+        else:
+            g, d = np.flatnonzero(card), np.flatnonzero(~card)
             self._cards(g, a[g])
-        d = np.flatnonzero(~card)
-        if len(d):
             self._draws(d, a[d] - 2 * K - 1)
         return self.rewards, self.done
 
@@ -391,23 +411,34 @@ class VectorEnv:
         return self.step(a)
 
     def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
-        K = self.K
-        p = self.to_move[g]
+        K, C, one = self.K, self.C, self._one
+        gp = g * self.players + self.to_move[g]
         play = act < K
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
-        self.hands[g, p, kind] -= 1
-        gone = self.hands[g, p, kind] == 0
+        hi = gp * K + kind
+        left = self._hands_f[hi] - 1
+        self._hands_f[hi] = left
+        gone = left == 0
         if gone.any():
-            self.held_bits[g[gone], p[gone]] &= ~(self._one << kind[gone].astype(np.uint64))
-        gp, kp, pp = g[play], kind[play], p[play]
-        self.rows[gp, pp, kp] += 1
-        self.row_code[gp, pp, colour[play]] += self._code_of[kp]
-        self.last[gp, pp, colour[play]] = self.slot_of[kp]
+            self._held_f[gp[gone]] &= ~(one << kind[gone].astype(np.uint64))
+        if play.any():
+            gpp, kp, cp = gp[play], kind[play], colour[play]
+            self._rows_f[gpp * K + kp] += 1
+            ci = gpp * C + cp
+            self._code_f[ci] += self._code_of[kp]
+            slot = self.slot_of[kp]
+            self._last_f[ci] = slot
+            self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
+                                   | self.allowed[cp, slot.astype(np.int64) + 1])
         disc = ~play
-        gd, kd, cd = g[disc], kind[disc], colour[disc]
-        self.piles[gd, cd, self.depth[gd, cd]] = kd
-        self.depth[gd, cd] += 1
+        if disc.any():
+            gd, kd, cd = g[disc], kind[disc], colour[disc]
+            di = gd * C + cd
+            dep = self._depth_f[di]
+            self._piles_f[di * self.pile_cap + dep] = kd
+            self._depth_f[di] = dep + 1
+            self.pile_bits[gd] |= 1 << cd
         self.pending_colour[g] = np.where(play, -1, colour)
         self.pending_action[g] = act
         lp = self.last_play[g]
@@ -419,18 +450,31 @@ class VectorEnv:
         self.phase[g] = 1
 
     def _draws(self, d: np.ndarray, src: np.ndarray) -> None:
-        p = self.to_move[d]
+        K, one = self.K, self._one
+        gp = d * self.players + self.to_move[d]
         from_deck = src < 0
-        dd = d[from_deck]
-        cards = self.deck[dd, self.drawn[dd]]
-        self.drawn[dd] += 1
-        self.hands[dd, p[from_deck], cards] += 1
-        self.held_bits[dd, p[from_deck]] |= self._one << cards.astype(np.uint64)
-        dp, cp = d[~from_deck], src[~from_deck]
-        self.depth[dp, cp] -= 1
-        taken = self.piles[dp, cp, self.depth[dp, cp]]
-        self.hands[dp, p[~from_deck], taken] += 1
-        self.held_bits[dp, p[~from_deck]] |= self._one << taken.astype(np.uint64)
+        if from_deck.all():
+            dd, gpd = d, gp
+        else:
+            dd, gpd = d[from_deck], gp[from_deck]
+        if len(dd):
+            at = self.drawn[dd]
+            cards = self._deck_f[dd * self.deck.shape[1] + at].astype(np.int64)
+            self.drawn[dd] = at + 1
+            self._hands_f[gpd * K + cards] += 1
+            self._held_f[gpd] |= one << cards.astype(np.uint64)
+        if not from_deck.all():
+            pile = ~from_deck
+            dp, cp, gpp = d[pile], src[pile], gp[pile]
+            di = dp * self.C + cp
+            dep = self._depth_f[di] - 1
+            self._depth_f[di] = dep
+            taken = self._piles_f[di * self.pile_cap + dep].astype(np.int64)
+            self._hands_f[gpp * K + taken] += 1
+            self._held_f[gpp] |= one << taken.astype(np.uint64)
+            emptied = dep == 0
+            if emptied.any():
+                self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
         # close the turns
         self.turn[d] += 1
         empty = from_deck & (self.drawn[d] >= self.deck_len)
@@ -562,10 +606,18 @@ class VectorEnv:
             kind = select_bit(np.where(is_play, play, held), np.where(is_play, pick, pick - n_play))
             out[g] = np.where(is_play, kind, kind + self.K)
         if d is not None:
-            m = self._draw_block(d)
-            cum = np.cumsum(m, axis=1, dtype=np.int8)
-            pick = (rng.random(len(d)) * cum[:, -1]).astype(np.int8)
-            out[d] = 2 * self.K + (cum <= pick[:, None]).sum(1)
+            piles = self.pile_bits[d]
+            if self.pack.no_retake_discard:
+                pc = self.pending_colour[d]
+                piles = piles & ~np.where(pc >= 0, 1 << np.maximum(pc, 0), 0)
+            pick = (rng.random(len(d)) * (1 + np.bitwise_count(piles))).astype(np.int64)
+            pile = np.maximum(pick - 1, 0)
+            if self._nth_pile is not None:
+                colour = self._nth_pile[piles, pile]
+            else:
+                colour = select_bit(piles.astype(np.uint64), np.minimum(pile, np.maximum(
+                    np.bitwise_count(piles).astype(np.int64) - 1, 0)))
+            out[d] = np.where(pick == 0, 2 * self.K, 2 * self.K + 1 + colour)
         return out
 
 
