@@ -32,6 +32,9 @@ TURN_CAP = "turn-cap"
 BRIDGE_CROSSINGS = "bridge-crossings"
 END_REASONS = (DRAW_PILE_EMPTY, TURN_CAP, BRIDGE_CROSSINGS)
 
+#: bits of :attr:`GameState.shared_lists`: the draw pile, the round's moves are shared
+DECK_SHARED, MOVES_SHARED = 1, 2
+
 
 class SetupError(LostCitiesError, ValueError):
     """A game cannot be set up: players out of range, an impossible deal or tile layout."""
@@ -85,7 +88,7 @@ class GameState:
                  "starter", "to_move", "phase", "turn", "hands", "rows", "row_states",
                  "playable", "piles", "deck", "deal", "last_play", "pending", "moves",
                  "finished", "undo", "board", "held_bits", "playable_bits", "pile_bits",
-                 "shared_seats")
+                 "shared_seats", "shared_hands", "shared_piles", "shared_lists")
 
     pack: RulePack
     tables: Tables
@@ -123,9 +126,19 @@ class GameState:
     #: with a copy of this state (copy-on-write: the engine calls :meth:`own_seat` before
     #: it changes them)
     shared_seats: int
+    #: the same for the other lists a turn changes: bit p of ``shared_hands`` while
+    #: ``hands[p]`` is shared, bit c of ``shared_piles`` while ``piles[c]`` is, and
+    #: :data:`DECK_SHARED`, :data:`MOVES_SHARED` in ``shared_lists`` for ``deck`` and
+    #: ``moves`` (only :meth:`fork` shares them; the engine calls :meth:`own_hand`,
+    #: :meth:`own_pile`, :meth:`own_deck`, :meth:`own_moves` before it changes them)
+    shared_hands: int
+    shared_piles: int
+    shared_lists: int
 
     def copy(self) -> "GameState":
-        """An independent copy (without the undo stack of :func:`~.turn.push`)."""
+        """An independent copy (without the undo stack of :func:`~.turn.push`): its hands,
+        piles, draw pile and moves are its own lists, which the caller may change (then
+        call :func:`~.turn.derive`)."""
         new = GameState.__new__(GameState)
         new.pack, new.tables, new.players, new.n = self.pack, self.tables, self.players, self.n
         new.seed, new.deals, new.round, new.rounds_total = (self.seed, self.deals, self.round,
@@ -149,7 +162,77 @@ class GameState:
         new.playable_bits = self.playable_bits[:]
         new.undo = []
         new.board = None if self.board is None else self.board.copy()
+        new.shared_hands = new.shared_piles = new.shared_lists = 0
         return new
+
+    def fork(self) -> "GameState":
+        """A copy for the engine's own use (:func:`~.turn.apply`, :func:`~.turn.step`): it
+        shares every list a turn changes with this state, copy-on-write, so that it costs
+        a few list headers; either state copies a list before it changes it."""
+        new = GameState.__new__(GameState)
+        (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
+         new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
+         new.last_play, new.pending, new.pile_bits, new.deck, new.moves) = (
+            self.pack, self.tables, self.players, self.n, self.seed, self.deals, self.round,
+            self.rounds_total, self.starter, self.to_move, self.phase, self.turn, self.deal,
+            self.last_play, self.pending, self.pile_bits, self.deck, self.moves)
+        new.hands = self.hands[:]
+        new.rows = self.rows[:]
+        new.row_states = self.row_states[:]
+        new.playable = self.playable[:]
+        new.piles = self.piles[:]
+        new.finished = self.finished[:]
+        new.held_bits = self.held_bits[:]
+        new.playable_bits = self.playable_bits[:]
+        new.undo = []
+        new.board = None if self.board is None else self.board.copy()
+        new.shared_seats = self.shared_seats = new.shared_hands = self.shared_hands = \
+            (1 << self.n) - 1
+        new.shared_piles = self.shared_piles = (1 << len(self.piles)) - 1
+        new.shared_lists = self.shared_lists = DECK_SHARED | MOVES_SHARED
+        return new
+
+    def share_all(self) -> None:
+        """Mark every list a turn changes as perhaps shared with a fork (after an undo
+        put back lists that a fork may hold)."""
+        self.shared_seats = self.shared_hands = (1 << self.n) - 1
+        self.shared_piles = (1 << len(self.piles)) - 1
+        self.shared_lists = DECK_SHARED | MOVES_SHARED
+
+    def own_hand(self, seat: int) -> None:
+        """Give this state its own copy of ``hands[seat]`` (see :attr:`shared_hands`)."""
+        self.hands[seat] = self.hands[seat][:]
+        self.shared_hands &= ~(1 << seat)
+
+    def own_pile(self, colour: int) -> None:
+        """Give this state its own copy of ``piles[colour]`` (see :attr:`shared_piles`)."""
+        self.piles[colour] = self.piles[colour][:]
+        self.shared_piles &= ~(1 << colour)
+
+    def own_deck(self) -> None:
+        """Give this state its own copy of the draw pile (see :attr:`shared_lists`)."""
+        self.deck = self.deck[:]
+        self.shared_lists &= ~DECK_SHARED
+
+    def own_moves(self) -> None:
+        """Give this state its own copy of the round's moves (see :attr:`shared_lists`)."""
+        self.moves = self.moves[:]
+        self.shared_lists &= ~MOVES_SHARED
+
+    def own_all(self) -> None:
+        """Give this state its own copy of every list it shares with a fork."""
+        for seat in range(self.n):
+            if self.shared_seats >> seat & 1:
+                self.own_seat(seat)
+            if self.shared_hands >> seat & 1:
+                self.own_hand(seat)
+        for colour in range(len(self.piles)):
+            if self.shared_piles >> colour & 1:
+                self.own_pile(colour)
+        if self.shared_lists & DECK_SHARED:
+            self.own_deck()
+        if self.shared_lists & MOVES_SHARED:
+            self.own_moves()
 
     def own_seat(self, seat: int) -> None:
         """Give this state its own copy of ``seat``'s rows, row states and playable list

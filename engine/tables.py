@@ -107,6 +107,30 @@ class Tables:
     #: the ready moves of a card turn by where it may draw, built on first use for each
     #: draw key (:meth:`turn_moves`)
     _turn_moves: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
+    #: the size of the pack's action space (``moves.ActionSpace.num_actions``)
+    num_actions: int = 0
+    #: legal_action_mask of a duel's draw decision, built on first use for each key
+    #: (:meth:`draw_mask`)
+    _draw_masks: dict[int, tuple[bool, ...]] = field(default_factory=dict, repr=False,
+                                                     compare=False)
+
+    def draw_mask(self, pile_bits: int, deck: bool, discarded: int) -> tuple[bool, ...]:
+        """The action mask of a duel's draw decision once the card decision is made: the
+        non-empty piles ``pile_bits``, cards in the draw pile (``deck``) or not, and
+        ``discarded`` the colour just discarded (-1 after a play)."""
+        key = ((pile_bits << 1 | deck) * (self.n_colours + 1)) + discarded + 1
+        found = self._draw_masks.get(key)
+        if found is None:
+            mask = [False] * self.num_actions
+            draw_deck = 2 * self.n_kinds  # drawing from pile c is 2 n_kinds + 1 + c
+            if deck:
+                mask[draw_deck] = True
+            for c in self.pile_draws[pile_bits]:
+                mask[draw_deck + 1 + c] = True
+            if discarded >= 0:
+                mask[draw_deck + 1 + discarded] = not self.no_retake
+            found = self._draw_masks[key] = tuple(mask)
+        return found
 
     def turn_moves(self, pile_bits: int, deck: bool) -> tuple[tuple[tuple["Move", ...], ...],
                                                               tuple[tuple["Move", ...], ...]]:
@@ -154,7 +178,7 @@ class Tables:
 
 def compile_tables(pack: RulePack) -> Tables:
     """Compile ``pack`` into :class:`Tables` (prefer :func:`tables_of`, which caches)."""
-    from .moves import DECK, DISCARD, PLAY, Move
+    from .moves import DECK, DISCARD, PLAY, ActionSpace, Move
     from .state import CARD, TRACK_CARD, SetupError
 
     step = ORDERINGS.get(pack.ordering)
@@ -218,6 +242,7 @@ def compile_tables(pack: RulePack) -> Tables:
         card_phase=CARD if pack.board is None else TRACK_CARD,
         moves=moves,
         last_moves=last_moves,
+        num_actions=ActionSpace(pack).num_actions,
     )
 
 

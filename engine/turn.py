@@ -26,8 +26,8 @@ from .errors import IllegalMoveError, InvalidMoveError
 from .moves import DECK, DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack
-from .state import (CARD, DRAW, DRAW_PILE_EMPTY, OVER, TRACK_CARD, TURN_CAP, Deal, GameState,
-                    RoundResult, Seat, SetupError)
+from .state import (CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, MOVES_SHARED, OVER, TRACK_CARD,
+                    TURN_CAP, Deal, GameState, RoundResult, Seat, SetupError)
 from .tables import NO_NUMBERS, tables_of
 
 Players = Union[int, Sequence[str]]
@@ -163,7 +163,7 @@ def _start_round(state: GameState, number: int, starter: Seat) -> None:
     state.deal = deal
     state.hands = [list(h) for h in deal.hands]
     state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
-    state.shared_seats = 0
+    state.shared_seats = state.shared_hands = state.shared_piles = state.shared_lists = 0
     state.piles = [[] for _ in range(t.n_colours)]
     # derive(state) of a new round's empty rows and piles, from the tables at once
     state.row_states = [[NO_NUMBERS] * t.n_colours for _ in range(n)]
@@ -401,6 +401,8 @@ def _decide_card(state: GameState, action: Action, card: Card,
     """
     t = state.tables
     p = state.to_move
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
     hand = state.hands[p]
     index = hand.index(card)
     del hand[index]
@@ -417,6 +419,8 @@ def _decide_card(state: GameState, action: Action, card: Card,
         if new != old:
             _set_row_state(state, p, colour, new)
     else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
         state.piles[colour].append(card)
         state.pile_bits |= 1 << colour
     state.undo.append(("card", p, action, card, index, old))
@@ -442,12 +446,18 @@ def _set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
 def _decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = None) -> None:
     p = state.to_move
     if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
         card = state.deck.pop()
     else:
+        if state.shared_piles >> source & 1:  # type: ignore[operator]
+            state.own_pile(source)  # type: ignore[arg-type]
         pile = state.piles[source]  # type: ignore[index]
         card = pile.pop()
         if not pile:
             state.pile_bits ^= 1 << source  # type: ignore[operator]
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
     state.hands[p].append(card)
     state.held_bits[p] |= 1 << card
     state.undo.append(("draw", p, source, card))
@@ -472,6 +482,8 @@ def _end_turn(state: GameState, source: DrawSource, move: Optional[Move],
             reason = DRAW_PILE_EMPTY
     if reason is None and state.turn + 1 >= t.turn_cap:
         reason = TURN_CAP
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
     if reason is None:  # the common case: the next player's turn, a small undo entry
         state.undo.append(("turn", state.to_move, state.pending, state.last_play))
         state.moves.append(move)
@@ -542,28 +554,40 @@ def _undo_one(state: GameState, entry: tuple) -> None:
             if state.row_states[p][colour] != old:
                 _set_row_state(state, p, colour, old)
         else:
+            if state.shared_piles >> colour & 1:
+                state.own_pile(colour)
             pile = state.piles[colour]
             pile.pop()
             if not pile:
                 state.pile_bits ^= 1 << colour
+        if state.shared_hands >> p & 1:
+            state.own_hand(p)
         state.hands[p].insert(index, card)
         state.held_bits[p] |= 1 << card
         state.pending = None
         state.phase = t.card_phase
     elif kind == "draw":
         _, p, source, card = entry
+        if state.shared_hands >> p & 1:
+            state.own_hand(p)
         hand = state.hands[p]
         hand.pop()
         if card not in hand:
             state.held_bits[p] ^= 1 << card
         if source == DECK:
+            if state.shared_lists & DECK_SHARED:
+                state.own_deck()
             state.deck.append(card)
         else:
+            if state.shared_piles >> source & 1:
+                state.own_pile(source)
             state.piles[source].append(card)
             state.pile_bits |= 1 << source
         state.phase = DRAW
     elif kind == "turn":
         _, state.to_move, state.pending, state.last_play = entry
+        if state.shared_lists & MOVES_SHARED:
+            state.own_moves()
         state.moves.pop()
         state.turn -= 1
         state.phase = DRAW
@@ -574,9 +598,10 @@ def _undo_one(state: GameState, entry: tuple) -> None:
          state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
          state.playable, state.piles, state.deck, state.moves, finished, state.held_bits,
          state.playable_bits, state.pile_bits) = entry
+        state.share_all()  # the lists as they were: perhaps shared with a fork
+        state.own_moves()
         state.moves.pop()
         del state.finished[finished:]
-        state.shared_seats = (1 << state.n) - 1  # as they were: perhaps shared with a copy
         state.phase = state.tables.card_phase if state.pending is None else DRAW
 
 
@@ -619,7 +644,7 @@ def apply(state: GameState, move: Union[Move, str]) -> GameState:
     reason = illegal_reason(state, move)
     if reason is not None:
         raise IllegalMoveError(f"{_move_text(state, move)}: {reason}")
-    new = state.copy()
+    new = state.fork()
     _play_turn(new, move)
     return new
 
@@ -638,6 +663,8 @@ def _play_turn(state: GameState, move: Move) -> None:
         state.undo.clear()
         return
     p, card = state.to_move, move.card
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
     hand = state.hands[p]
     hand.remove(card)  # its first copy, as push removes it
     held = state.held_bits[p]
@@ -653,19 +680,28 @@ def _play_turn(state: GameState, move: Move) -> None:
         if new != old:
             _set_row_state(state, p, colour, new)
     else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
         state.piles[colour].append(card)
         state.pile_bits |= 1 << colour
     if draw == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+            deck = state.deck
         drawn = deck.pop()
         if not deck:
             state.last_play = True  # the pack plays on after the pile ran out
     else:
+        if state.shared_piles >> draw & 1:  # type: ignore[operator]
+            state.own_pile(draw)  # type: ignore[arg-type]
         pile = state.piles[draw]  # type: ignore[index]
         drawn = pile.pop()
         if not pile:
             state.pile_bits ^= 1 << draw  # type: ignore[operator]
     hand.append(drawn)
     state.held_bits[p] = held | 1 << drawn
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
     state.moves.append(move if move.codec is not None else t.move(move.action, card, draw))
     state.turn += 1
     state.to_move = (p + 1) % state.n
@@ -799,9 +835,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     turn_cap, n = t.turn_cap, state.n
     next_seat = tuple((p + 1) % n for p in range(n))
     nth, chunk, mask = NTH_OF_CHUNK, CHUNK, (1 << CHUNK) - 1
-    for seat in range(n):  # the rows played on below are this state's own
-        if state.shared_seats >> seat & 1:
-            state.own_seat(seat)
+    state.own_all()  # the lists played on below are this state's own
     # a fused turn starts with cards in the draw pile (else the round is over or at its
     # last plays): its draws are the deck and the non-empty piles
     draw_columns = tuple(1 + len(d) for d in pile_draws)
@@ -962,7 +996,11 @@ def legal_action_mask(state: GameState) -> list[bool]:
     """One bool per action id of the pack: legal now (a card decision: one pass over
     the hand)."""
     t = state.tables
-    mask = [False] * action_space(state.pack).num_actions
+    if state.phase == DRAW and state.board is None and not state.last_play:
+        action, card = state.pending  # type: ignore[misc]
+        return list(t.draw_mask(state.pile_bits, bool(state.deck),
+                                t.colour_of[card] if action == DISCARD else -1))
+    mask = [False] * t.num_actions
     if state.phase == CARD and not t.lowest_in_hand:
         p = state.to_move
         ok = state.playable[p]
@@ -1008,6 +1046,17 @@ def push_action(state: GameState, action_id: int) -> None:
 
 def step(state: GameState, action_id: int) -> GameState:
     """The state after one decision (an action id); ``state`` is left unchanged."""
+    t = state.tables
+    if state.board is None and type(action_id) is int and not state.last_play:  # noqa: E721
+        # a duel's decision that does not end the round: made on a fork, without undo
+        k = t.n_kinds
+        phase = state.phase
+        if phase == CARD and 0 <= action_id < 2 * k and not t.lowest_in_hand:
+            return _step_card(state, t, action_id, k)
+        if phase == DRAW and 2 * k <= action_id <= 2 * k + t.n_colours:
+            new = _step_draw(state, t, action_id - 2 * k - 1)
+            if new is not None:
+                return new
     space = action_space(state.pack)
     if not isinstance(action_id, int) or not 0 <= action_id < space.num_actions:
         raise InvalidMoveError(f"action {action_id!r} is outside 0-{space.num_actions - 1}")
@@ -1016,6 +1065,78 @@ def step(state: GameState, action_id: int) -> GameState:
     new = state.copy()
     push_action(new, action_id)
     new.undo.clear()
+    return new
+
+
+def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
+    """:func:`step` of a duel's card decision (not the last play), as :func:`_decide_card`
+    makes it, on a fork; raises IllegalMoveError as step does."""
+    p = state.to_move
+    card = action_id - k if action_id >= k else action_id
+    hand = state.hands[p]
+    if card not in hand or (action_id < k and not state.playable[p][card]):
+        raise IllegalMoveError(f"action {action_id} ({action_space(state.pack).name(action_id)}) "
+                               f"is not legal now")
+    new = state.fork()
+    hand = hand[:]
+    hand.remove(card)  # its first copy, as _decide_card removes it
+    new.hands[p] = hand
+    new.shared_hands ^= 1 << p
+    if card not in hand:
+        new.held_bits[p] ^= 1 << card
+    colour = t.colour_of[card]
+    if action_id < k:
+        new.own_seat(p)
+        new.rows[p][colour].append(card)
+        old = new.row_states[p][colour]
+        rs = t.after[old][t.slot_of[card]]
+        if rs != old:
+            _set_row_state(new, p, colour, rs)
+        new.pending = (PLAY, card)
+    else:
+        new.piles[colour] = state.piles[colour] + [card]
+        new.shared_piles ^= 1 << colour
+        new.pile_bits |= 1 << colour
+        new.pending = (DISCARD, card)
+    new.phase = DRAW
+    return new
+
+
+def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
+    """:func:`step` of a duel's draw from ``draw`` (DECK or a colour) on a fork, when it
+    is legal and does not end the round (else None: the generic path decides)."""
+    action, card = state.pending  # type: ignore[misc]
+    deck = state.deck
+    if draw == DECK:
+        if not deck or (len(deck) == 1 and not t.last_play) or state.turn + 1 >= t.turn_cap:
+            return None
+        new = state.fork()
+        new.deck = deck = deck[:]
+        new.shared_lists ^= DECK_SHARED
+        drawn = deck.pop()
+        if not deck:
+            new.last_play = True  # the pack plays on after the pile ran out
+    else:
+        pile = state.piles[draw]
+        if not pile or (draw == t.colour_of[card] and action == DISCARD and t.no_retake) \
+                or state.turn + 1 >= t.turn_cap:
+            return None
+        new = state.fork()
+        new.piles[draw] = pile = pile[:]
+        new.shared_piles ^= 1 << draw
+        drawn = pile.pop()
+        if not pile:
+            new.pile_bits ^= 1 << draw
+    p = state.to_move
+    new.hands[p] = state.hands[p] + [drawn]
+    new.shared_hands ^= 1 << p
+    new.held_bits[p] |= 1 << drawn
+    new.moves = state.moves + [t.moves[action][card][draw]]
+    new.shared_lists ^= MOVES_SHARED
+    new.pending = None
+    new.turn += 1
+    new.to_move = (p + 1) % state.n
+    new.phase = CARD
     return new
 
 

@@ -120,3 +120,33 @@ def test_a_copy_and_its_original_stay_independent_whichever_plays_on(data):
     push(state, legal_moves(state)[-1])  # the original itself, pushed and popped
     pop(state)
     assert state.snapshot() == before
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_a_stepped_state_and_its_parent_stay_independent(data):
+    """step shares the parent's hands, piles, draw pile and moves copy-on-write: playing on
+    either never shows in the other, nor in a copy."""
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    for _ in range(data.draw(st.integers(0, 120), label="opening")):
+        if is_over(state):
+            return
+        state = step(state, rng.choice(legal_actions(state)))
+    if is_over(state):
+        return
+    before = state.snapshot()
+    child = step(state, rng.choice(legal_actions(state)))
+    child_before = child.snapshot()
+    copied = state.copy()
+    for _ in range(data.draw(st.integers(1, 40), label="on")):  # the parent plays on in place
+        if is_over(state):
+            break
+        push_action(state, rng.choice(legal_actions(state)))
+    while state.undo:
+        pop(state)
+    assert state.snapshot() == before == copied.snapshot()
+    assert child.snapshot() == child_before
+    while not is_over(child):  # and the child to the end
+        child = step(child, rng.choice(legal_actions(child)))
+    assert state.snapshot() == before
