@@ -72,10 +72,30 @@ def _validator(definition: str) -> Any:
     return Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": whole["$defs"]})
 
 
+#: the keys a ``move`` message may have (``protocol.schema.json``, ``$defs/move``)
+MOVE_KEYS = frozenset({"type", "move", "seat"})
+
+
+def is_plain_move(message: Any) -> bool:
+    """Whether ``message`` is a ``move`` message the schema accepts, told without the
+    schema's validator (the message sent most, each move): ``type`` ``move``, ``move`` a
+    string of 1 to 200 characters, ``seat`` (optional) an int from 0 to 15, no other
+    key. False means only "not told here": :func:`problem` then asks the validator."""
+    if type(message) is not dict or message.get("type") != "move" or \
+            not MOVE_KEYS.issuperset(message):
+        return False
+    move = message.get("move")
+    seat = message.get("seat", 0)
+    return type(move) is str and 1 <= len(move) <= 200 and type(seat) is int and \
+        0 <= seat <= 15
+
+
 def problem(message: Any, definition: str) -> Optional[str]:
     """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``)
     of the schema, in one line, or None when it is. For a message with a known ``type``
     the reason is that type's, not the ``oneOf``'s."""
+    if definition == "client" and is_plain_move(message):
+        return None
     if definition in ("client", "server") and isinstance(message, dict):
         kind = message.get("type")
         defs = schema()["$defs"]

@@ -210,6 +210,8 @@ class Room:
         #: the bots of this room, one per seat and name (a cache: bots hold no state
         #: the room needs; their moves are seeded by the turn number)
         self.bots: dict[tuple[int, str], Any] = {}
+        #: the running scores of a state (:meth:`live`), kept until the state changes
+        self._live: tuple[Optional["GameState"], list[int]] = (None, [])
 
     # ------------------------------------------------------------- building
 
@@ -321,7 +323,7 @@ class Room:
         if state is not None:
             obs = observation(state, seat if seat is not None else 0)
             view = obs.to_dict(self.pack.cards)
-            view["live"] = [int(s) for s in live_scores(state)]
+            view["live"] = self.live()
             if seat is None:
                 view["hand"] = None
                 view["seat"] = None
@@ -329,6 +331,16 @@ class Room:
                 legal = [str(m) for m in legal_moves(state)]
         return {"type": "state", "room": self.info(), "seat": seat, "view": view,
                 "legal": legal}
+
+    def live(self) -> list[int]:
+        """What each seat's round would score if it ended now (the public table's
+        running scores), worked out once per state whatever the number of views."""
+        state = self.state
+        if state is None:
+            return []
+        if self._live[0] is not state:
+            self._live = (state, [int(s) for s in live_scores(state)])
+        return list(self._live[1])
 
     # ------------------------------------------------------------- lines
 

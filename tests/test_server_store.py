@@ -6,9 +6,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lostcities.engine import live_scores, load_pack
-from lostcities.server.protocol import localize
+from lostcities.server.protocol import is_plain_move, localize, problem, schema
 from lostcities.server.room import Outcome, Room
 from lostcities.server.store import MOVE, SQLiteStore, StoreError
 
@@ -118,3 +120,18 @@ def test_every_state_view_carries_the_running_scores_of_the_public_table(
             assert room.view_for(who)["view"]["live"] == expected
     assert any(expected)  # cards were played: a row scores something
     store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["type", "move", "seat", "text", "lang"]),
+                       st.one_of(st.sampled_from(["move", "line", "hello"]),
+                                 st.text(max_size=210), st.integers(-3, 20), st.booleans(),
+                                 st.floats(0, 20), st.none()), max_size=4))
+def test_the_quick_check_of_a_move_message_agrees_with_the_schema(message: dict) -> None:
+    from jsonschema import Draft202012Validator
+
+    whole = schema()
+    validator = Draft202012Validator({"$ref": "#/$defs/client", "$defs": whole["$defs"]})
+    if is_plain_move(message):  # said valid without the validator: the validator agrees
+        assert validator.is_valid(message)
+    assert (problem(message, "client") is None) == validator.is_valid(message)
