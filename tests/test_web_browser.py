@@ -13,6 +13,7 @@ attributes, ``#hand .card[data-card]``, ``[data-target]``, ``[data-draw]``, ``#c
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -484,10 +485,22 @@ SERVER_AWAY = (r"^console\.error: (WebSocket connection to '[^']*/ws' failed"
                r"|Failed to load resource: net::ERR_)")
 
 
+#: records in window.__seen the page's connection, seat, phase and hand size at each change
+WATCH_PAGE = """() => {
+  window.__seen = [];
+  const note = () => {
+    const d = document.body.dataset;
+    window.__seen.push({ connected: d.connected, seat: d.seat, phase: d.phase,
+      hand: document.querySelectorAll('#hand .card[data-card]').length });
+  };
+  const watch = new MutationObserver(note);
+  watch.observe(document.body, { attributes: true });
+  watch.observe(document.getElementById('hand'), { childList: true });
+}"""
+
+
 def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
                                                          players: list[Player]) -> None:
-    from lostcities.i18n import load_messages
-    english = load_messages("en")
     room = server.new_room("duel-classic")
     ada = open_player(players, browser, server, "Ada")
     ada.open_room(room)
@@ -503,17 +516,23 @@ def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Se
     ada.until("document.body.dataset.phase === 'card'")
     hand = sorted(ada.hand())
     turns = ada.turns()
+    # every change of the body's attributes or of the hand from now on, as the page had it
+    ada.page.evaluate(WATCH_PAGE)
     server.kill()
     ada.until("document.body.dataset.connected !== '1'")
+    assert ada.attr("phase") == "wait", "the page offers a move while offline"
     server.start()  # the same port and data folder: the room is rebuilt from its turns
     ada.wait_connected()
-    # a barrier: the answer to /help comes after the answers to the page's hello (the
-    # seat's state), the server answering each connection in order
-    ada.type_line("/help")
-    ada.until("[...document.querySelectorAll('#chat-log .chat-line')]"
-              ".some(e => e.textContent.includes(arg))", english["info.help"].split(":")[0])
-    ada.until("document.body.dataset.connected === '1' && document.body.dataset.seat === '0'"
-              " && document.body.dataset.phase === 'card'")
+    # at once, with no barrier: connected means the server answered the page's hello
+    assert (ada.attr("seat"), ada.attr("phase")) == ("0", "card")
+    seen = ada.page.evaluate("() => window.__seen")
+    assert any(s["connected"] != "1" for s in seen), "the outage was not seen"
+    for moment in seen:
+        if moment["connected"] == "1":  # a connected page is never stale nor empty
+            assert (moment["seat"], moment["phase"], moment["hand"]) == ("0", "card", 8), \
+                f"the page showed {moment} while connected"
+        else:  # the old table is shown, but nothing may be played on it
+            assert moment["phase"] == "wait", f"the page showed {moment} while offline"
     ada.forgive(SERVER_AWAY)
     assert ada.turns() == turns and sorted(ada.hand()) == hand
     duel_turn(ada, 0, server.room(room)["view"], turns)
@@ -632,3 +651,82 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     ada.screenshot("board.png")
     ada.assert_clean()
     keep_for_readme("board.png", "table-board.png")
+
+
+def with_live(message: str, shown: dict[str, Any]) -> str:
+    """A server's message on its way to the page: a ``state`` whose view has no running
+    scores (``live``, an older server) is given marker ones that only this route could
+    have made (1000 + 10 x turns + seat); the live scores the page was sent are kept in
+    ``shown``."""
+    data = json.loads(message)
+    view = data.get("view") if data.get("type") == "state" else None
+    if isinstance(view, dict):
+        if "live" not in view:
+            view["live"] = [1000 + 10 * data["room"]["turns"] + seat
+                            for seat in range(len(view["players"]))]
+        shown["live"] = view["live"]
+        return json.dumps(data)
+    return message
+
+
+def test_running_scores_come_with_the_state(browser: Any, server: Server,
+                                            players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    ada = open_player(players, browser, server, "Ada")
+    shown: dict[str, Any] = {}
+
+    def route(ws: Any) -> None:
+        real = ws.connect_to_server()
+        real.on_message(lambda message: ws.send(with_live(message, shown)))
+        ws.on_message(real.send)
+
+    ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
+    asked: list[str] = []
+    ada.page.on("request", lambda request: asked.append(request.url))
+    ada.open_room(room)
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.type_line("/bot")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.type_line("/start")
+    for number in range(0, 6, 2):  # Ada, the bot, ...
+        ada.until("document.body.dataset.phase === 'card' && "
+                  "Number(document.body.dataset.turns) === arg", number)
+        live = [str(score) for score in shown["live"]]
+        ada.until("[...document.querySelectorAll('.seat[data-seat] .score')]"
+                  ".map(e => e.textContent.replace('\u2212', '-')).join() === arg", ",".join(live))
+        duel_turn(ada, 0, server.room(room)["view"], number)
+    ada.until_turns(6)
+    per_turn = [url for url in asked if "/scores" in url]
+    assert not per_turn, f"the page asked for the scores with `live` in the state: {per_turn}"
+    ada.assert_clean()
+
+
+def test_a_page_that_comes_in_mid_match_says_so(browser: Any, server: Server,
+                                                players: list[Player]) -> None:
+    from lostcities.i18n import load_messages
+    english = load_messages("en")
+    room = server.new_room("duel-classic")
+    ada, bob = WsSeat(server, room, "Ada"), WsSeat(server, room, "Bob")
+    try:
+        ada.send({"type": "line", "text": "/start"})
+        for number in range(3):
+            states = [s.at(number) for s in (ada, bob)]
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            mover.send({"type": "move", "move": mover.state["legal"][0]})
+        watcher = open_player(players, browser, server, "Watcher")
+        watcher.open_room(room)
+        watcher.until_turns(3)
+        before = english["web.turns.before"].replace("{count}", "3")
+        watcher.until("document.querySelector('#turns').innerText.includes(arg)", before)
+        states = [s.at(3) for s in (ada, bob)]
+        mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+        mover.send({"type": "move", "move": mover.state["legal"][0]})
+        watcher.until_turns(4)
+        lines = watcher.page.locator("#turns li").all_inner_texts()
+        assert len(lines) == 2 and lines[1] == before, lines
+        assert mover.state["legal"][0].split()[1] in lines[0], lines  # the turn in words
+        watcher.assert_clean()
+    finally:
+        ada.close()
+        bob.close()

@@ -26,15 +26,21 @@ const S = {
   placed: null, // {action, key}: where the selected card goes
   choices: null, // the moves left to choose between (#choice)
   sent: false, // a move is on its way: wait for the server
-  turns: [], // the last `turn` messages, oldest first
+  turns: [], // the last `turn` messages, oldest first ({gap: N} for N turns not seen)
+  joinedAt: null, // how many turns the match had when this page first saw it
   chat: [], // chat and info lines
+  chatSeen: -1, // the number of the last chat line shown
   round: null, // the last `round` message, until its sheet is closed
   match: null, // the last `match` message
   matchClosed: false,
   hint: null, // the last `hint` message for this turn
+  live: null, // the running scores, one per seat (the view's `live`, else GET .../scores)
   ws: null,
   retries: 0,
-  welcomed: false,
+  // the server welcomes each new socket at once (as a spectator) and again in answer to the
+  // page's hello (with my seat): only from that second welcome on is the page up to date
+  welcomes: 0,
+  ready: false,
 };
 
 // ---------------------------------------------------------------- the connection
@@ -65,7 +71,8 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/rooms/${ROOM_ID}/ws`);
   S.ws = ws;
-  S.welcomed = false;
+  S.welcomes = 0;
+  S.ready = false;
   setConn("connecting");
   ws.addEventListener("open", () => { S.retries = 0; hello(); });
   ws.addEventListener("message", (event) => {
@@ -76,6 +83,8 @@ function connect() {
   ws.addEventListener("close", () => {
     if (S.ws !== ws) return;
     S.ws = null;
+    S.ready = false;
+    if (S.sent) resetTurn(); // the move may not have arrived: the next state says
     document.body.dataset.connected = "0";
     // back off: 0.5 s, 1 s, 2 s ... up to 15 s, with a little jitter
     const delay = Math.min(15000, 500 * 2 ** S.retries) * (0.8 + Math.random() * 0.4);
@@ -96,17 +105,29 @@ function reconnectNow() {
 function receive(m) {
   switch (m.type) {
     case "welcome":
-      S.welcomed = true;
-      document.body.dataset.connected = "1";
-      setConn("online");
+      S.welcomes += 1;
+      if (S.welcomes > 1 && !S.ready) {
+        // the answer to my hello: the state that follows is my seat's, as the server has it
+        S.ready = true; // body data-connected follows with the state drawn
+        setConn("online");
+      }
       break;
     case "seated":
       if (typeof m.token === "string") safeSet(TOKEN_KEY, m.token);
       break;
     case "state": onState(m); break;
-    case "chat": addChat({ kind: "chat", name: String(m.name || ""), text: String(m.text || "") }); break;
+    case "chat":
+      // a new socket is sent the last chat lines again: those already shown are skipped
+      if (Number.isInteger(m.number)) {
+        if (m.number <= S.chatSeen) break;
+        S.chatSeen = m.number;
+      }
+      addChat({ kind: "chat", name: String(m.name || ""), text: String(m.text || "") });
+      break;
     case "info": addChat({ kind: "info", text: String(m.text || "") }); break;
     case "turn":
+      if (!Number.isInteger(m.number)) break;
+      if (S.joinedAt !== null) noteGap(m.number);
       S.turns.push(m);
       if (S.turns.length > MAX_TURNS) S.turns.shift();
       renderTurns();
@@ -125,6 +146,11 @@ function receive(m) {
 }
 
 function onState(m) {
+  // before the answer to my hello, a state is the spectator's (or stale): the one after it
+  // replaces it, so it is not shown (the hand would empty for a moment)
+  if (!S.ready || !m.room || typeof m.room !== "object") return;
+  if (S.joinedAt === null) S.joinedAt = Number(m.room.turns) || 0;
+  noteGap(Number(m.room.turns) || 0);
   const before = S.info ? S.info.turns : -1;
   const sameStatus = S.info && S.info.status === m.room.status;
   S.info = m.room;
@@ -139,6 +165,7 @@ function onState(m) {
   if (S.view && Array.isArray(S.view.live)) S.live = S.view.live;
   else if (m.room.turns !== before || !sameStatus) S.live = null;
   render();
+  renderTurns();
   if (S.view && !Array.isArray(S.view.live)) refreshScores(m.room.turns);
 }
 
@@ -191,6 +218,7 @@ function resetTurn() {
 
 /** The phase of the contract: lobby, over, card, draw or wait. */
 function phase() {
+  if (!S.ready) return "wait"; // offline, or my seat not yet confirmed by the server
   const status = S.info ? S.info.status : "lobby";
   if (status === "lobby" || status === "over") return status;
   if (!S.legal || S.sent || S.seat === null) return "wait";
@@ -290,6 +318,7 @@ function toMove() {
 function render() {
   const body = document.body;
   const info = S.info;
+  body.dataset.connected = S.ready ? "1" : "0";
   body.dataset.status = info ? info.status : "";
   body.dataset.seat = S.seat === null ? "" : String(S.seat);
   body.dataset.phase = phase();
@@ -619,7 +648,8 @@ function renderPrompt() {
   const p = phase();
   const prompt = $("prompt");
   let text = "";
-  if (p === "card") text = S.sel ? t("web.prompt.target") : t("web.prompt.card");
+  if (!S.ready && S.info) text = t("web.conn.offline");
+  else if (p === "card") text = S.sel ? t("web.prompt.target") : t("web.prompt.card");
   else if (p === "draw") text = S.choices ? t("web.choice.title") : t("web.prompt.draw");
   else if (p === "wait" && S.sent) text = t("web.prompt.sent");
   else if (p === "wait" && toMove() !== null) text = t("web.prompt.wait", { name: nameOf(toMove()) });
@@ -630,13 +660,30 @@ function renderPrompt() {
   document.title = `${p === "card" || p === "draw" ? "● " : ""}${getFace().name || t("web.brand")}`;
 }
 
+/** The turns before turn number `next` that the page was not sent (it was offline): one
+ * {gap} entry in their place, so the history does not pretend to be whole. */
+function noteGap(next) {
+  const last = S.turns.length ? S.turns[S.turns.length - 1].number : S.joinedAt - 1;
+  if (!Number.isInteger(last) || next <= last + 1) return;
+  S.turns.push({ gap: next - last - 1, number: next - 1 });
+  if (S.turns.length > MAX_TURNS) S.turns.shift();
+}
+
 function renderTurns() {
   const list = $("turns");
   list.replaceChildren();
+  const note = (text) => list.append(el("li", "turn-line from-view muted", text));
+  const v = S.view;
+  if (v && v.last_play && S.info && S.info.status === "playing") note(t("web.turns.last-play"));
   for (const turn of [...S.turns].reverse()) {
+    if (turn.gap) { note(t("web.turns.missed", { count: turn.gap })); continue; }
     const item = el("li", "turn-line");
     item.textContent = turn.words || `${turn.name}: ${turn.move}`;
     list.append(item);
+  }
+  // the server sends no past turns: a page that came in mid-match says so
+  if (S.joinedAt > 0 && v && (!S.turns.length || S.turns[0].number <= S.joinedAt)) {
+    note(t("web.turns.before", { count: S.joinedAt }));
   }
 }
 
