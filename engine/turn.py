@@ -22,7 +22,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from . import board as _board
 from .cards import Card
-from .errors import IllegalMoveError, InvalidMoveError
+from .errors import IllegalMoveError, InputError, InvalidMoveError
 from .moves import DECK, DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack
@@ -197,6 +197,66 @@ def derive(state: GameState) -> None:
                            for states in state.row_states]
     state.held_bits = [sum(1 << k for k in set(hand)) for hand in state.hands]
     state.pile_bits = sum(1 << c for c, pile in enumerate(state.piles) if pile)
+
+
+def with_hidden(state: GameState, *, hands: Optional[Sequence[Sequence[Card]]] = None,
+                draw_pile: Optional[Sequence[Card]] = None,
+                removed: Optional[Sequence[Card]] = None) -> GameState:
+    """A new state with ``state``'s hidden cards dealt otherwise (determinization for
+    ISMCTS, OpenSpiel chance): ``hands`` (one per seat), ``draw_pile`` (top first, as in
+    :class:`Deal`) and the cards ``removed`` unseen, each left as it is when not given.
+
+    Each hand keeps its size, the draw pile and the removed cards theirs, and together
+    they hold the same cards as before (the same multiset of unseen cards: rows, piles and
+    the board are public and stay). The new state's ``deal`` is this position's, hands and
+    draw pile as given (the round's real deal is hidden information too); the derived
+    fields follow (:func:`derive`). ``state`` is left unchanged. Raises
+    :class:`~.errors.InputError` for anything else, saying what and where.
+    """
+    t = state.tables
+    n_kinds = t.n_kinds
+
+    def cards(value: object, what: str, size: int) -> list[Card]:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise InputError(f"with_hidden: {what} must be a sequence of cards, "
+                             f"not {type(value).__name__}")
+        if len(value) != size:
+            raise InputError(f"with_hidden: {what} has {len(value)} cards, the state has {size}")
+        out = list(value)
+        for i, card in enumerate(out):
+            if type(card) is not int or not 0 <= card < n_kinds:  # noqa: E721
+                raise InputError(f"with_hidden: {what}[{i}] = {card!r} is not a card of "
+                                 f"{state.pack.id} (0-{n_kinds - 1})")
+        return out
+
+    new_hands = [h[:] for h in state.hands]
+    if hands is not None:
+        if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) \
+                or len(hands) != state.n:
+            raise InputError(f"with_hidden: hands must be {state.n} hands, one per seat")
+        new_hands = [cards(h, f"hands[{seat}]", len(state.hands[seat]))
+                     for seat, h in enumerate(hands)]
+    new_pile = list(reversed(state.deck)) if draw_pile is None else \
+        cards(draw_pile, "draw_pile", len(state.deck))
+    new_removed = list(state.deal.removed) if removed is None else \
+        cards(removed, "removed", len(state.deal.removed))
+    counts = [0] * n_kinds
+    for card in [*(c for h in state.hands for c in h), *state.deck, *state.deal.removed]:
+        counts[card] += 1
+    for card in [*(c for h in new_hands for c in h), *new_pile, *new_removed]:
+        counts[card] -= 1
+    wrong = [t.codec.format(k) for k, left in enumerate(counts) if left]
+    if wrong:
+        raise InputError(f"with_hidden: the hidden cards given are not the state's unseen "
+                         f"cards (other counts of {' '.join(wrong[:8])}"
+                         f"{' ...' if len(wrong) > 8 else ''})")
+    new = state.copy()
+    new.hands = new_hands
+    new.deck = new_pile[::-1]
+    new.deal = Deal(tuple(map(tuple, new_hands)), tuple(new_pile), tuple(new_removed),
+                    state.deal.tiles)
+    derive(new)
+    return new
 
 
 # --------------------------------------------------------------------------- legality
@@ -1264,7 +1324,8 @@ def describe_move(state: GameState, move: Move) -> str:
     return ", ".join(words)
 
 
-__all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "legal_moves", "illegal_reason", "is_legal",
+__all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "derive", "with_hidden",
+           "legal_moves", "illegal_reason", "is_legal",
            "push", "pop", "apply", "random_move", "playout", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
            "next_starter", "continue_match", "describe_move"]
