@@ -593,6 +593,12 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
     """The server's application: its store ``DATA/rooms.sqlite3``, the finished matches'
     records in ``DATA/records/``, the house packs of ``packs`` (a folder). ``limits``:
     the caps; ``allow_origins``: WebSocket origins let in besides this host's (``*``: any);
+    ``durable``: the store's durability (:class:`~.store.SQLiteStore`): True (the
+    default, ``synchronous=FULL``) a turn is on disk before anyone hears of it, so neither
+    a killed server (``kill -9``) nor a power cut loses one; False (``NORMAL``) a killed
+    server loses none (the OS keeps what was written), a power cut or an OS crash may lose
+    the last turns (the clients then saw turns the restarted room does not have); several
+    rooms' turns share one commit either way (bench_server.py measures both);
     ``check_messages``: check every message sent against the schema (a bug is an error);
     ``clock``: the wall clock seats' absences are measured with (tests pass their own)."""
     data.mkdir(parents=True, exist_ok=True)
