@@ -226,12 +226,12 @@ class VectorEnv:
         P, h = self.players, self.hand_size
         rem = self.removed
         cards = self._shuffled(games)
-        hands = cards[:, rem: rem + P * h].reshape(len(games), P, h)
-        self.hands[games] = 0
-        gi = np.repeat(games, P * h)
-        pi = np.tile(np.repeat(np.arange(P), h), len(games))
-        np.add.at(self.hands, (gi, pi, hands.reshape(-1)), 1)
-        self.held_bits[games] = ((self.hands[games] > 0).astype(np.uint64) << self._kbits).sum(-1)
+        G, K = len(games), self.K
+        hands = cards[:, rem: rem + P * h].reshape(G * P, h)
+        at = (np.arange(G * P)[:, None] * K + hands).reshape(-1)
+        self.hands[games] = np.bincount(at, minlength=G * P * K).reshape(G, P, K)
+        self.held_bits[games] = np.bitwise_or.reduce(
+            self._one << hands.astype(np.uint64), axis=-1).reshape(G, P)
         self.deck[games, :self.deck_len] = cards[:, rem + P * h:]
         self.drawn[games] = 0
         self.rows[games] = 0

@@ -5,6 +5,8 @@ bad ids are refused in one line."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install 'lostcities[rl]')")
 
@@ -85,3 +87,56 @@ def test_unsupported_packs_and_bad_ids_are_refused():
         env.checked_step(bad)
     with pytest.raises(InputError, match="3 action ids expected"):
         env.checked_step([0])
+
+
+def test_bulk_shuffles_equal_pythons_shuffle():
+    """shuffle_orders (numpy MT19937, the batched engine's deals) gives random.shuffle's
+    permutation for every key, also keys of other lengths and one forced to run out of
+    generator outputs (then shuffled by Python)."""
+    import random
+
+    from lostcities.envs import bulkshuffle
+
+    keys = [f"lostcities:{s}:{r}" for s in list(range(-40, 400)) + [2**40, 10**18] for r in (1, 2, 3)]
+    keys += ["", "x" * 300]
+    for size in (60, 1, 2, 72):
+        got = bulkshuffle.shuffle_orders(keys, size).tolist()
+        for key, row in zip(keys, got):
+            want = list(range(size))
+            random.Random(key).shuffle(want)
+            assert row == want, (key, size)
+    assert bulkshuffle.agrees_with_python()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-2**62, 2**62), min_size=1, max_size=20), st.integers(1, 6))
+def test_bulk_shuffles_fuzzed_seeds(seeds, round_number):
+    import random
+
+    from lostcities.envs.bulkshuffle import shuffle_orders
+
+    keys = [f"lostcities:{s}:{round_number}" for s in seeds]
+    for key, row in zip(keys, shuffle_orders(keys, 60).tolist()):
+        want = list(range(60))
+        random.Random(key).shuffle(want)
+        assert row == want
+
+
+def test_deals_ahead_follow_many_matches():
+    """A small VectorEnv deals its slots' matches from batches computed ahead: every round
+    of the first matches of each slot is round_deal's."""
+    pack = load_pack("duel-classic")
+    env = VectorEnv(pack, 3, seed=11)
+    rng = np.random.default_rng(3)
+    seen = 0
+    while seen < 40:
+        before = (env.seeds.copy(), env.round.copy())
+        env.step(env.random_actions(rng))
+        changed = (env.seeds != before[0]) | (env.round != before[1])
+        for i in np.flatnonzero(changed).tolist():
+            deal = round_deal(pack, 2, int(env.seeds[i]), int(env.round[i]))
+            for seat in range(2):
+                want = np.bincount(deal.hands[seat], minlength=env.K)
+                assert env.hands[i, seat].tolist() == want.tolist()
+            assert env.deck[i, :env.deck_len].tolist() == list(deal.draw_pile)
+            seen += 1
