@@ -138,17 +138,20 @@ class Progress:
     bar (and its refresh thread) starts on the first call, after any worker processes
     are forked. ``stream``, ``clock`` (seconds, monotonic), ``interval`` and
     ``terminal`` are for tests; by default stderr, :func:`time.monotonic`, the
-    interval above and whether stderr is a terminal.
+    interval above and whether stderr is a terminal. ``unit`` names what is counted
+    (``games``; ``lc replay --check`` counts the ``lines`` of its file).
     """
 
     def __init__(self, total: int, label: str, command: str = "lc", *,
                  stream: Any = None, clock: Optional[Callable[[], float]] = None,
-                 interval: Optional[float] = None, terminal: Optional[bool] = None):
+                 interval: Optional[float] = None, terminal: Optional[bool] = None,
+                 unit: str = "games"):
         import time
 
         self.total = total
         self.label = label
         self.command = command
+        self.unit = unit
         self.stream = stream
         self.clock = clock or time.monotonic
         self.interval = progress_interval() if interval is None else interval
@@ -176,7 +179,8 @@ class Progress:
             return
         self.shown = now
         elapsed = now - self.started
-        text = f"{self.command}: {done:,}/{self.total:,} games, {duration(elapsed)} elapsed"
+        text = (f"{self.command}: {done:,}/{self.total:,} {self.unit}, "
+                f"{duration(elapsed)} elapsed")
         if done > 0:
             text += f", ETA {duration(elapsed * (self.total - done) / done)}"
         stream = self.stream or sys.stderr
@@ -195,10 +199,10 @@ class Progress:
             from rich.progress import Progress as Bar
 
             self.bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
-                           TextColumn("games, ETA"), TimeRemainingColumn(),
+                           TextColumn(f"{self.unit}, ETA"), TimeRemainingColumn(),
                            console=Console(file=self.stream or sys.stderr), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("games", total=self.total)
+            self.task = self.bar.add_task(self.unit, total=self.total)
         self.bar.update(self.task, completed=done)
 
     def __exit__(self, *exc: object) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 import typer
 
-from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, Progress, complete_pack, fail
 
 if TYPE_CHECKING:
     from lostcities.engine.state import GameState
@@ -39,7 +39,8 @@ def replay(
     allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Re-play game records through the engine, checking every move and every score,
-    and show a match turn by turn (or, with --check, only verify).
+    and show a match turn by turn (or, with --check, only verify; a long check of a file
+    says how far it is on stderr, as lc simulate does).
 
     A record carries its pack: a built-in's id and the sha256 of its rules, or a house
     pack whole, so it replays from any folder with nothing else. --pack replaces it
@@ -91,13 +92,40 @@ def _check(stream: TextIO, name: str, game: Optional[int], rules: Any,
     from lostcities.engine.records import read_records, replay as run
 
     count = 0
-    for index, (lineno, data) in enumerate(read_records(stream, name), 1):
-        if game is None or index == game:
-            run(data, pack=rules, where=f"{name}:{lineno}", force_pack=force_pack)
-            count += 1
+    lines = line_count(stream) if game is None else 0
+    with Progress(lines, "replaying", "lc replay", unit="lines") as tick:
+        for index, (lineno, data) in enumerate(read_records(stream, name), 1):
+            if game is None or index == game:
+                run(data, pack=rules, where=f"{name}:{lineno}", force_pack=force_pack)
+                count += 1
+                if tick is not None:
+                    tick(min(lineno, lines))
     if count == 0:
         _missing(name, game)
     return count
+
+
+def line_count(stream: TextIO, chunk: int = 1 << 20) -> int:
+    """The lines of a regular file opened as ``stream``, counted from its bytes without
+    moving its position (0 for standard input or anything else: no progress is shown)."""
+    import os
+    import stat
+
+    try:
+        fd = stream.fileno()
+        if stream is sys.stdin or not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 0
+        lines, offset, last = 0, 0, b"\n"
+        while True:
+            data = os.pread(fd, chunk, offset)
+            if not data:
+                break
+            lines += data.count(b"\n")
+            offset += len(data)
+            last = data[-1:]
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return lines + (last != b"\n")
 
 
 def _missing(name: str, game: Optional[int]) -> None:
