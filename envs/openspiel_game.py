@@ -38,10 +38,9 @@ from typing import Any, Optional
 import numpy as np
 import pyspiel
 
-from lostcities.engine import (GameState, action_space, is_over, legal_actions, load_pack,
+from lostcities.engine import (GameState, action_space, derive, is_over, legal_actions, load_pack,
                                new_game, observation, step, winners)
 from lostcities.engine.errors import InputError
-from lostcities.engine.turn import derive  # docs/api.md: a position built by hand calls derive
 
 from .observe import layout
 from .text import table_text

@@ -18,13 +18,12 @@ score is asked of ``pack.scoring`` once per distinct row and kept in a table.
 """
 from __future__ import annotations
 
-import random
 import re
 from typing import Any, Optional
 
 import numpy as np
 
-from lostcities.engine import Deal, action_space
+from lostcities.engine import Deal, action_space, shuffle_deal
 from lostcities.engine.errors import InputError
 
 from .bulkshuffle import agrees_with_python, shuffle_orders
@@ -40,41 +39,9 @@ def _plain(text: str) -> str:
 
 
 def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
-    """The deal of round ``round_number`` of ``new_game(pack, players, seed)``: the pack's
-    deck (``pack.deck()``) shuffled by ``random.Random("lostcities:SEED:ROUND")`` as
-    docs/api.md says; the removed cards first, then each hand, then the draw pile, top
-    first. (A duel deal: no tiles.)"""
-    cards = list(pack.deck())
-    random.Random(f"lostcities:{seed}:{round_number}").shuffle(cards)
-    removed = pack.removed_unseen.get(players, 0)
-    h = pack.hand_size
-    hands = tuple(tuple(cards[removed + i * h: removed + (i + 1) * h]) for i in range(players))
-    return Deal(hands, tuple(cards[removed + players * h:]), tuple(cards[:removed]), None)
-
-
-def _shuffle_inline(cards: list, rng: random.Random) -> None:
-    """``rng.shuffle(cards)`` with its draws inlined (the same swaps from the same draws:
-    checked against ``random.shuffle`` before use, see :func:`shuffler`)."""
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        cards[i], cards[r] = cards[r], cards[i]
-
-
-def shuffler() -> Any:
-    """A function ``(cards, rng)`` shuffling exactly as ``random.Random.shuffle``: the
-    inlined one when it agrees with this Python's on a few seeds, else the method itself."""
-    for seed in range(4):
-        a, b = list(range(60)), list(range(60))
-        random.Random(f"lostcities:{seed}:1").shuffle(a)
-        _shuffle_inline(b, random.Random(f"lostcities:{seed}:1"))
-        if a != b:
-            return lambda cards, rng: rng.shuffle(cards)
-    return _shuffle_inline
+    """The deal of round ``round_number`` of ``new_game(pack, players, seed)``: the
+    engine's :func:`lostcities.engine.shuffle_deal` (``pack`` an id or a loaded pack)."""
+    return shuffle_deal(pack_of(pack), players, seed, round_number)
 
 
 def supported(pack: Any) -> Optional[str]:
@@ -167,9 +134,8 @@ class VectorEnv:
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)
-        self._shuffle = shuffler()
         self._deck_kinds = np.array(self._deck_list, np.int8)
-        self._bulk = agrees_with_python()
+        self._bulk = self._bulk_agrees()
         self._orders: dict[int, np.ndarray] = {}   # match number -> (n, rounds, deck) kinds
         self.seed0 = new_seed(seed)
         self.reset(self.seed0)
@@ -256,13 +222,8 @@ class VectorEnv:
         """``(len(games), deck)``: each game's deck for its round now, shuffled as
         ``round_deal`` shuffles it (by :func:`shuffle_orders`, a batch of matches ahead)."""
         if not self._bulk:
-            base, shuffle, rng_of = self._deck_list, self._shuffle, random.Random
-            shuffled = []
-            for s, r in zip(self.seeds[games].tolist(), self.round[games].tolist()):
-                cards = base[:]
-                shuffle(cards, rng_of(f"lostcities:{s}:{r}"))
-                shuffled.append(cards)
-            return np.array(shuffled, np.int64)
+            return np.array([self._engine_cards(s, r) for s, r in
+                             zip(self.seeds[games].tolist(), self.round[games].tolist())], np.int64)
         n = self.n
         level = (self.seeds[games] - self.seed0 - games) // n      # the slot's match number
         out = np.empty((len(games), len(self._deck_list)), np.int64)
@@ -272,6 +233,21 @@ class VectorEnv:
             at = level == m
             out[at] = self._orders[m][games[at], self.round[games[at]] - 1]
         return out
+
+    def _engine_cards(self, seed: int, round_number: int) -> list[int]:
+        """The engine's deal of that round as one list: removed, hands, then the pile."""
+        deal = shuffle_deal(self.pack, self.players, seed, round_number)
+        return [*deal.removed, *(c for hand in deal.hands for c in hand), *deal.draw_pile]
+
+    def _bulk_agrees(self) -> bool:
+        """Whether :func:`shuffle_orders` deals a few rounds exactly as the engine does
+        (else every deal is asked of :func:`shuffle_deal`, slower)."""
+        if not agrees_with_python():
+            return False
+        pairs = [(s, r) for s in (0, 1, -7, 2**40) for r in (1, 2)]
+        orders = shuffle_orders([f"lostcities:{s}:{r}" for s, r in pairs], len(self._deck_list))
+        return all(self._deck_kinds[row].tolist() == self._engine_cards(s, r)
+                   for (s, r), row in zip(pairs, orders))
 
     def _deal_ahead(self, m: int) -> None:
         """Shuffle every round of the matches numbered ``m`` onwards of every slot (enough
