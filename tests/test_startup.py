@@ -221,8 +221,12 @@ def test_lc_help_does_not_import_typer():
             "    print('typer' in sys.modules, e.code, file=sys.stderr)\n")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "COLUMNS": "100"},
                          capture_output=True, text=True, timeout=BOUND)
-    assert out.stderr.strip() == "False 0"
-    assert out.stdout == helptext.ROOT_HELP
+    if helptext.TYPER_VERSION == lc_app.typer_version():
+        assert out.stderr.strip() == "False 0"
+        assert out.stdout == helptext.ROOT_HELP
+    else:  # another typer release: typer renders it (test_another_typer_release_...)
+        assert out.stderr.strip() == "True 0"
+        assert out.stdout == lc_app.rendered_help()
 
 
 def test_a_stale_recorded_help_falls_back_to_typer(monkeypatch):
