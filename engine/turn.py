@@ -704,67 +704,70 @@ def apply(state: GameState, move: Union[Move, str]) -> GameState:
     reason = illegal_reason(state, move)
     if reason is not None:
         raise IllegalMoveError(f"{_move_text(state, move)}: {reason}")
-    new = state.fork()
-    _play_turn(new, move)
-    return new
+    return _turn_on_fork(state, move)
 
 
-def _play_turn(state: GameState, move: Move) -> None:
-    """``push(state, move)`` without undo records (:func:`apply` on its own copy): a duel's
-    whole turn that neither ends the round nor is a last play is played in one step,
-    any other through :func:`push`."""
+def _turn_on_fork(state: GameState, move: Move) -> GameState:
+    """A fork of ``state`` with ``move`` played (:func:`apply` once it is checked): a duel's
+    whole turn that neither ends the round nor is a last play builds only the lists it
+    changes, any other turn is pushed on the fork."""
     t = state.tables
     deck = state.deck
     draw = move.draw
     if state.phase != CARD or state.last_play or type(move) is not Move or move.steps \
             or move.pawn is not None or state.turn + 1 >= t.turn_cap \
             or (draw == DECK and len(deck) == 1 and not t.last_play):
-        push(state, move)
-        state.undo.clear()
-        return
+        new = state.fork()
+        push(new, move)
+        new.undo.clear()
+        return new
+    new = state.fork()
     p, card = state.to_move, move.card
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    hand = state.hands[p]
+    hand = state.hands[p][:]
     hand.remove(card)  # its first copy, as push removes it
     held = state.held_bits[p]
     if card not in hand:
         held ^= 1 << card
     colour = t.colour_of[card]
+    piles = new.piles
+    mine = 0  # the piles this fork has its own copy of
     if move.action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
-        old = state.row_states[p][colour]
-        state.rows[p][colour].append(card)
-        new = t.after[old][t.slot_of[card]]
-        if new != old:
-            _set_row_state(state, p, colour, new)
+        new.own_seat(p)
+        old = new.row_states[p][colour]
+        new.rows[p][colour].append(card)
+        rs = t.after[old][t.slot_of[card]]
+        if rs != old:
+            _set_row_state(new, p, colour, rs)
     else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
-        state.piles[colour].append(card)
-        state.pile_bits |= 1 << colour
+        piles[colour] = piles[colour] + [card]
+        mine = 1 << colour
+        new.pile_bits |= mine
     if draw == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-            deck = state.deck
-        drawn = deck.pop()
-        if not deck:
-            state.last_play = True  # the pack plays on after the pile ran out
+        drawn = deck[-1]
+        new.deck = deck[:-1]
+        new.shared_lists = MOVES_SHARED
+        if len(deck) == 1:
+            new.last_play = True  # the pack plays on after the pile ran out
     else:
-        if state.shared_piles >> draw & 1:  # type: ignore[operator]
-            state.own_pile(draw)  # type: ignore[arg-type]
-        pile = state.piles[draw]  # type: ignore[index]
-        drawn = pile.pop()
+        pile = piles[draw]  # type: ignore[index]
+        drawn = pile[-1]
+        if mine >> draw & 1:  # type: ignore[operator]
+            pile.pop()
+        else:
+            pile = piles[draw] = pile[:-1]  # type: ignore[index]
+            mine |= 1 << draw  # type: ignore[operator]
         if not pile:
-            state.pile_bits ^= 1 << draw  # type: ignore[operator]
+            new.pile_bits ^= 1 << draw  # type: ignore[operator]
+        new.shared_lists = DECK_SHARED
+    new.shared_piles ^= mine
     hand.append(drawn)
-    state.held_bits[p] = held | 1 << drawn
-    if state.shared_lists & MOVES_SHARED:
-        state.own_moves()
-    state.moves.append(move if move.codec is not None else t.move(move.action, card, draw))
-    state.turn += 1
-    state.to_move = (p + 1) % state.n
+    new.hands[p] = hand
+    new.shared_hands ^= 1 << p
+    new.held_bits[p] = held | 1 << drawn
+    new.moves = state.moves + [move if move.codec is not None else t.move(move.action, card, draw)]
+    new.turn += 1
+    new.to_move = (p + 1) % state.n
+    return new
 
 
 def _move_text(state: GameState, move: object) -> str:
