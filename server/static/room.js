@@ -8,7 +8,7 @@
 // packs), a button of #choice. Text from the network is set with textContent only.
 import { applyLabels, currentLang, safeGet, safeRemove, safeSet, setLang, startLang, t }
   from "./i18n.js";
-import { cardElement, chip, colourClass, colourIndex, colourLabel, colourSymbol, getFace,
+import { cardElement, cardWords, chip, colourClass, colourIndex, colourLabel, colourSymbol, getFace,
   parseCard, setFace } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
@@ -559,6 +559,8 @@ function renderHand() {
     node.setAttribute("aria-selected", selected ? "true" : "false");
     const playable = S.legal ? movesOf(node.dataset.card, "play").length > 0 : true;
     node.classList.toggle("discard-only", !!S.legal && !playable);
+    node.title = S.legal && !playable
+      ? `${cardWords(node.dataset.card)}: ${t("web.hand.discard-only")}` : cardWords(node.dataset.card);
     node.classList.toggle("hinted", !!S.hint && parseMove(S.hint.move || "").card === node.dataset.card);
   }
   $("hand-title").textContent = S.seat !== null ? t("table.hand") : t("web.hand.title-spectator");
@@ -731,7 +733,10 @@ function renderBoard() {
   face.colours.forEach((colour, c) => {
     const track = el("div", `track ${colourClass(c)}`);
     track.dataset.track = colour.key;
-    track.append(el("div", "track-label", `${colourSymbol(c)} ${colourLabel(colour.key)}`));
+    const label = el("div", "track-label");
+    label.title = colourLabel(colour.key);
+    label.append(el("span", "sym", colourSymbol(c)), " ", el("span", "track-name", colourLabel(colour.key)));
+    track.append(label);
     const points = (face.board && face.board.points[c]) || [];
     for (let space = 1; space <= board.spaces; space += 1) {
       const cell = el("div", "space");
