@@ -730,3 +730,45 @@ def test_a_page_that_comes_in_mid_match_says_so(browser: Any, server: Server,
     finally:
         ada.close()
         bob.close()
+
+
+def without_live(message: str) -> str:
+    """A server's message on its way to the page, as an older server sent it: a ``state``
+    whose view has no running scores (``live``)."""
+    data = json.loads(message)
+    if data.get("type") == "state" and isinstance(data.get("view"), dict):
+        data["view"].pop("live", None)
+        return json.dumps(data)
+    return message
+
+
+def test_running_scores_are_asked_for_when_the_state_has_none(
+        browser: Any, server: Server, players: list[Player]) -> None:
+    room = server.new_room("duel-classic")
+    ada = open_player(players, browser, server, "Ada")
+
+    def route(ws: Any) -> None:
+        real = ws.connect_to_server()
+        real.on_message(lambda message: ws.send(without_live(message)))
+        ws.on_message(real.send)
+
+    ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
+    asked: list[str] = []
+    ada.page.on("request", lambda request: asked.append(request.url))
+    ada.open_room(room)
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.type_line("/bot")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.type_line("/start")
+    for number in range(0, 6, 2):
+        ada.until("document.body.dataset.phase === 'card' && "
+                  "Number(document.body.dataset.turns) === arg", number)
+        live = [str(s) for s in server.get(f"/rooms/{room}/scores")["live"]]
+        ada.until("[...document.querySelectorAll('.seat[data-seat] .score')]"
+                  ".map(e => e.textContent.replace('\u2212', '-')).join() === arg", ",".join(live))
+        duel_turn(ada, 0, server.room(room)["view"], number)
+    ada.until_turns(6)
+    asked_scores = [url for url in asked if url.endswith(f"/rooms/{room}/scores")]
+    assert len(asked_scores) >= 6, f"the page asked for the scores {len(asked_scores)} times"
+    ada.assert_clean()
