@@ -772,3 +772,38 @@ def test_running_scores_are_asked_for_when_the_state_has_none(
     asked_scores = [url for url in asked if url.endswith(f"/rooms/{room}/scores")]
     assert len(asked_scores) >= 6, f"the page asked for the scores {len(asked_scores)} times"
     ada.assert_clean()
+
+
+def test_the_last_plays_are_announced(browser: Any, server: Server,
+                                      players: list[Player]) -> None:
+    """The view's ``last_play`` (the draw pile ran out: turns without a draw) is said in
+    the turns' panel; the states are rewritten by the test, the deck being long to empty."""
+    from lostcities.i18n import load_messages
+    french = load_messages("fr")
+    room = server.new_room("duel-classic")
+    ada, bob = WsSeat(server, room, "Ada"), WsSeat(server, room, "Bob")
+
+    def last_play(message: str) -> str:
+        data = json.loads(message)
+        if data.get("type") == "state" and isinstance(data.get("view"), dict):
+            data["view"]["last_play"] = True
+            return json.dumps(data)
+        return message
+
+    def route(ws: Any) -> None:
+        real = ws.connect_to_server()
+        real.on_message(lambda message: ws.send(last_play(message)))
+        ws.on_message(real.send)
+
+    try:
+        ada.send({"type": "line", "text": "/start"})
+        ada.at(0)
+        watcher = open_player(players, browser, server, "Watcher", locale="fr-FR")
+        watcher.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
+        watcher.open_room(room)
+        watcher.until("document.querySelector('#turns .from-view') && document.querySelector"
+                      "('#turns .from-view').textContent === arg", french["web.turns.last-play"])
+        watcher.assert_clean()
+    finally:
+        ada.close()
+        bob.close()
