@@ -61,8 +61,17 @@ _REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn"
 # --------------------------------------------------------------------- built-ins
 
 
+@functools.lru_cache(maxsize=1)
 def builtin_dir() -> Path:
-    """The folder of the built-in packs (package data of ``lostcities.rulepacks``)."""
+    """The folder of the built-in packs (package data of ``lostcities.rulepacks``), found
+    from the package's own location (importlib.resources, and the zipfile module it
+    imports, are left out of the start-up)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("lostcities.rulepacks")
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if len(places) == 1 and os.path.isdir(places[0]):
+        return Path(places[0])
     from importlib.resources import files
 
     return Path(str(files("lostcities.rulepacks")))

@@ -12,7 +12,6 @@ import json
 import re
 from collections import OrderedDict
 from functools import lru_cache
-from importlib.resources import files
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from .errors import InputError, LostCitiesError, RecordError
@@ -233,6 +232,8 @@ def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int,
 @lru_cache(maxsize=1)
 def _validator() -> Any:
     from jsonschema import Draft202012Validator
+
+    from importlib.resources import files
 
     schema = json.loads(files("lostcities.engine").joinpath("record.schema.json").read_text())
     return Draft202012Validator(schema)

@@ -79,9 +79,9 @@ def _loaded_parser_class() -> type:
 
 def grammar_text() -> str:
     """The text of ``scoring.lark``, the scoring language's grammar."""
-    from importlib.resources import files
+    from pathlib import Path
 
-    return files("lostcities.grammar").joinpath("scoring.lark").read_text(encoding="utf-8")
+    return Path(__file__).with_name("scoring.lark").read_text(encoding="utf-8")
 
 
 def grammar_digest(grammar: str) -> str:
