@@ -36,8 +36,9 @@ Printed per level and pace, over the measured window (after ``--warmup`` seconds
 - the latency of a move: from sending ``move`` to receiving that client's next
   ``state`` message that counts the turn (``room.turns`` grew): median, p90, p99, max.
   The bots' choosing and thinking and the rate waits are outside it; the client's own
-  event loop is inside it (its CPU time is printed: one client process runs every
-  connection, on the same machine as the server);
+  event loop is inside it (its CPU time is printed, and how late its loop wakes from a
+  20 ms sleep: one client process runs every connection, on the same machine as the
+  server);
 - the server's CPU time in the window (seconds, share of one core, per move) and in all, its
   resident memory high-water mark (``VmHWM`` of ``/proc/PID/status``) and at the end;
 - the conditions: cores, load average before and after, Python, connections, errors
@@ -77,6 +78,8 @@ READY_SECONDS = 120.0
 ANSWER_SECONDS = 60.0
 #: rooms being opened and joined at once
 SETUP_AT_ONCE = 16
+#: the period of the probe of the clients' event loop's lateness
+LAG_PROBE_SECONDS = 0.02
 #: a latency figure's percentiles
 PERCENTILES = (50, 90, 99)
 
@@ -392,6 +395,16 @@ def open_room(base: str, pack: str) -> str:
         raise RuntimeError(f"POST /rooms: {err.code} {err.read()[:200].decode(errors='replace')}")
 
 
+async def loop_lag(lags: list[float]) -> None:
+    """Record how late the clients' event loop wakes from a sleep of
+    :data:`LAG_PROBE_SECONDS` (until cancelled): a late client inflates every latency
+    it measures, so its lateness is printed beside them."""
+    while True:
+        asked = time.perf_counter()
+        await asyncio.sleep(LAG_PROBE_SECONDS)
+        lags.append(max(0.0, time.perf_counter() - asked - LAG_PROBE_SECONDS))
+
+
 def percentile(ordered: list[float], p: float) -> float:
     """The nearest-rank ``p``-th percentile of a sorted list."""
     rank = max(1, -(-len(ordered) * p // 100))
@@ -435,6 +448,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
     server_cpu_start = server.cpu_seconds()
     client_start = resource.getrusage(resource.RUSAGE_SELF)
     window_start = time.perf_counter()
+    lags: list[float] = []
+    lag_probe = asyncio.ensure_future(loop_lag(lags))
     if args.moves is None:
         await asyncio.sleep(max(0.0, tally.window_end - time.perf_counter()))
         window_end = time.perf_counter()
@@ -446,6 +461,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         tally.window_end = window_end
     server_cpu = server.cpu_seconds() - server_cpu_start
     client_end = resource.getrusage(resource.RUSAGE_SELF)
+    lag_probe.cancel()
+    lags.sort()
     tally.stopping = True
     # moves sent in the window that are still on their way: waited for, within a bound
     bound = time.perf_counter() + ANSWER_SECONDS
@@ -485,6 +502,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         "server_rss_end_mib": round(memory.get("VmRSS", 0) / 1024, 1),
         "client_cpu_seconds_window": round(client_cpu, 2),
         "client_cpu_share_window": round(client_cpu / seconds, 3) if seconds > 0 else None,
+        "client_loop_lag_ms": ({f"p{p}": round(percentile(lags, p) * 1000, 1) for p in (50, 99)}
+                               | {"max": round(lags[-1] * 1000, 1)} if lags else None),
     })
     return figures
 
@@ -541,6 +560,9 @@ def show(figures: dict[str, Any], say: Any) -> None:
              f"server CPU {figures['server_cpu_seconds_window']:.1f} s in the window, "
              f"{figures['server_cpu_seconds_total']:.1f} s in all",
              f"waited for the rate {figures['paced_moves']}",
+             "clients' loop late by " + ("median {p50:.1f}, p99 {p99:.1f}, max {max:.1f} ms"
+                                         .format(**figures["client_loop_lag_ms"])
+                                         if figures.get("client_loop_lag_ms") else "?"),
              f"rounds {figures['rounds_ended']}", f"/cont {figures['conts_sent']}"]
     if figures["unanswered"]:
         extra.append(f"UNANSWERED {figures['unanswered']}")
