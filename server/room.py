@@ -8,7 +8,10 @@ transport (:mod:`.app`) delivers it, building each client's view with
 :meth:`Room.view_for`, which shows a seat its own hand and the public table, and a
 spectator the public table only. Every change is written to the :class:`~.store.Store`
 before the call returns, so the room is rebuilt exactly by :meth:`Room.load` (its turns
-replayed through the engine from the stored seed).
+replayed through the engine from the stored seed). A move can also be made in three
+steps, so that only the store's write need leave the transport's event loop:
+:meth:`Room.plan_move` (the engine checks and applies it; nothing changes),
+:meth:`Room.store_turn` (the commit), :meth:`Room.played` (the room moves on).
 
 Calls on one room must not run at the same time (the transport holds a lock per room).
 """
