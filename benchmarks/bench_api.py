@@ -16,7 +16,11 @@ Contenders, fastest path first (as docs/api.md teaches them):
 * ``legal_moves + push/pop``: a uniform choice in ``legal_moves``, pushed in place;
 * ``legal_moves + apply``: the same choice, each turn a new state (``apply`` copies);
 * ``legal_action_mask + step``: the action-id loop of learning code (a mask, the legal ids
-  picked from it with ``itertools.compress``, then ``step``).
+  picked from it with ``itertools.compress``, then ``step``);
+* ``legal_actions + step``: the same decisions, the legal ids listed by ``legal_actions``;
+* ``(mask picks alone, no engine)``: the mask loop's picking (``compress`` over the whole
+  mask, ``rng.choice``) as many times as a match has decisions, with no engine at all:
+  the ceiling of that loop, however fast ``legal_action_mask`` and ``step`` are.
 
 Then the peak memory (tracemalloc) of one match of each. Figures, not assertions.
 """
@@ -49,8 +53,9 @@ def load_yardstick(path: Path):
 
 def contenders(yardstick) -> dict:
     """Name -> ``run(i)`` playing match ``i``."""
-    from lostcities.engine import (apply, is_over, legal_action_mask, legal_moves, load_pack,
-                                   new_game, num_actions, playout, pop, push, random_move, step)
+    from lostcities.engine import (apply, is_over, legal_action_mask, legal_actions, legal_moves,
+                                   load_pack, new_game, num_actions, playout, pop, push,
+                                   random_move, step)
 
     duel = load_pack("duel-classic")
     playout(new_game(duel, 2, 0), random.Random(0))  # warm up: tables, formulas
@@ -85,9 +90,29 @@ def contenders(yardstick) -> dict:
         while not is_over(state):
             state = step(state, rng.choice(list(compress(ids, legal_action_mask(state)))))
 
+    def actions_step(i: int) -> None:
+        state, rng = new_game(duel, 2, i), random.Random(i)
+        while not is_over(state):
+            state = step(state, rng.choice(legal_actions(state)))
+
+    # the mask loop's own work without the engine: as many picks from a mask as a match
+    # has decisions (the ceiling of that loop however fast the engine)
+    sample = new_game(duel, 2, 0)
+    decisions, mask = 0, legal_action_mask(sample)
+    while not is_over(sample):
+        sample = step(sample, random.Random(decisions).choice(legal_actions(sample)))
+        decisions += 1
+
+    def mask_picks(i: int) -> None:
+        rng = random.Random(i)
+        for _ in range(decisions):
+            rng.choice(list(compress(ids, mask)))
+
     return {"yardstick (plain_duel.py)": plain, "playout": fused,
             "random_move + push": random_push, "legal_moves + push/pop": moves_push,
-            "legal_moves + apply": moves_apply, "legal_action_mask + step": mask_step}
+            "legal_moves + apply": moves_apply, "legal_action_mask + step": mask_step,
+            "legal_actions + step": actions_step,
+            "(mask picks alone, no engine)": mask_picks}
 
 
 def measure(runs: dict, games: int, rounds: int) -> dict[str, list[float]]:

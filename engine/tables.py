@@ -109,10 +109,9 @@ class Tables:
     _turn_moves: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
     #: the size of the pack's action space (``moves.ActionSpace.num_actions``)
     num_actions: int = 0
-    #: legal_action_mask of a duel's draw decision, built on first use for each key
-    #: (:meth:`draw_mask`)
-    _draw_masks: dict[int, tuple[bool, ...]] = field(default_factory=dict, repr=False,
-                                                     compare=False)
+    #: legal_action_mask and legal_actions of a duel's draw decision, built on first use
+    #: for each key (:meth:`draw_mask`, :meth:`draw_actions`)
+    _draw_masks: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     def draw_mask(self, pile_bits: int, deck: bool, discarded: int) -> tuple[bool, ...]:
         """The action mask of a duel's draw decision once the card decision is made: the
@@ -131,6 +130,15 @@ class Tables:
                 mask[draw_deck + 1 + discarded] = not self.no_retake
             found = self._draw_masks[key] = tuple(mask)
         return found
+
+    def draw_actions(self, pile_bits: int, deck: bool, discarded: int) -> tuple[int, ...]:
+        """The legal action ids of that draw decision (see :meth:`draw_mask`), in order."""
+        key = -1 - (((pile_bits << 1 | deck) * (self.n_colours + 1)) + discarded + 1)
+        found = self._draw_masks.get(key)
+        if found is None:
+            mask = self.draw_mask(pile_bits, deck, discarded)
+            found = self._draw_masks[key] = tuple(a for a, ok in enumerate(mask) if ok)
+        return found  # type: ignore[return-value]
 
     def turn_moves(self, pile_bits: int, deck: bool) -> tuple[tuple[tuple["Move", ...], ...],
                                                               tuple[tuple["Move", ...], ...]]:

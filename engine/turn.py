@@ -1041,6 +1041,18 @@ def _action_ok(state: GameState, action_id: int) -> bool:
 
 def legal_actions(state: GameState) -> list[int]:
     """The legal action ids of the decision to make now (see :class:`ActionSpace`)."""
+    t = state.tables
+    if state.board is None:  # a duel: the ids straight from the cards and draws
+        if state.phase == CARD and not t.lowest_in_hand:
+            p = state.to_move
+            ok = state.playable[p]
+            cards = sorted(set(state.hands[p]))
+            k = t.n_kinds  # play card c is action c, discard it n_kinds + c
+            return [c for c in cards if ok[c]] + [k + c for c in cards]
+        if state.phase == DRAW and not state.last_play:
+            action, card = state.pending  # type: ignore[misc]
+            return list(t.draw_actions(state.pile_bits, bool(state.deck),
+                                       t.colour_of[card] if action == DISCARD else -1))
     space = action_space(state.pack)
     if state.phase >= TRACK_CARD:
         return _board.legal_actions(state)
