@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 DEFAULT_BOT = "greedy"
 #: the bot whose choice a hint is (``{"type": "hint"}``)
 HINT_BOT = "expert"
+#: move notations a room remembers (:meth:`Room.move_text`; more: it starts again)
+MOVE_TEXTS = 4096
 
 
 class RoomError(Exception):
@@ -215,6 +217,8 @@ class Room:
         self.bots: dict[tuple[int, str], Any] = {}
         #: the running scores of a state (:meth:`live`), kept until the state changes
         self._live: tuple[Optional["GameState"], list[int]] = (None, [])
+        #: the notation of moves said so far (:meth:`move_text`)
+        self._texts: dict[Move, str] = {}
 
     # ------------------------------------------------------------- building
 
@@ -331,9 +335,19 @@ class Room:
                 view["hand"] = None
                 view["seat"] = None
             elif self.status == PLAYING and state.to_move == seat and not is_over(state):
-                legal = [str(m) for m in legal_moves(state)]
+                legal = [self.move_text(m) for m in legal_moves(state)]
         return {"type": "state", "room": self.info(), "seat": seat, "view": view,
                 "legal": legal}
+
+    def move_text(self, move: Move) -> str:
+        """``str(move)``, the move notation, remembered (a seat's legal moves are said
+        after every turn, mostly the same ones; up to :data:`MOVE_TEXTS` of them)."""
+        text = self._texts.get(move)
+        if text is None:
+            if len(self._texts) >= MOVE_TEXTS:
+                self._texts.clear()
+            text = self._texts[move] = str(move)
+        return text
 
     def live(self) -> list[int]:
         """What each seat's round would score if it ended now (the public table's
