@@ -18,6 +18,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("LostCitiesGame", "LostCitiesState", "register_openspiel",
                      "OPENSPIEL_NAME"), ".openspiel_game"),
     **dict.fromkeys(("VectorEnv", "round_deal"), ".vector"),
+    **dict.fromkeys(("ActionFeatures",), ".features"),
+    **dict.fromkeys(("shuffle_orders",), ".bulkshuffle"),
 }
 
 __all__ = list(_LAZY)

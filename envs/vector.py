@@ -388,7 +388,8 @@ class VectorEnv:
 
     def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
         K, C, one = self.K, self.C, self._one
-        gp = g * self.players + self.to_move[g]
+        ix = slice(None) if len(g) == self.n else g      # every game: plain slices
+        gp = g * self.players + self.to_move[ix]
         play = act < K
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
@@ -415,27 +416,27 @@ class VectorEnv:
             self._piles_f[di * self.pile_cap + dep] = kd
             self._depth_f[di] = dep + 1
             self.pile_bits[gd] |= 1 << cd
-        self.pending_colour[g] = np.where(play, -1, colour)
-        self.pending_action[g] = act
-        lp = self.last_play[g]
+        self.pending_colour[ix] = np.where(play, -1, colour)
+        self.pending_action[ix] = act
+        lp = self.last_play[ix]
         if lp.any():  # the last play: no draw, the round is over
-            ended = g[lp]
+            ended, ix = g[lp], g[~lp]   # (lp may be a view that the new deals change)
             self.turn[ended] += 1
             self._end_rounds(ended)
-            g = g[~lp]
-        self.phase[g] = 1
+        self.phase[ix] = 1
 
     def _draws(self, d: np.ndarray, src: np.ndarray) -> None:
         K, one = self.K, self._one
-        gp = d * self.players + self.to_move[d]
+        ix = slice(None) if len(d) == self.n else d      # every game: plain slices
+        gp = d * self.players + self.to_move[ix]
         from_deck = src < 0
         if from_deck.all():
-            dd, gpd = d, gp
+            dd, gpd = ix, gp
         else:
             dd, gpd = d[from_deck], gp[from_deck]
-        if len(dd):
+        if from_deck.any():
             at = self.drawn[dd]
-            cards = self._deck_f[dd * self.deck.shape[1] + at].astype(np.int64)
+            cards = self._deck_f[d[from_deck] * self.deck.shape[1] + at].astype(np.int64)
             self.drawn[dd] = at + 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
@@ -452,16 +453,15 @@ class VectorEnv:
             if emptied.any():
                 self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
         # close the turns
-        self.turn[d] += 1
-        empty = from_deck & (self.drawn[d] >= self.deck_len)
-        ended = np.zeros(len(d), bool)
+        self.turn[ix] += 1
+        empty = from_deck & (self.drawn[ix] >= self.deck_len)
+        ended = self.turn[ix] >= self.pack.turn_cap
         if empty.any():
             if self.immediately:
                 ended |= empty
             else:
                 self.last_play[d[empty]] = True
-        ended |= self.turn[d] >= self.pack.turn_cap
-        going = d[~ended]
+        going = d[~ended] if ended.any() else ix
         self.to_move[going] = (self.to_move[going] + 1) % self.players
         self.phase[going] = 0
         self.pending_colour[going] = -1
@@ -580,7 +580,7 @@ class VectorEnv:
             pick = (rng.random(len(g)) * total).astype(np.int64)
             is_play = pick < n_play
             kind = select_bit(np.where(is_play, play, held), np.where(is_play, pick, pick - n_play))
-            out[g] = np.where(is_play, kind, kind + self.K)
+            out[g if d is not None else slice(None)] = np.where(is_play, kind, kind + self.K)
         if d is not None:
             piles = self.pile_bits[d]
             if self.pack.no_retake_discard:
