@@ -11,10 +11,14 @@ the first ones of a longer run in the same folder. Prints:
    the seats swapped (``2 * seeds`` matches). The first bot's share of wins (ties
    count half) with a Wilson 95% interval, its wins/ties/losses, and its mean score
    difference per match with a 95% interval (per-seed pairs averaged). Pairings:
-   expert vs random, expert vs greedy (targets 99% and 70%), ismcts vs expert (target
-   60%; ismcts at ``--ismcts-level``, default its default level, over ``--ismcts-seeds``
-   seeds, fewer: each match costs some 70 searches), and on board-classic expert vs greedy
-   at 2 players and at 4 (expert at each seat in turn; an equal player wins 25%);
+   expert vs random, expert vs greedy (targets 99% and 90%), expert vs ``opener`` on
+   duel-six and duel-classic (target 75%; ``opener``, the test bot of
+   ``tests/bots_opener.py``, opens every colour and takes every discard that fits its
+   rows), ismcts vs expert (target 60%; ismcts at ``--ismcts-level``, default its default
+   level, over ``--ismcts-seeds`` seeds, fewer: each match costs some 70 searches), and on
+   board-classic expert vs greedy at 2 players and at 4 (expert at each seat in turn; an
+   equal player wins 25%). ``--against module:Class`` adds expert vs that bot (e.g. a copy
+   of an earlier expert, to check a change keeps its strength: ``--pairings expert-against``);
 2. **time per move** of each bot on duel-classic (mean and worst), ismcts at each level;
 3. **matches per second** of random, greedy, expert and ismcts (default level) pairs through
    :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
@@ -36,6 +40,10 @@ from lostcities.engine.backends import RunDir, batches, run_batches
 from lostcities.engine.ismcts import DEFAULT_LEVEL
 from lostcities.engine.simulation import Z95, game_seed, wilson
 
+#: the test bots (tests/bots_opener.py) are importable by name
+TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+OPENER = "bots_opener:OpenerBot"
+
 
 @dataclass(frozen=True)
 class Pairing:
@@ -55,6 +63,8 @@ def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
     from lostcities.engine.simulation import play_match
     from lostcities.engine.turn import totals
 
+    if TESTS not in sys.path:
+        sys.path.insert(0, TESTS)
     pack = load_pack(job.pack)
     out = []
     for index in range(start, stop):
@@ -62,8 +72,9 @@ def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
         wins = ties = 0.0
         diff = 0.0
         for seat in range(job.players):
-            bots = [make_bot(job.others) for _ in range(job.players)]
-            bots[seat] = make_bot(job.bot)
+            # names typed by the person running the benchmark: a module:Class is imported
+            bots = [make_bot(job.others, allow_import=True) for _ in range(job.players)]
+            bots[seat] = make_bot(job.bot, allow_import=True)
             scores = totals(play_match(pack, bots, seed))
             best_other = max(s for i, s in enumerate(scores) if i != seat)
             wins += scores[seat] > best_other
@@ -97,7 +108,8 @@ def strength(job: Pairing, seeds: int, workers: int, label: str,
     done: dict[int, Any] = {}
     save = None
     if run_dir is not None:
-        folder = RunDir(os.path.join(run_dir, f"{job.pack}-{job.bot}-{job.others}-{job.players}"))
+        name = f"{job.pack}-{job.bot}-{job.others}-{job.players}".replace(":", "-")
+        folder = RunDir(os.path.join(run_dir, name))
         # not the number of seeds: a shorter run reports the first batches of a longer one
         done = folder.open({"job": asdict(job), "batch": size, "engine": engine_digest()})
         done = {i: result for i, result in done.items() if i < len(todo)
@@ -187,7 +199,10 @@ def main() -> None:
     parser.add_argument("--run-dir", help="keep finished batches here (a sub-folder per "
                         "pairing) and resume from them when run again")
     parser.add_argument("--batch", type=int, help="seeds per batch (default: from --seeds)")
-    parser.add_argument("--pairings", default="expert-random,expert-greedy,ismcts-expert,board2,board4",
+    parser.add_argument("--against", default=OPENER, help="module:Class of the bot that "
+                        "the expert-against pairing plays (default: the opener test bot)")
+    parser.add_argument("--pairings", default="expert-random,expert-greedy,expert-opener-six,"
+                        "expert-opener,ismcts-expert,board2,board4",
                         help="which strength pairings to play, comma-separated")
     args = parser.parse_args()
     print(f"bench_bots: {os.cpu_count()} cores, {args.workers} workers, "
@@ -199,7 +214,13 @@ def main() -> None:
             "expert-random": (Pairing("duel-classic", "expert", "random", 2, 1), args.seeds,
                               "expert vs random (target >= 99%)"),
             "expert-greedy": (Pairing("duel-classic", "expert", "greedy", 2, 2), args.seeds,
-                              "expert vs greedy (target >= 70%)"),
+                              "expert vs greedy (target >= 90%)"),
+            "expert-opener-six": (Pairing("duel-six", "expert", OPENER, 2, 6), args.seeds,
+                                  "duel-six: expert vs opener (target >= 75%)"),
+            "expert-opener": (Pairing("duel-classic", "expert", OPENER, 2, 7), args.seeds,
+                              "expert vs opener (target >= 75%)"),
+            "expert-against": (Pairing("duel-classic", "expert", args.against, 2, 8), args.seeds,
+                               f"expert vs {args.against} (an equal bot: 50%)"),
             "ismcts-expert": (Pairing("duel-classic", level, "expert", 2, 3), args.ismcts_seeds,
                               f"{level} vs expert (target >= 60%)"),
             "board2": (Pairing("board-classic", "expert", "greedy", 2, 4), args.board_seeds,

@@ -150,17 +150,17 @@ class ColourPlan:
     value: float
     extra: float = 0.0
     extra_need: float = 0.0
-    key: tuple = ()     #: (colour, hand, row, track) to build its curve from
+    key: tuple = ()     #: (colour, chain, held wagers, row, track) to build its curve from
 
 
 class SharedPlans:
     """Caches that several evaluations of one pack and weights can share (a search
     evaluates thousands of positions that differ in a few cards).
 
-    Each entry is keyed by everything its value depends on (the colour's cards in
-    hand and in the row, the turns left, the colour's unseen cards and how many cards
-    are unseen in all), so a shared entry is the value the evaluation would work out
-    itself. Packs with a board are not shared: their values depend on the board too.
+    Each entry is keyed by everything its value depends on (the colour's row, the held
+    cards that can still follow it, the turns left, the colour's unseen cards and how
+    many cards are unseen in all), so a shared entry is the value the evaluation would
+    work out itself. Packs with a board are not shared: their values depend on the board too.
     """
 
     def __init__(self, pack: RulePack, params: ExpertParams):
@@ -174,189 +174,461 @@ class SharedPlans:
         self.unseen: dict[tuple, int] = {}
 
 
-class Evaluation:
-    """The expert's view of one decision: values of the positions its moves leave.
+class Unseen:
+    """The cards a seat has not seen, as the other steps read them."""
 
-    ``shared``: caches to share with other evaluations of the same pack and weights
-    (:class:`SharedPlans`); the values are the same with or without them.
-    """
-
-    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory,
-                 params: ExpertParams, shared: Optional[SharedPlans] = None):
-        self.pack = pack
-        self.t: Tables = tables_of(pack)
-        self.f: Callable[[int, Sequence[int], int], int] = pack.scoring.expedition
-        self.obs = obs
-        self.memory = memory
-        self.p = params
-        self.me = obs.seat
-        self.n = len(obs.players)
-        t = self.t
-        self.unseen = memory.unseen()
-        self.hidden = max(1, sum(self.unseen))
+    def __init__(self, t: Tables, memory: SeatMemory, names: dict[tuple, int]):
+        self.counts = memory.unseen()
+        #: how many cards are unseen in all (at least 1, a divisor)
+        self.hidden = max(1, sum(self.counts))
         #: unseen number cards by colour (with repeats for copies)
-        self.unseen_by_colour: list[list[Card]] = [[] for _ in t.colours]
-        for card, count in enumerate(self.unseen):
-            if count and not t.is_wager[card]:
-                self.unseen_by_colour[t.colour_of[card]].extend([card] * count)
-        self.board = obs.board
-        if shared is not None and (shared.t is not t or shared.params is not params):
-            raise ValueError("shared plans made for another pack or other weights")
-        if shared is None or self.board is not None:
-            shared = SharedPlans(pack, params)
+        self.numbers: list[list[Card]] = [[] for _ in t.colours]
+        #: unseen cards by colour, wagers included, as (card, copies unseen)
+        self.cards: list[list[tuple[Card, int]]] = [[] for _ in t.colours]
+        for card, count in enumerate(self.counts):
+            if count:
+                self.cards[t.colour_of[card]].append((card, count))
+                if not t.is_wager[card]:
+                    self.numbers[t.colour_of[card]].extend([card] * count)
         #: each colour's unseen cards, then with the number unseen, by short name: what a
         #: shared plan depends on beyond the colour's own cards
-        names = shared.unseen
-        self._unseen_keys = [(names.setdefault(cards, len(names)),
-                              names.setdefault((cards, self.hidden), len(names)))
-                             for cards in map(tuple, self.unseen_by_colour)]
-        self._cache = shared.plans
-        self._curve_cache = shared.curves
-        self._extra_cache = shared.extras
-        self._opp_colour_rows = shared.opponent_rows
-        self._opp_cache: dict[tuple, float] = {}
-        #: per opponent and chance of holding an unseen card: each colour's weight, what
-        #: its unseen and known cards promise (points, plays), and what each card adds
-        self._opp_held: dict[tuple, list[tuple[float, float, float, dict[Card, float]]]] = {}
-        self._opp_rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
-        if self.board is not None:
-            self._board_setup(pack)
+        self.keys = [(names.setdefault(cards, len(names)),
+                      names.setdefault((cards, self.hidden), len(names)))
+                     for cards in map(tuple, self.numbers)]
 
-    def _board_setup(self, pack: RulePack) -> None:
-        board = self.board
-        self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
-        match = pack.scoring.match
-        held = board.artefacts[self.me]
-        #: what one more artefact is worth to us at the match's end, by the match formula
-        self.artefact = match([0], held + 1, 0) - match([0], held, 0)
+
+class RowScore:
+    """What a row of number values and wagers scores: by the expedition formula, or on
+    a board, the pawn formula at the space its cards carry the pawn to, plus the tiles
+    met on the way (an artefact is worth what the match formula gives for one more)."""
+
+    def __init__(self, pack: RulePack, obs: Observation):
+        self.f: Callable[[int, Sequence[int], int], int] = pack.scoring.expedition
+        self.board = obs.board
+        self.artefact = 0
         self.tile_worth: dict[tuple[int, int], float] = {}
-        for track, space, kind, value in board.tiles:
-            if kind == "artefact":
-                self.tile_worth[(track, space)] = float(self.artefact)
-            elif kind == "points":
-                self.tile_worth[(track, space)] = float(value)
+        if self.board is not None:
+            self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
+            match = pack.scoring.match
+            held = self.board.artefacts[obs.seat]
+            self.artefact = match([0], held + 1, 0) - match([0], held, 0)
+            for track, space, kind, value in self.board.tiles:
+                if kind == "artefact":
+                    self.tile_worth[(track, space)] = float(self.artefact)
+                elif kind == "points":
+                    self.tile_worth[(track, space)] = float(value)
+
+    def __call__(self, colour: int, values: Sequence[int], wagers: int,
+                 track: Optional[TrackPlace] = None) -> float:
+        if track is None:
+            return self.f(colour, values, wagers)
+        space, leader, before = track
+        reach = min(self.board.spaces, space + len(values) - before)
+        if reach <= 0:
+            return 0.0
+        gain = 0.0
+        for s in range(space + 1, reach + 1):
+            gain += self.tile_worth.get((colour, s), 0.0)
+        return self.pawn(colour, reach, leader) + gain
+
+    def steps_worth(self, colour: int, values: list[int], track: TrackPlace,
+                    steps: float) -> float:
+        """Board: the row's score after ``steps`` more cards (a fraction interpolates)."""
+        whole = int(steps)
+        low = self(colour, values + [0] * whole, 0, track)
+        if steps == whole:
+            return low
+        high = self(colour, values + [0] * (whole + 1), 0, track)
+        return low + (steps - whole) * (high - low)
+
+
+class RowPlans:
+    """What our rows are worth: each colour's plan (:class:`ColourPlan`) from the cards
+    held that can follow its row, the unseen cards' credit, the margins for opening and
+    wagering, and the rows together within the turns left (a knapsack when they bind)."""
+
+    def __init__(self, t: Tables, params: ExpertParams, score: RowScore, unseen: Unseen,
+                 shared: SharedPlans):
+        self.t, self.p, self.score, self.unseen = t, params, score, unseen
+        self._shared = shared.plans
+        self._curves = shared.curves
+        self._extras = shared.extras
+        self._local: dict[tuple, ColourPlan] = {}
+        self._chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
+
+    def plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
+              future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
+        """Every colour's plan (``hand`` and ``rows`` by colour)."""
+        plan = self.plan
+        if after is None:
+            return [plan(c, hand[c], rows[c], future) for c in self.t.colours]
+        return [plan(c, hand[c], rows[c], future, after.tracks[c]) for c in self.t.colours]
+
+    def combine(self, plans: list[ColourPlan], future: int) -> float:
+        """The rows together: their values and, as far as the spare turns go, the unseen
+        cards' credit; the best cards only (:meth:`knapsack`) when the plays do not fit."""
+        need = 0
+        for p in plans:
+            need += p.need
+        if need <= future:
+            spare = future - need
+            xneed = 0.0
+            for p in plans:
+                xneed += p.extra_need
+            scale = 1.0 if xneed <= spare else spare / xneed
+            total = 0.0
+            for p in plans:
+                total += p.value + scale * p.extra
+            return total
+        return self.knapsack(plans, future)
+
+    def knapsack(self, plans: list[ColourPlan], slots: int) -> float:
+        """Best total when only ``slots`` more cards can be played (no unseen credit)."""
+        best = [0.0] * (slots + 1)
+        for plan in plans:
+            curve = self.curve(*plan.key)
+            new = [-math.inf] * (slots + 1)
+            for used in range(slots + 1):
+                for k, v in enumerate(curve[:used + 1]):
+                    value = best[used - k] + v
+                    if value > new[used]:
+                        new[used] = value
+            best = new
+        return best[slots]
+
+    def chain(self, row: tuple[Card, ...], hand: tuple[Card, ...]) -> tuple[tuple[int, ...], int]:
+        """The values of the held numbers that follow the row in order, and the wagers
+        playable (all a plan depends on among the held cards; cached per decision)."""
+        key = (row, hand)
+        out = self._chains.get(key)
+        if out is None:
+            t = self.t
+            chain: list[int] = []
+            state = rs = t.state_of(row)
+            for card in hand:
+                if t.is_wager[card]:
+                    continue
+                nxt = t.after[state][t.slot_of[card]]
+                if nxt >= 0:
+                    chain.append(t.value_of[card])
+                    state = nxt
+            held = sum(1 for k in hand if t.is_wager[k]) if t.allowed[rs][0] else 0
+            out = self._chains[key] = (tuple(chain), held)
+        return out
+
+    def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
+             future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
+        """The outlook of one of our colours (cached per decision, and shared by the
+        hands whose cards that can follow the row are the same)."""
+        local = (colour, hand, row, future, track)
+        plan = self._local.get(local)
+        if plan is None:
+            chain, held = self.chain(row, hand)
+            key = (colour, chain, held, row, future, track, self.unseen.keys[colour][1])
+            plan = self._shared.get(key)
+            if plan is None:
+                plan = self._shared[key] = self._plan(colour, chain, held, row, future, track)
+            self._local[local] = plan
+        return plan
+
+    def _plan(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+              row: tuple[Card, ...], future: int, track: Optional[TrackPlace]) -> ColourPlan:
+        t, f, p = self.t, self.score, self.p
+        rs = t.state_of(row)
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        extras = [t.value_of[k] for k in self.unseen.numbers[colour]
+                  if t.after[rs][t.slot_of[k]] >= 0]
+        chance = p.trust * max(0, future - 1) / self.unseen.hidden
+        best: Optional[tuple[float, float, int, float]] = None
+        plan_values = values + list(chain)
+        for w in range(held_wagers + 1):
+            base = f(colour, plan_values, wagers + w, track)
+            if track is None:  # each card adds its own value
+                key = (colour, rs, tuple(plan_values), wagers + w, self.unseen.keys[colour][0])
+                extra = self._extras.get(key)  # the same for every number of turns left
+                if extra is None:
+                    extra = 0.0
+                    for v in extras:
+                        extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
+                    self._extras[key] = extra
+                extra *= chance
+            else:  # each card adds a step: the expected steps, one after the other
+                extra = self.score.steps_worth(colour, plan_values, track,
+                                               chance * len(extras)) - base
+            score = base + extra - w * p.wager_margin
+            if best is None or score > best[0]:
+                best = (score, base, w, extra)
+        assert best is not None
+        _, base, w, extra = best
+        need = len(chain) + w
+        xneed = chance * len(extras)
+        key = (colour, chain, held_wagers, row, track)
+        # margins are charged alike before and after a row is opened, so that opening
+        # or wagering is chosen for what it promises, never for a margin it would drop
+        value = base - p.open_margin - (wagers + w) * p.wager_margin
+        if row:
+            return ColourPlan(need, value, extra, xneed, key)
+        gain = value + extra
+        soft = p.soft * math.log1p(math.exp(min(50.0, gain / p.soft))) if p.soft > 0 \
+            else max(0.0, gain)
+        if gain <= 0:
+            return ColourPlan(0, soft, key=key)
+        return ColourPlan(need, soft - extra, extra, xneed, key)
+
+    def curve(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+              row: tuple[Card, ...], track: Optional[TrackPlace] = None) -> list[float]:
+        """Value of the colour with 0, 1, 2... more plays from hand (the best cards)."""
+        key = (colour, chain, held_wagers, row, track)
+        curve = self._curves.get(key)
+        if curve is None:
+            curve = self._curves[key] = self._curve(colour, chain, held_wagers, row, track)
+        return curve
+
+    def _curve(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+               row: tuple[Card, ...], track: Optional[TrackPlace]) -> list[float]:
+        t, f, p = self.t, self.score, self.p
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        sunk = p.open_margin + wagers * p.wager_margin
+        curve = [f(colour, values, wagers, track) - sunk if row else 0.0]
+        ordered = sorted(chain)
+        for k in range(1, len(chain) + held_wagers + 1):
+            best = -math.inf
+            for w in range(min(k, held_wagers) + 1):
+                if k - w > len(chain):
+                    continue
+                numbers = ordered[len(chain) - (k - w):] if k > w else []
+                score = f(colour, values + numbers, wagers + w, track) - w * p.wager_margin - sunk
+                best = max(best, score)
+            curve.append(best)
+        return curve
+
+    def draws(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...], future: int,
+              track: Optional[TrackPlace]) -> tuple[int, float, int, float]:
+        """The draw's value for one colour: what drawing an unseen card of ``colour`` does
+        to its plan. The number of such cards, the sum of their plans' worth (value and
+        credit), and the most plays, and plays plus credited plays, one of them needs."""
+        count = 0
+        total = 0.0
+        most_need = 0
+        most_both = 0.0
+        for card, times in self.unseen.cards[colour]:
+            q = self.plan(colour, _insert(hand, card), row, future, track)
+            count += times
+            total += times * (q.value + q.extra)
+            if q.need > most_need:
+                most_need = q.need
+            if q.need + q.extra_need > most_both:
+                most_both = q.need + q.extra_need
+        return count, total, most_need, most_both
+
+
+class OpponentProspects:
+    """What each opponent may still add to its rows, and what a card is worth to it.
+
+    For each opponent's colour: the cards it was seen taking and still holds, the unseen
+    cards it may hold or draw (weighted by its chance to get them), and the discard top
+    it could take, all bounded by its turns left. A pile top is valued by what it adds
+    to that opponent's likely row: a number card by the points it adds, a wager by what
+    doubling (by the pack's formula) the likely row adds, and for a colour it has not
+    opened, what opening with that card would bring over leaving the colour unopened
+    (a low card alone brings nothing; a wager or a low card next to the cards it may
+    hold can)."""
+
+    def __init__(self, t: Tables, obs: Observation, memory: SeatMemory, params: ExpertParams,
+                 score: RowScore, unseen: Unseen, shared: SharedPlans):
+        self.t, self.obs, self.memory, self.p = t, obs, memory, params
+        self.score, self.unseen = score, unseen
+        self.me = obs.seat
+        self.n = len(obs.players)
+        self._colour_rows = shared.opponent_rows
+        self._cache: dict[tuple, float] = {}
+        #: per opponent and chance of holding an unseen card: each colour's weight, what
+        #: its unseen and known cards promise (points, plays), and what each top adds
+        self._held: dict[tuple, list[tuple[float, float, float, dict[Card, float],
+                                           dict[Card, float]]]] = {}
+        self._rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
+        #: the card kinds of each colour, in order
+        self.kinds: list[list[Card]] = [[] for _ in t.colours]
+        for card in sorted(set(t.deck)):
+            self.kinds[t.colour_of[card]].append(card)
+        self.tracks: list[list[Optional[TrackPlace]]] = []
+        for seat in range(self.n):
+            tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
+            if obs.board is not None:
+                tracks = [(0, False, len(row)) for row in obs.rows[seat]]
+                for track, spot, leader in obs.board.pawns[seat]:
+                    if track >= 0:
+                        tracks[track] = (spot, leader, len(obs.rows[seat][track]))
+            self.tracks.append(tracks)
+
+    def total(self, tops: Sequence[Optional[Card]], deck: int, cap: Optional[int]) -> float:
+        """What the opponents may still add to their rows (cached per position)."""
+        key = (tuple(tops), deck, cap)
+        value = self._cache.get(key)
+        if value is None:
+            value = self._cache[key] = sum(
+                self.prospect(s, tops, deck, cap) for s in range(self.n) if s != self.me)
+        return value
+
+    def prospect(self, seat: int, tops: Sequence[Optional[Card]], deck: int,
+                 cap: Optional[int]) -> float:
+        """What one opponent may still add, with these pile tops on offer."""
+        ahead = (seat - self.me) % self.n
+        future = max(0, (deck - ahead + self.n) // self.n) if deck else 0
+        if cap is not None:
+            future = min(future, cap)
+        known = self.memory.known[seat] if self.memory.known else []
+        unknown_hand = self.obs.hand_sizes[seat] - len(known)
+        chance = (unknown_hand + max(0, future - 1)) / self.unseen.hidden
+        held = self._held.get((seat, chance))
+        if held is None:  # the same for every discard top: worked out once
+            held = self._held[(seat, chance)] = self._likely(seat, known, chance)
+        gains = 0.0
+        need = 0.0
+        for (weight, points, plays, fits, offered), top in zip(held, tops):
+            bonus = 0.0
+            if top is not None:
+                worth = offered.get(top)
+                if worth is not None:  # a wager, or a card of a colour it has not opened
+                    bonus = worth
+                    if worth > 0:
+                        need += 1
+                else:
+                    delta = fits.get(top)
+                    if delta is not None:
+                        points += delta
+                        plays += 1
+            if points > 0:
+                gains += weight * points
+                need += plays
+            gains += bonus
+        if need > future:
+            gains *= future / need if need else 0.0
+        return gains
+
+    def _likely(self, seat: int, known: Sequence[Card], chance: float
+                ) -> list[tuple[float, float, float, dict[Card, float], dict[Card, float]]]:
+        """Per colour: the weight of its use, what its held and unseen cards promise
+        (points, plays), and what each card that could top a pile adds to that."""
+        out = []
+        for colour, (weight, unseen, fits) in enumerate(self.opponent_rows(seat)):
+            row = self.obs.rows[seat][colour]
+            track = self.tracks[seat][colour]
+            points = plays = 0.0
+            for delta in unseen:
+                points += chance * delta
+                plays += chance
+            for card in known:
+                delta = fits.get(card)
+                if delta is not None:
+                    points += delta
+                    plays += 1
+            out.append((weight, points, plays, fits,
+                        self._offered(seat, colour, row, track, known, chance)))
+        return out
+
+    def _offered(self, seat: int, colour: int, row: tuple[Card, ...], track: Optional[TrackPlace],
+                 known: Sequence[Card], chance: float) -> dict[Card, float]:
+        """What a wager of ``colour``, or any card of it while the colour is not opened,
+        adds to the opponent's prospect there if it tops a pile (points, at least 0)."""
+        t, f = self.t, self.score
+        rs = t.state_of(row)
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        # the likely row: its cards, the numbers it holds that fit, and as many of the
+        # unseen numbers that fit as it may expect to get (spread over their values)
+        fitting = sorted(t.value_of[k] for k in known if t.colour_of[k] == colour
+                         and not t.is_wager[k] and t.after[rs][t.slot_of[k]] >= 0)
+        pool = sorted(t.value_of[k] for k in self.unseen.numbers[colour]
+                      if t.after[rs][t.slot_of[k]] >= 0)
+        expect = int(round(chance * len(pool)))
+        if expect and pool:
+            step = len(pool) / expect
+            fitting += [pool[min(len(pool) - 1, int(i * step + step / 2))] for i in range(expect)]
+        likely = sorted(values + fitting)
+        now = f(colour, likely, wagers, track)
+        opened = bool(row)
+        # an opponent that opens colours readily will open this one too: weighted by the
+        # square of the share of its colours it has opened (all: 1), at least ``unstarted``
+        rows = self.obs.rows[seat]
+        weight = 1.0 if opened else max(self.p.unstarted,
+                                        (sum(1 for r in rows if r) / max(1, len(rows))) ** 2)
+        offered: dict[Card, float] = {}
+        for card in self.kinds[colour]:
+            if t.after[rs][t.slot_of[card]] < 0:
+                continue
+            if t.is_wager[card]:
+                worth = f(colour, likely, wagers + 1, track) - now
+            elif not opened:
+                worth = f(colour, sorted(likely + [t.value_of[card]]), wagers, track) - now
+            else:
+                continue
+            if not opened:
+                # an unopened colour: worth only what it brings beyond leaving it alone
+                before = max(0.0, now)
+                worth = max(0.0, max(0.0, now + worth) - before)
+            offered[card] = weight * max(0.0, worth)
+        return offered
+
+    def opponent_rows(self, seat: int) -> list[tuple[float, list[float], dict[Card, float]]]:
+        """Per colour of an opponent's rows: its weight, what each unseen card that fits
+        would add, and what each number card of the colour that fits would add (by card);
+        the same for every move of a decision, so worked out once."""
+        rows = self._rows.get(seat)
+        if rows is not None:
+            return rows
+        rows = []
+        for colour, row in enumerate(self.obs.rows[seat]):
+            track = self.tracks[seat][colour]
+            key = (colour, row, track, self.unseen.keys[colour][0])
+            entry = self._colour_rows.get(key)
+            if entry is None:
+                entry = self._colour_rows[key] = self._opponent_row(colour, row, track)
+            rows.append(entry)
+        self._rows[seat] = rows
+        return rows
+
+    def _opponent_row(self, colour: int, row: Sequence[Card], track: Optional[TrackPlace]
+                      ) -> tuple[float, list[float], dict[Card, float]]:
+        t, f = self.t, self.score
+        rs = t.state_of(row)
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        base = f(colour, values, wagers, track)
+        fits: dict[Card, float] = {}
+        for card in t.deck:
+            if t.colour_of[card] == colour and not t.is_wager[card] and card not in fits \
+                    and t.after[rs][t.slot_of[card]] >= 0:
+                fits[card] = f(colour, values + [t.value_of[card]], wagers, track) - base
+        unseen = [fits[card] for card in self.unseen.numbers[colour] if card in fits]
+        return (1.0 if row else self.p.unstarted, unseen, fits)
+
+
+class BoardReading:
+    """Board packs: what a move does to the board (played by the engine on a copy of
+    the position), and whether a move that ends the match wins it."""
+
+    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory, t: Tables,
+                 artefact: float):
+        self.pack, self.obs, self.memory, self.t = pack, obs, memory, t
+        self.board = obs.board
+        self.me = obs.seat
+        self.n = len(obs.players)
+        self.artefact = artefact
         self._after: dict[tuple, BoardAfter] = {}
         self._state: Optional[GameState] = None
 
-    # ------------------------------------------------------------------ moves
-
-    def best(self, legal: Sequence[Move]) -> Move:
-        """The legal move of highest value (ties: the first in the engine's order)."""
-        return max(self.ranked(legal), key=lambda vm: vm[0])[1]
-
-    def quick_best(self, legal: Sequence[Move]) -> Move:
-        """:meth:`best` in two steps, for search replies: the card decision valued with a
-        draw from the deck (or none), then the draw for that card decision."""
-        first = [m for m in legal if m.draw is None or m.draw == DECK] or list(legal)
-        move = self.best(first)
-        same = [m for m in legal if m.action == move.action and m.card == move.card
-                and m.pawn == move.pawn and m.steps == move.steps]
-        return self.best(same) if len(same) > 1 else move
-
-    def outlook(self) -> float:
-        """What the seat's rows are expected to score by the round's end, in points, from
-        its hand, its rows and the cards it has not seen (use with :data:`OUTLOOK`)."""
-        obs = self.obs
-        ahead = (self.me - obs.to_move) % self.n
-        future = max(0, -(-(obs.draw_pile - ahead) // self.n))  # our turns left
-        return self._combine(self._plans(self.by_colour(obs.hand), obs.rows[self.me], future),
-                             future)
-
-    def by_colour(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
-        """The hand's cards of each colour, sorted (how positions are valued)."""
-        colour_of = self.t.colour_of
-        out: list[list[Card]] = [[] for _ in self.t.colours]
-        for card in sorted(hand):
-            out[colour_of[card]].append(card)
-        return [tuple(cards) for cards in out]
-
-    def ranked(self, legal: Sequence[Move]) -> list[tuple[float, Move]]:
-        """Each legal move with its value, in the engine's order."""
-        obs, t = self.obs, self.t
-        hand = self.by_colour(obs.hand)
-        rows = list(obs.rows[self.me])
-        tops = list(obs.pile_tops)
-        under = [p[-2] if len(p) > 1 else None for p in self.memory.piles]
-        out: list[tuple[float, Move]] = []
-        for move in legal:
-            action, card = move.action, move.card
-            h, r, piles_top = hand, rows, tops
-            if obs.pending is None:
-                c = t.colour_of[card]
-                h = hand[:]
-                i = h[c].index(card)
-                h[c] = h[c][:i] + h[c][i + 1:]
-                if action == PLAY:
-                    r = rows[:]
-                    r[c] = r[c] + (card,)
-                else:
-                    piles_top = tops[:]
-                    piles_top[c] = card
-            bias = self.p.play_bias if action == PLAY else 0.0
-            after = None
-            if self.board is not None:
-                after = self.board_after(move)
-                bias += self.p.decided * after.outcome
-            out.append((bias + self._after_draw(h, r, piles_top, under, move.draw, action, card,
-                                                after), move))
-        return out
-
-    def _after_draw(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
-                    tops: list[Optional[Card]],
-                    under: list[Optional[Card]], draw, action: str, card: Card,
-                    after: Optional[BoardAfter]) -> float:
-        deck = self.obs.draw_pile
-        if draw is None or (after is not None and after.ended):  # nothing more to come
-            return self.value(hand, rows, 0, tops, deck, after)
-        if draw == DECK:
-            future = self.future(deck - 1, after)
-            base = self.value(hand, rows, future, tops, deck - 1, after)
-            if not self.p.draw_average:
-                return base
-            return self._deck_average(hand, rows, future, tops, deck - 1, base, after)
-        taken = tops[draw]
-        new_tops = tops[:]
-        retaken = action != PLAY and self.t.colour_of[card] == draw
-        new_tops[draw] = self.obs.pile_tops[draw] if retaken else under[draw]
-        if taken is None:
-            return -math.inf
-        stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
-        return self.value(_with(hand, self.t.colour_of[taken], taken), rows,
-                          self.future(deck, after), new_tops, deck, after) - stall
-
-    def _deck_average(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
-                      future: int,
-                      tops: list[Optional[Card]], deck: int, base: float,
-                      after: Optional[BoardAfter]) -> float:
-        """The expected value after drawing an unseen card from the draw pile."""
-        t = self.t
-        total = 0.0
-        weight = 0
-        mine = self._plans(hand, rows, future, after)
-        for card, count in enumerate(self.unseen):
-            if not count:
-                continue
-            c = t.colour_of[card]
-            plans = mine[:]
-            plans[c] = self.plan(c, _insert(hand[c], card), rows[c], future,
-                                 None if after is None else after.tracks[c])
-            total += count * self._combine(plans, future)
-            weight += count
-        if not weight:
-            return base
-        return total / weight + self._board_extra(hand, future, after) \
-            - self.p.opponent * self.opponents(tops, deck, after)
-
-    def board_after(self, move: Move) -> BoardAfter:
-        """What ``move``'s card, pawn and steps do to the board (the engine plays them on
-        a copy of the position; the draw does not matter)."""
+    def after(self, move: Move) -> BoardAfter:
+        """What ``move``'s card, pawn and steps do to the board (the draw does not matter)."""
         key = (move.action, move.card, move.pawn, move.steps)
         after = self._after.get(key)
         if after is None:
-            after = self._after[key] = self._board_after(move)
+            after = self._after[key] = self._read(move)
         return after
 
-    def _board_after(self, move: Move) -> BoardAfter:
+    def _read(self, move: Move) -> BoardAfter:
         from .turn import pop, push_action
 
         if self._state is None:
@@ -378,7 +650,7 @@ class Evaluation:
             places, tokens, artefacts = end.pawns[me], end.tokens[me], end.artefacts[me]
             ended, crossings, everyone = True, before.crossings_to_end, end.pawns
             if self.obs.round >= self.obs.rounds:
-                outcome = self._outcome(end.scores, end.tokens, end.artefacts)
+                outcome = self.outcome(end.scores, end.tokens, end.artefacts)
         else:
             b = state.board
             bt = t.board
@@ -404,8 +676,8 @@ class Evaluation:
                           if before.crossings_to_end else 0, distances,
                           any(track < 0 and leader for track, _, leader in places), outcome)
 
-    def _outcome(self, scores: Sequence[int], tokens: Sequence[int],
-                 artefacts: Sequence[int]) -> float:
+    def outcome(self, scores: Sequence[int], tokens: Sequence[int],
+                artefacts: Sequence[int]) -> float:
         """The match ending with this round's ``scores``, ``tokens`` and ``artefacts``
         (per seat): 1 if we alone win, -1 if we do not win, 0 for a shared win; totals and
         tie-breaks worked out as :func:`.turn.totals` and :func:`.turn.winners` do, from the
@@ -428,6 +700,202 @@ class Evaluation:
             return -1.0
         return 1.0 if len(tied) == 1 else 0.0
 
+
+class Evaluation:
+    """The expert's view of one decision: values of the positions its moves leave.
+
+    The steps, each its own object: :class:`RowPlans` (what our rows are worth),
+    :class:`OpponentProspects` (what the opponents may add, and what a card is worth to
+    each), :class:`BoardReading` (what a move does to the board); this class adds the
+    draw's value (a pile's top, or the average over the unseen cards for the deck) and
+    time (the turns left, bridge crossings, the free leader).
+
+    ``shared``: caches to share with other evaluations of the same pack and weights
+    (:class:`SharedPlans`); the values are the same with or without them.
+    """
+
+    def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory,
+                 params: ExpertParams, shared: Optional[SharedPlans] = None):
+        self.pack = pack
+        self.t: Tables = tables_of(pack)
+        self.obs = obs
+        self.memory = memory
+        self.p = params
+        self.me = obs.seat
+        self.n = len(obs.players)
+        t = self.t
+        self.board = obs.board
+        if shared is not None and (shared.t is not t or shared.params is not params):
+            raise ValueError("shared plans made for another pack or other weights")
+        if shared is None or self.board is not None:
+            shared = SharedPlans(pack, params)
+        self.unseen = Unseen(t, memory, shared.unseen)
+        self.score = RowScore(pack, obs)
+        self.rows = RowPlans(t, params, self.score, self.unseen, shared)
+        self.opponents_of = OpponentProspects(t, obs, memory, params, self.score,
+                                              self.unseen, shared)
+        #: each colour's draw (:meth:`RowPlans.draws`) by (colour, hand, row, turns, track)
+        self._draws: dict[tuple, tuple[int, float, int, float]] = {}
+        self.reading: Optional[BoardReading] = None
+        if self.board is not None:
+            self.reading = BoardReading(pack, obs, memory, t, self.score.artefact)
+
+    # ------------------------------------------------------------------ moves
+
+    def best(self, legal: Sequence[Move]) -> Move:
+        """The legal move of highest value (ties: the first in the engine's order)."""
+        return max(self.ranked(legal), key=lambda vm: vm[0])[1]
+
+    def quick_best(self, legal: Sequence[Move]) -> Move:
+        """:meth:`best` in two steps, for search replies: the card decision valued with a
+        draw from the deck (or none), then the draw for that card decision."""
+        first = [m for m in legal if m.draw is None or m.draw == DECK] or list(legal)
+        move = self.best(first)
+        same = [m for m in legal if m.action == move.action and m.card == move.card
+                and m.pawn == move.pawn and m.steps == move.steps]
+        return self.best(same) if len(same) > 1 else move
+
+    def outlook(self) -> float:
+        """What the seat's rows are expected to score by the round's end, in points, from
+        its hand, its rows and the cards it has not seen (use with :data:`OUTLOOK`)."""
+        obs = self.obs
+        ahead = (self.me - obs.to_move) % self.n
+        future = max(0, -(-(obs.draw_pile - ahead) // self.n))  # our turns left
+        return self.rows.combine(self.rows.plans(self.by_colour(obs.hand), obs.rows[self.me],
+                                                 future), future)
+
+    def by_colour(self, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+        """The hand's cards of each colour, sorted (how positions are valued)."""
+        colour_of = self.t.colour_of
+        out: list[list[Card]] = [[] for _ in self.t.colours]
+        for card in sorted(hand):
+            out[colour_of[card]].append(card)
+        return [tuple(cards) for cards in out]
+
+    def board_after(self, move: Move) -> BoardAfter:
+        """Board packs: what ``move``'s card, pawn and steps do to the board."""
+        assert self.reading is not None, "a pack without a board"
+        return self.reading.after(move)
+
+    def ranked(self, legal: Sequence[Move]) -> list[tuple[float, Move]]:
+        """Each legal move with its value, in the engine's order."""
+        obs, t = self.obs, self.t
+        hand = self.by_colour(obs.hand)
+        rows = list(obs.rows[self.me])
+        tops = list(obs.pile_tops)
+        under = [p[-2] if len(p) > 1 else None for p in self.memory.piles]
+        out: list[tuple[float, Move]] = []
+        for move in legal:
+            action, card = move.action, move.card
+            h, r, piles_top = hand, rows, tops
+            if obs.pending is None:
+                c = t.colour_of[card]
+                h = hand[:]
+                i = h[c].index(card)
+                h[c] = h[c][:i] + h[c][i + 1:]
+                if action == PLAY:
+                    r = rows[:]
+                    r[c] = r[c] + (card,)
+                else:
+                    piles_top = tops[:]
+                    piles_top[c] = card
+            bias = self.p.play_bias if action == PLAY else 0.0
+            after = None
+            if self.reading is not None:
+                after = self.reading.after(move)
+                bias += self.p.decided * after.outcome
+            out.append((bias + self.draw_value(h, r, piles_top, under, move.draw, action, card,
+                                               after), move))
+        return out
+
+    # ------------------------------------------------------------------ the draw
+
+    def draw_value(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
+                   tops: list[Optional[Card]], under: list[Optional[Card]], draw,
+                   action: str, card: Card, after: Optional[BoardAfter]) -> float:
+        """The position's value once the move's draw is made: a pile's top joins the hand
+        (less ``stall`` after a discard), the deck gives the average over unseen cards."""
+        deck = self.obs.draw_pile
+        if draw is None or (after is not None and after.ended):  # nothing more to come
+            return self.value(hand, rows, 0, tops, deck, after)
+        if draw == DECK:
+            future = self.future(deck - 1, after)
+            if not self.p.draw_average:
+                return self.value(hand, rows, future, tops, deck - 1, after)
+            return self.deck_average(hand, rows, future, tops, deck - 1, after)
+        taken = tops[draw]
+        new_tops = tops[:]
+        retaken = action != PLAY and self.t.colour_of[card] == draw
+        new_tops[draw] = self.obs.pile_tops[draw] if retaken else under[draw]
+        if taken is None:
+            return -math.inf
+        stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
+        return self.value(_with(hand, self.t.colour_of[taken], taken), rows,
+                          self.future(deck, after), new_tops, deck, after) - stall
+
+    def deck_average(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
+                     future: int, tops: list[Optional[Card]], deck: int,
+                     after: Optional[BoardAfter]) -> float:
+        """The expected value after drawing an unseen card from the draw pile.
+
+        While every card drawn leaves the rows' plans within the turns left (the usual
+        case), the rows add up, so the average is our rows' worth plus, colour by colour,
+        what a card of that colour changes on average (:meth:`RowPlans.draws`, shared by
+        the moves that leave the colour as it is); otherwise each card is combined."""
+        rows_ = self.rows
+        mine = rows_.plans(hand, rows, future, after)
+        need = 0
+        xneed = 0.0
+        worth = 0.0
+        for plan in mine:
+            need += plan.need
+            xneed += plan.extra_need
+            worth += plan.value + plan.extra
+        gain = 0.0
+        weight = 0
+        simple = need <= future and xneed <= future - need
+        if simple:
+            draws = self._draws
+            for c in self.t.colours:
+                track = None if after is None else after.tracks[c]
+                key = (c, hand[c], rows[c], future, track)
+                entry = draws.get(key)
+                if entry is None:
+                    entry = draws[key] = rows_.draws(c, hand[c], rows[c], future, track)
+                count, total, most_need, most_both = entry
+                if not count:
+                    continue
+                m = mine[c]
+                room = future - need + m.need
+                if most_need > room or most_both > room + m.extra_need - xneed:
+                    simple = False
+                    break
+                gain += total - count * (m.value + m.extra)
+                weight += count
+        if simple:
+            expected = worth + gain / weight if weight else rows_.combine(mine, future)
+        else:
+            expected = self._each_card(hand, rows, future, after, mine)
+        return expected + self.board_extra(hand, future, after) \
+            - self.p.opponent * self.opponents(tops, deck, after)
+
+    def _each_card(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
+                   future: int, after: Optional[BoardAfter], mine: list[ColourPlan]) -> float:
+        """The average over the unseen cards, each card's position combined in full."""
+        t, rows_ = self.t, self.rows
+        total = 0.0
+        weight = 0
+        for card, count in enumerate(self.unseen.counts):
+            if not count:
+                continue
+            c = t.colour_of[card]
+            plans = mine[:]
+            plans[c] = rows_.plan(c, _insert(hand[c], card), rows[c], future,
+                                  None if after is None else after.tracks[c])
+            total += count * rows_.combine(plans, future)
+            weight += count
+        return total / weight if weight else rows_.combine(mine, future)
+
     # ------------------------------------------------------------------ values
 
     def value(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
@@ -435,18 +903,24 @@ class Evaluation:
               after: Optional[BoardAfter] = None) -> float:
         """Our rows' outlook less the opponents' (weighted) for a position after our turn:
         ``hand`` and ``rows`` by colour (:meth:`by_colour`)."""
-        return self._combine(self._plans(hand, rows, future, after), future) \
-            + self._board_extra(hand, future, after) \
+        return self.rows.combine(self.rows.plans(hand, rows, future, after), future) \
+            + self.board_extra(hand, future, after) \
             - self.p.opponent * self.opponents(tops, deck, after)
+
+    def opponents(self, tops: list[Optional[Card]], deck: int,
+                  after: Optional[BoardAfter] = None) -> float:
+        """What the opponents may still add to their rows (:class:`OpponentProspects`)."""
+        cap = None if after is None else (0 if after.ended else self.crossing_turns(after))
+        return self.opponents_of.total(tops, deck, cap)
 
     def future(self, deck: int, after: Optional[BoardAfter]) -> int:
         """Our turns still to come once the draw pile holds ``deck`` cards (and, on a
         board, before the bridge crossings that end the round, at a rough guess)."""
         turns = deck // self.n
-        cap = self._crossing_turns(after)
+        cap = self.crossing_turns(after)
         return turns if cap is None else min(turns, cap)
 
-    def _crossing_turns(self, after: Optional[BoardAfter]) -> Optional[int]:
+    def crossing_turns(self, after: Optional[BoardAfter]) -> Optional[int]:
         """Each player's turns until the crossings that end the round, roughly: a pawn
         ``d`` steps from its bridge crosses in about ``crossing_pace * d`` turns of its
         player; the round ends with the ``k``-th such crossing still to come."""
@@ -455,42 +929,10 @@ class Evaluation:
         times = sorted(after.distances) + [self.board.bridge_after + 1] * after.crossings_left
         return max(1, round(self.p.crossing_pace * times[after.crossings_left - 1]))
 
-    def _steps_worth(self, colour: int, values: list[int], track: TrackPlace,
-                     steps: float) -> float:
-        """Board: the row's score after ``steps`` more cards (a fraction interpolates)."""
-        whole = int(steps)
-        low = self.score(colour, values + [0] * whole, 0, track)
-        if steps == whole:
-            return low
-        high = self.score(colour, values + [0] * (whole + 1), 0, track)
-        return low + (steps - whole) * (high - low)
-
-    def score(self, colour: int, values: Sequence[int], wagers: int,
-              track: Optional[TrackPlace] = None) -> float:
-        """What a row of these number values and wagers scores: by the expedition formula,
-        or on a board, the pawn formula at the space its cards carry the pawn to (each
-        card a step, from where the pawn stands), plus the tiles met on the way."""
-        if track is None:
-            return self.f(colour, values, wagers)
-        space, leader, before = track
-        reach = min(self.board.spaces, space + len(values) - before)
-        if reach <= 0:
-            return 0.0
-        gain = 0.0
-        for s in range(space + 1, reach + 1):
-            gain += self.tile_worth.get((colour, s), 0.0)
-        return self.pawn(colour, reach, leader) + gain
-
-    def _plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
-               future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
-        plan = self.plan
-        if after is None:
-            return [plan(c, hand[c], rows[c], future) for c in self.t.colours]
-        return [plan(c, hand[c], rows[c], future, after.tracks[c]) for c in self.t.colours]
-
-    def _board_extra(self, hand: Sequence[tuple[Card, ...]], future: int,
-                     after: Optional[BoardAfter]) -> float:
-        """On a board: this turn's tokens and artefacts, and where the free leader may go."""
+    def board_extra(self, hand: Sequence[tuple[Card, ...]], future: int,
+                    after: Optional[BoardAfter]) -> float:
+        """On a board: this turn's tokens and artefacts, and where the free leader may go
+        (leader placement: the colour where leading would gain most)."""
         if after is None:
             return 0.0
         extra = after.gained
@@ -499,225 +941,11 @@ class Evaluation:
             for c, track in enumerate(after.tracks):
                 if track[0] or track[2]:
                     continue  # engaged already
-                ordinary = self.plan(c, hand[c], (), future, track)
-                led = self.plan(c, hand[c], (), future, (0, True, 0))
+                ordinary = self.rows.plan(c, hand[c], (), future, track)
+                led = self.rows.plan(c, hand[c], (), future, (0, True, 0))
                 best = max(best, led.value + led.extra - ordinary.value - ordinary.extra)
             extra += best
         return extra
-
-    def _combine(self, plans: list[ColourPlan], future: int) -> float:
-        need = sum([p.need for p in plans])
-        if need <= future:
-            spare = future - need
-            xneed = sum([p.extra_need for p in plans])
-            scale = 1.0 if xneed <= spare else spare / xneed
-            return sum([p.value + scale * p.extra for p in plans])
-        return self._knapsack(plans, future)
-
-    def _knapsack(self, plans: list[ColourPlan], slots: int) -> float:
-        """Best total when only ``slots`` more cards can be played (no unseen credit)."""
-        best = [0.0] * (slots + 1)
-        for plan in plans:
-            curve = self.curve(*plan.key)
-            new = [-math.inf] * (slots + 1)
-            for used in range(slots + 1):
-                for k, v in enumerate(curve[:used + 1]):
-                    value = best[used - k] + v
-                    if value > new[used]:
-                        new[used] = value
-            best = new
-        return best[slots]
-
-    def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-             future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
-        """The outlook of one of our colours (cached per decision)."""
-        key = (colour, hand, row, future, track, self._unseen_keys[colour][1])
-        plan = self._cache.get(key)
-        if plan is None:
-            plan = self._cache[key] = self._plan(colour, hand, row, future, track)
-        return plan
-
-    def _plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-              future: int, track: Optional[TrackPlace]) -> ColourPlan:
-        t, f, p = self.t, self.score, self.p
-        rs = t.state_of(row)
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
-        wagers = len(row) - len(values)
-        chain, held_wagers = self._chain(rs, hand)
-        extras = [t.value_of[k] for k in self.unseen_by_colour[colour]
-                  if t.after[rs][t.slot_of[k]] >= 0]
-        chance = p.trust * max(0, future - 1) / self.hidden
-        best: Optional[tuple[float, float, int, float]] = None
-        for w in range(held_wagers + 1):
-            plan_values = values + chain
-            base = f(colour, plan_values, wagers + w, track)
-            if track is None:  # each card adds its own value
-                key = (colour, rs, tuple(plan_values), wagers + w,
-                       self._unseen_keys[colour][0])
-                extra = self._extra_cache.get(key)  # the same for every number of turns left
-                if extra is None:
-                    extra = 0.0
-                    for v in extras:
-                        extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
-                    self._extra_cache[key] = extra
-                extra *= chance
-            else:  # each card adds a step: the expected steps, one after the other
-                extra = self._steps_worth(colour, plan_values, track, chance * len(extras)) - base
-            score = base + extra - w * p.wager_margin
-            if best is None or score > best[0]:
-                best = (score, base, w, extra)
-        assert best is not None
-        _, base, w, extra = best
-        need = len(chain) + w
-        xneed = chance * len(extras)
-        key = (colour, hand, row, track)
-        # margins are charged alike before and after a row is opened, so that opening
-        # or wagering is chosen for what it promises, never for a margin it would drop
-        value = base - p.open_margin - (wagers + w) * p.wager_margin
-        if row:
-            return ColourPlan(need, value, extra, xneed, key)
-        gain = value + extra
-        soft = p.soft * math.log1p(math.exp(min(50.0, gain / p.soft))) if p.soft > 0 \
-            else max(0.0, gain)
-        if gain <= 0:
-            return ColourPlan(0, soft, key=key)
-        return ColourPlan(need, soft - extra, extra, xneed, key)
-
-    def curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-              track: Optional[TrackPlace] = None) -> list[float]:
-        """Value of the colour with 0, 1, 2... more plays from hand (the best cards)."""
-        key = (colour, hand, row, track)
-        curve = self._curve_cache.get(key)
-        if curve is None:
-            curve = self._curve_cache[key] = self._curve(colour, hand, row, track)
-        return curve
-
-    def _curve(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
-               track: Optional[TrackPlace]) -> list[float]:
-        t, f, p = self.t, self.score, self.p
-        rs = t.state_of(row)
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
-        wagers = len(row) - len(values)
-        chain, held_wagers = self._chain(rs, hand)
-        sunk = p.open_margin + wagers * p.wager_margin
-        curve = [f(colour, values, wagers, track) - sunk if row else 0.0]
-        for k in range(1, len(chain) + held_wagers + 1):
-            best = -math.inf
-            for w in range(min(k, held_wagers) + 1):
-                if k - w > len(chain):
-                    continue
-                numbers = sorted(sorted(chain)[len(chain) - (k - w):]) if k > w else []
-                score = f(colour, values + numbers, wagers + w, track) - w * p.wager_margin - sunk
-                best = max(best, score)
-            curve.append(best)
-        return curve
-
-    def _chain(self, rs: int, hand: tuple[Card, ...]) -> tuple[list[int], int]:
-        """The values of the held numbers that follow the row in order, and wagers playable."""
-        t = self.t
-        chain: list[int] = []
-        state = rs
-        for card in hand:
-            if t.is_wager[card]:
-                continue
-            nxt = t.after[state][t.slot_of[card]]
-            if nxt >= 0:
-                chain.append(t.value_of[card])
-                state = nxt
-        held = sum(1 for k in hand if t.is_wager[k]) if t.allowed[rs][0] else 0
-        return chain, held
-
-    # ------------------------------------------------------------------ opponents
-
-    def opponents(self, tops: list[Optional[Card]], deck: int,
-                  after: Optional[BoardAfter] = None) -> float:
-        """What the opponents may still add to their rows (cached per position)."""
-        cap = None if after is None else (0 if after.ended else self._crossing_turns(after))
-        key = (tuple(tops), deck, cap)
-        value = self._opp_cache.get(key)
-        if value is None:
-            value = self._opp_cache[key] = sum(
-                self._opponent(s, tops, deck, cap) for s in range(self.n) if s != self.me)
-        return value
-
-    def _opponent(self, seat: int, tops: list[Optional[Card]], deck: int,
-                  cap: Optional[int]) -> float:
-        # turns left to this opponent if everyone draws from the deck
-        ahead = (seat - self.me) % self.n
-        future = max(0, (deck - ahead + self.n) // self.n) if deck else 0
-        if cap is not None:
-            future = min(future, cap)
-        known = self.memory.known[seat] if self.memory.known else []
-        unknown_hand = self.obs.hand_sizes[seat] - len(known)
-        chance = (unknown_hand + max(0, future - 1)) / self.hidden
-        held = self._opp_held.get((seat, chance))
-        if held is None:  # the same for every discard top: worked out once
-            held = self._opp_held[(seat, chance)] = []
-            for weight, unseen, fits in self._opponent_rows(seat):
-                points = plays = 0.0
-                for delta in unseen:
-                    points += chance * delta
-                    plays += chance
-                for card in known:
-                    delta = fits.get(card)
-                    if delta is not None:
-                        points += delta
-                        plays += 1
-                held.append((weight, points, plays, fits))
-        gains: list[tuple[float, float]] = []  # (expected points, expected plays)
-        for (weight, points, plays, fits), top in zip(held, tops):
-            if top is not None:
-                delta = fits.get(top)
-                if delta is not None:
-                    points += delta
-                    plays += 1
-            if points > 0:
-                gains.append((weight * points, plays))
-        need = sum([g[1] for g in gains])
-        total = sum([g[0] for g in gains])
-        if need > future:
-            total *= future / need if need else 0.0
-        return total
-
-    def _opponent_rows(self, seat: int) -> list[tuple[float, list[float], dict[Card, float]]]:
-        """Per colour of an opponent's rows: its weight, what each unseen card that fits
-        would add, and what each card of the colour that fits would add (by card);
-        the same for every move of a decision, so worked out once."""
-        rows = self._opp_rows.get(seat)
-        if rows is not None:
-            return rows
-        t, obs = self.t, self.obs
-        tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
-        if self.board is not None:
-            tracks = [(0, False, len(row)) for row in obs.rows[seat]]
-            for track, spot, leader in self.board.pawns[seat]:
-                if track >= 0:
-                    tracks[track] = (spot, leader, len(obs.rows[seat][track]))
-        rows = []
-        for colour, row in enumerate(obs.rows[seat]):
-            track = tracks[colour]
-            key = (colour, row, track, self._unseen_keys[colour][0])
-            entry = self._opp_colour_rows.get(key)
-            if entry is None:
-                entry = self._opp_colour_rows[key] = self._opponent_row(colour, row, track)
-            rows.append(entry)
-        self._opp_rows[seat] = rows
-        return rows
-
-    def _opponent_row(self, colour: int, row: Sequence[Card], track: Optional[TrackPlace]
-                      ) -> tuple[float, list[float], dict[Card, float]]:
-        t, f = self.t, self.score
-        rs = t.state_of(row)
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
-        wagers = len(row) - len(values)
-        base = f(colour, values, wagers, track)
-        fits: dict[Card, float] = {}
-        for card in t.deck:
-            if t.colour_of[card] == colour and not t.is_wager[card] and card not in fits \
-                    and t.after[rs][t.slot_of[card]] >= 0:
-                fits[card] = f(colour, values + [t.value_of[card]], wagers, track) - base
-        unseen = [fits[card] for card in self.unseen_by_colour[colour] if card in fits]
-        return (1.0 if row else self.p.unstarted, unseen, fits)
 
 
 def _insert(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
