@@ -103,7 +103,8 @@ def main() -> None:
     b1, b2, step = 0.9, 0.999, 0
     if args.eval:
         wins, margin = evaluate(args.pack, "greedy", feats, w, args.eval, True)
-        report("before training (uniform over the legal ids) against greedy", wins, args.eval, margin)
+        report("before training (uniform over the legal ids) against greedy", wins, args.eval,
+               margin)
     rng = np.random.default_rng(args.seed)
     baseline = np.zeros(feats.pack.rounds)
     seed = args.seed

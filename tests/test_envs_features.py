@@ -48,7 +48,8 @@ def test_features_in_a_position_set_by_hand():
     dr6 = _id(space, "discard r6")
     assert f[dr6, COL["discard_playable"]] == 1 and f[dr6, COL["discard_colour_open"]] == 1
     deck = _id(space, "draw deck")
-    assert f[deck, COL["deck"]] == 1 and f[deck].sum() == f[deck, COL["deck"]] + f[deck, COL["deck_late"]]
+    assert f[deck, COL["deck"]] == 1
+    assert f[deck].sum() == f[deck, COL["deck"]] + f[deck, COL["deck_late"]]
 
 
 def _id(space, name):

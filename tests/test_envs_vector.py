@@ -97,7 +97,8 @@ def test_bulk_shuffles_equal_pythons_shuffle():
 
     from lostcities.envs import bulkshuffle
 
-    keys = [f"lostcities:{s}:{r}" for s in list(range(-40, 400)) + [2**40, 10**18] for r in (1, 2, 3)]
+    seeds = list(range(-40, 400)) + [2**40, 10**18]
+    keys = [f"lostcities:{s}:{r}" for s in seeds for r in (1, 2, 3)]
     keys += ["", "x" * 300]
     for size in (60, 1, 2, 72):
         got = bulkshuffle.shuffle_orders(keys, size).tolist()
