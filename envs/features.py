@@ -39,7 +39,7 @@ NAMES = (
 class ActionFeatures:
     """``ActionFeatures(pack, players=2)``: call it on an observation vector (of the seat
     to move) to get ``(num_actions, len(NAMES))`` float32 features; values lie in about
-    ``[-1, 1]``. Rows of ids that are not card or draw decisions are zero."""
+    ``[-2, 2]``. Rows of ids that are not card or draw decisions are zero."""
 
     names = NAMES
 
