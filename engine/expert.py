@@ -41,7 +41,7 @@ import bisect
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from .bots import Bot, SeatView
 from .cards import Card
@@ -86,6 +86,11 @@ REPLY = replace(DUEL, draw_average=False)
 OUTLOOK = replace(DUEL, open_margin=0.0, wager_margin=0.0, soft=0.0, draw_average=False)
 
 
+#: the most entries an expert's shared colour plans hold before they start afresh (a
+#: match of duel-classic fills some 30,000; each entry is a few hundred bytes)
+SHARED_PLANS = 200_000
+
+
 class ExpertBot(Bot):
     """Card counting and row planning from the pack's formulas, with opponent denial.
 
@@ -101,6 +106,7 @@ class ExpertBot(Bot):
         self.params = params or DUEL
         self.board_params = board_params or BOARD
         self._memories: dict[int, SeatMemory] = {}
+        self._shared: Optional[SharedPlans] = None
 
     def memory(self, view: SeatView) -> SeatMemory:
         """The seat's memory, updated with its current observation."""
@@ -119,8 +125,20 @@ class ExpertBot(Bot):
 
     def decide(self, view: SeatView, memory: SeatMemory) -> Move:
         """The expert's move for ``view`` given the seat's (already updated) memory."""
-        params = self.params if view.pack.board is None else self.board_params
-        return Evaluation(view.pack, view.observation, memory, params).best(view.legal_moves)
+        if view.pack.board is not None:  # board values depend on the board: not shared
+            return Evaluation(view.pack, view.observation, memory,
+                              self.board_params).best(view.legal_moves)
+        return Evaluation(view.pack, view.observation, memory, self.params,
+                          self.shared(view.pack)).best(view.legal_moves)
+
+    def shared(self, pack: RulePack) -> SharedPlans:
+        """The colour plans this bot's decisions share (the same values as worked out
+        anew, keyed by all they depend on), started afresh for another pack and once
+        they hold :data:`SHARED_PLANS` entries."""
+        shared = self._shared
+        if shared is None or shared.t is not tables_of(pack) or shared.size() > SHARED_PLANS:
+            shared = self._shared = SharedPlans(pack, self.params)
+        return shared
 
 
 TrackPlace = tuple[int, bool, int]
@@ -142,8 +160,7 @@ class BoardAfter:
     #: (0 too when the match goes on)
 
 
-@dataclass(frozen=True)
-class ColourPlan:
+class ColourPlan(NamedTuple):
     """One colour's outlook: plays still needed, its value and the unseen cards' credit."""
 
     need: int
@@ -168,10 +185,16 @@ class SharedPlans:
         self.params = params
         self.plans: dict[tuple, ColourPlan] = {}
         self.curves: dict[tuple, list[float]] = {}
-        self.extras: dict[tuple, float] = {}
+        #: per colour's row, held chain and wagers: its score and the unseen cards' credit
+        self.extras: dict[tuple, tuple[int, list[tuple[float, float]]]] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
         #: a short name for each (colour's unseen cards, number unseen) met, for the keys
         self.unseen: dict[tuple, int] = {}
+
+    def size(self) -> int:
+        """How many entries the caches hold in all."""
+        return len(self.plans) + len(self.curves) + len(self.extras) \
+            + len(self.opponent_rows) + len(self.unseen)
 
 
 class Unseen:
@@ -333,36 +356,28 @@ class RowPlans:
 
     def _plan(self, colour: int, chain: tuple[int, ...], held_wagers: int,
               row: tuple[Card, ...], future: int, track: Optional[TrackPlace]) -> ColourPlan:
-        t, f, p = self.t, self.score, self.p
-        rs = t.state_of(row)
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
-        wagers = len(row) - len(values)
-        extras = [t.value_of[k] for k in self.unseen.numbers[colour]
-                  if t.after[rs][t.slot_of[k]] >= 0]
+        t, p = self.t, self.p
         chance = p.trust * max(0, future - 1) / self.unseen.hidden
+        if track is None:  # each card adds its own value: the same for every turns left
+            key = (colour, row, chain, held_wagers, self.unseen.keys[colour][0])
+            options = self._extras.get(key)
+            if options is None:
+                options = self._extras[key] = self._options(colour, chain, held_wagers, row)
+        else:  # each card adds a step: the expected steps, one after the other
+            options = self._board_options(colour, chain, held_wagers, row, track, chance)
+        fitting, by_wagers = options
         best: Optional[tuple[float, float, int, float]] = None
-        plan_values = values + list(chain)
-        for w in range(held_wagers + 1):
-            base = f(colour, plan_values, wagers + w, track)
-            if track is None:  # each card adds its own value
-                key = (colour, rs, tuple(plan_values), wagers + w, self.unseen.keys[colour][0])
-                extra = self._extras.get(key)  # the same for every number of turns left
-                if extra is None:
-                    extra = 0.0
-                    for v in extras:
-                        extra += f(colour, sorted(plan_values + [v]), wagers + w, track) - base
-                    self._extras[key] = extra
+        for w, (base, extra) in enumerate(by_wagers):
+            if track is None:
                 extra *= chance
-            else:  # each card adds a step: the expected steps, one after the other
-                extra = self.score.steps_worth(colour, plan_values, track,
-                                               chance * len(extras)) - base
             score = base + extra - w * p.wager_margin
             if best is None or score > best[0]:
                 best = (score, base, w, extra)
+        wagers = sum(1 for k in row if t.is_wager[k])
         assert best is not None
         _, base, w, extra = best
         need = len(chain) + w
-        xneed = chance * len(extras)
+        xneed = chance * fitting
         key = (colour, chain, held_wagers, row, track)
         # margins are charged alike before and after a row is opened, so that opening
         # or wagering is chosen for what it promises, never for a margin it would drop
@@ -375,6 +390,46 @@ class RowPlans:
         if gain <= 0:
             return ColourPlan(0, soft, key=key)
         return ColourPlan(need, soft - extra, extra, xneed, key)
+
+    def _fitting(self, colour: int, rs: int) -> list[int]:
+        """The values of the colour's unseen number cards that the row still takes."""
+        t = self.t
+        return [t.value_of[k] for k in self.unseen.numbers[colour]
+                if t.after[rs][t.slot_of[k]] >= 0]
+
+    def _options(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+                 row: tuple[Card, ...]) -> tuple[int, list[tuple[float, float]]]:
+        """For each number of held wagers played: the row's score with the held chain,
+        and what the unseen cards that fit add to it in all (before their chance)."""
+        t, f = self.t, self.score
+        extras = self._fitting(colour, t.state_of(row))
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        plan_values = values + list(chain)
+        out = []
+        for w in range(held_wagers + 1):
+            base = f(colour, plan_values, wagers + w)
+            extra = 0.0
+            for v in extras:
+                extra += f(colour, sorted(plan_values + [v]), wagers + w) - base
+            out.append((base, extra))
+        return len(extras), out
+
+    def _board_options(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+                       row: tuple[Card, ...], track: TrackPlace, chance: float
+                       ) -> tuple[int, list[tuple[float, float]]]:
+        """:meth:`_options` on a board, where each card is a step (credit after chance)."""
+        t, f = self.t, self.score
+        extras = self._fitting(colour, t.state_of(row))
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        wagers = len(row) - len(values)
+        plan_values = values + list(chain)
+        out = []
+        for w in range(held_wagers + 1):
+            base = f(colour, plan_values, wagers + w, track)
+            out.append((base, f.steps_worth(colour, plan_values, track,
+                                            chance * len(extras)) - base))
+        return len(extras), out
 
     def curve(self, colour: int, chain: tuple[int, ...], held_wagers: int,
               row: tuple[Card, ...], track: Optional[TrackPlace] = None) -> list[float]:
@@ -405,14 +460,17 @@ class RowPlans:
         return curve
 
     def draws(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...], future: int,
-              track: Optional[TrackPlace]) -> tuple[int, float, int, float]:
+              track: Optional[TrackPlace]) -> tuple[int, float, int, float,
+                                                    list[tuple[int, ColourPlan]]]:
         """The draw's value for one colour: what drawing an unseen card of ``colour`` does
         to its plan. The number of such cards, the sum of their plans' worth (value and
-        credit), and the most plays, and plays plus credited plays, one of them needs."""
+        credit), the most plays, and plays plus credited plays, one of them needs, and
+        each card's copies unseen and plan."""
         count = 0
         total = 0.0
         most_need = 0
         most_both = 0.0
+        each = []
         for card, times in self.unseen.cards[colour]:
             q = self.plan(colour, _insert(hand, card), row, future, track)
             count += times
@@ -421,7 +479,8 @@ class RowPlans:
                 most_need = q.need
             if q.need + q.extra_need > most_both:
                 most_both = q.need + q.extra_need
-        return count, total, most_need, most_both
+            each.append((times, q))
+        return count, total, most_need, most_both, each
 
 
 class OpponentProspects:
@@ -735,7 +794,7 @@ class Evaluation:
         self.opponents_of = OpponentProspects(t, obs, memory, params, self.score,
                                               self.unseen, shared)
         #: each colour's draw (:meth:`RowPlans.draws`) by (colour, hand, row, turns, track)
-        self._draws: dict[tuple, tuple[int, float, int, float]] = {}
+        self._draws: dict[tuple, tuple] = {}
         self.reading: Optional[BoardReading] = None
         if self.board is not None:
             self.reading = BoardReading(pack, obs, memory, t, self.score.artefact)
@@ -854,46 +913,59 @@ class Evaluation:
         gain = 0.0
         weight = 0
         simple = need <= future and xneed <= future - need
-        if simple:
-            draws = self._draws
-            for c in self.t.colours:
-                track = None if after is None else after.tracks[c]
-                key = (c, hand[c], rows[c], future, track)
-                entry = draws.get(key)
-                if entry is None:
-                    entry = draws[key] = rows_.draws(c, hand[c], rows[c], future, track)
-                count, total, most_need, most_both = entry
-                if not count:
-                    continue
-                m = mine[c]
-                room = future - need + m.need
-                if most_need > room or most_both > room + m.extra_need - xneed:
-                    simple = False
-                    break
-                gain += total - count * (m.value + m.extra)
-                weight += count
+        entries = []
+        draws = self._draws
+        for c in self.t.colours:
+            track = None if after is None else after.tracks[c]
+            key = (c, hand[c], rows[c], future, track)
+            entry = draws.get(key)
+            if entry is None:
+                entry = draws[key] = rows_.draws(c, hand[c], rows[c], future, track)
+            entries.append(entry)
+            count, total, most_need, most_both, _ = entry
+            if not count or not simple:
+                continue
+            m = mine[c]
+            room = future - need + m.need
+            if most_need > room or most_both > room + m.extra_need - xneed:
+                simple = False
+                continue
+            gain += total - count * (m.value + m.extra)
+            weight += count
         if simple:
             expected = worth + gain / weight if weight else rows_.combine(mine, future)
         else:
-            expected = self._each_card(hand, rows, future, after, mine)
+            expected = self._each_card(mine, entries, future, need, xneed)
         return expected + self.board_extra(hand, future, after) \
             - self.p.opponent * self.opponents(tops, deck, after)
 
-    def _each_card(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
-                   future: int, after: Optional[BoardAfter], mine: list[ColourPlan]) -> float:
-        """The average over the unseen cards, each card's position combined in full."""
-        t, rows_ = self.t, self.rows
+    def _each_card(self, mine: list[ColourPlan], entries: list[tuple], future: int,
+                   need: int, xneed: float) -> float:
+        """The average over the unseen cards card by card (when the turns left bind):
+        the rows' sums with one colour's plan changed, or the knapsack when its plays
+        no longer fit the turns left."""
+        rows_ = self.rows
+        values = extras = 0.0
+        for plan in mine:
+            values += plan.value
+            extras += plan.extra
         total = 0.0
         weight = 0
-        for card, count in enumerate(self.unseen.counts):
-            if not count:
-                continue
-            c = t.colour_of[card]
-            plans = mine[:]
-            plans[c] = rows_.plan(c, _insert(hand[c], card), rows[c], future,
-                                  None if after is None else after.tracks[c])
-            total += count * rows_.combine(plans, future)
-            weight += count
+        for c, entry in enumerate(entries):
+            m = mine[c]
+            for times, q in entry[4]:
+                n = need - m.need + q.need
+                if n <= future:
+                    spare = future - n
+                    x = xneed - m.extra_need + q.extra_need
+                    scale = 1.0 if x <= spare else spare / x
+                    worth = values - m.value + q.value + scale * (extras - m.extra + q.extra)
+                else:
+                    plans = mine[:]
+                    plans[c] = q
+                    worth = rows_.knapsack(plans, future)
+                total += times * worth
+                weight += times
         return total / weight if weight else rows_.combine(mine, future)
 
     # ------------------------------------------------------------------ values
