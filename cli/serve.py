@@ -30,6 +30,12 @@ def serve(
         None, "--packs", show_default=False,
         help="A folder of house packs (*.yaml) rooms may be opened with, besides the "
              "built-in ones."),
+    durability: str = typer.Option(
+        "full", "--durability", metavar="full|normal",
+        help="How each turn is kept before anyone hears of it: full (default) synced to "
+             "disk, so neither a killed server nor a power cut loses a turn; normal: a killed "
+             "server (kill -9) loses none, a power cut or system crash may lose the last "
+             "turns (less disk work)."),
     allow_origin: Optional[List[str]] = typer.Option(
         None, "--allow-origin", show_default=False,
         help="A web origin (https://example.org) whose pages may open the WebSocket, "
@@ -62,6 +68,8 @@ def serve(
             check_path(packs, "--packs")
     except LostCitiesError as err:
         fail(str(err), EXIT_USAGE)
+    if durability not in ("full", "normal"):
+        fail(f"--durability {durability[:40]!r}: choose full or normal", EXIT_USAGE)
     if folder.exists() and not folder.is_dir():
         fail(f"--data {shown_path(folder)} is not a folder", EXIT_USAGE)
     if packs is not None and not packs.is_dir():
@@ -70,7 +78,8 @@ def serve(
         # every message received is checked against the protocol's schema; checking every
         # message sent too (create_app's default, which the tests keep) finds the server's
         # own bugs, and in service cost about 60% of the CPU of a move (bench_server.py)
-        app = create_app(folder, packs, allow_origins=allow_origin or (), check_messages=False)
+        app = create_app(folder, packs, allow_origins=allow_origin or (), check_messages=False,
+                         durable=durability == "full")
     except (StoreError, OSError, sqlite3.Error, LostCitiesError) as err:
         fail(f"--data {shown_path(folder)}: {err}")
     for problem in app.state.hub.shelf.problems:

@@ -35,9 +35,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(data: Path, port: int) -> subprocess.Popen:
+def start(data: Path, port: int, durability: str = "full") -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--port", str(port),
-                             "--data", str(data)], stdout=subprocess.PIPE,
+                             "--data", str(data), "--durability", durability],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
@@ -89,9 +90,11 @@ def play(seats: list[Seat], first: int, count: int) -> int:
     return turn
 
 
-def test_sigkill_and_restart_lose_no_turn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("durability", ["full", "normal"])
+def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str) -> None:
+    """Either durability survives kill -9 (normal gives up only a power cut's safety)."""
     port = free_port()
-    server = start(tmp_path, port)
+    server = start(tmp_path, port, durability)
     try:
         request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms", method="POST",
                                          data=b'{"pack": "duel-classic"}',
@@ -149,3 +152,14 @@ def test_without_the_serve_extra_one_line_exit_2(tmp_path: Path) -> None:
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("lc: error:")
     assert "pip install 'lostcities[serve]'" in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_lc_serve_durability_is_full_or_normal(tmp_path: Path) -> None:
+    """A bad --durability is one line, exit 2, before anything is served."""
+    out = subprocess.run([str(Path(sys.executable).with_name("lc")), "serve", "--durability",
+                          "sometimes", "--data", str(tmp_path / "rooms")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lc: error: --durability")
+    assert not (tmp_path / "rooms").exists()
