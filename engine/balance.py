@@ -554,7 +554,7 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     :class:`~.state.SetupError` or :class:`~.backends.BackendError` on bad input.
     """
     from .bots import make_bot
-    from .simulation import _reference
+    from .simulation import pack_reference
     from .turn import check_players
 
     specs = tuple(s.strip() for s in bots)
@@ -562,7 +562,7 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
         check_players(pack, len(specs))
     if workers is not None and backend == "local":
         check_workers(workers, oversubscribe)
-    job = BalanceJob(_reference(house), _reference(base), specs, seed, allow_import,
+    job = BalanceJob(pack_reference(house), pack_reference(base), specs, seed, allow_import,
                      allow_outside)
     # this process (and the local workers it forks) plays the very pack objects given;
     # Ray workers load them again from the references

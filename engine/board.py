@@ -677,7 +677,7 @@ def round_inputs(state: GameState, seat: Seat) -> tuple[tuple[PawnPlace, ...], i
 
 def held(state: GameState, what: str) -> tuple[int, ...]:
     """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds and the one under way."""
-    kept = turn._kept(state, what)
+    kept = turn.kept(state, what)
     if state.phase == OVER:  # the last board's are counted in the last round already
         return kept
     return tuple(x + y for x, y in zip(kept, getattr(state.board, what)))

@@ -128,11 +128,11 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
 
 def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
     from .records import dumps
-    from .turn import _kept, totals, winners
+    from .turn import kept, totals, winners
 
     board = {} if state.board is None else {
         "crossings": tuple(r.crossings for r in state.finished),
-        "artefacts": _kept(state, "artefacts"), "tokens": _kept(state, "tokens")}
+        "artefacts": kept(state, "artefacts"), "tokens": kept(state, "tokens")}
     return GameResult(index, seed, totals(state), winners(state),
                       tuple(len(r.moves) for r in state.finished),
                       tuple(r.end for r in state.finished),
@@ -303,7 +303,7 @@ def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: in
                    {"seed": seed, "game": index, "bots": list(specs)})
 
 
-def _reference(pack: RulePack) -> str:
+def pack_reference(pack: RulePack) -> str:
     """How a worker process loads ``pack`` again: its built-in id or its file's path."""
     from .packs import builtin_path
 
@@ -344,7 +344,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         raise ValueError("games must be 0 or more")
     check_workers(workers, oversubscribe)
     loaded = pack if isinstance(pack, RulePack) else _load(pack, allow_outside)
-    ref = pack if isinstance(pack, str) else _reference(loaded)
+    ref = pack if isinstance(pack, str) else pack_reference(loaded)
     specs = [s.strip() for s in bots]
     built = [make_bot(s, allow_import=allow_import) for s in specs]
     n = len(specs)

@@ -1232,7 +1232,7 @@ def live_scores(state: GameState) -> tuple[int, ...]:
     return tuple(d.total for d in _round_details(state))
 
 
-def _kept(state: GameState, what: str) -> tuple[int, ...]:
+def kept(state: GameState, what: str) -> tuple[int, ...]:
     """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds (0 in a duel)."""
     return tuple(sum(getattr(r, what)[p] for r in state.finished if getattr(r, what))
                  for p in range(state.n))
@@ -1241,7 +1241,7 @@ def _kept(state: GameState, what: str) -> tuple[int, ...]:
 def totals(state: GameState) -> tuple[int, ...]:
     """Match totals over the finished rounds, by the pack's match formula."""
     scoring = state.pack.scoring
-    artefacts, tokens = _kept(state, "artefacts"), _kept(state, "tokens")
+    artefacts, tokens = kept(state, "artefacts"), kept(state, "tokens")
     return tuple(scoring.match([r.scores[p] for r in state.finished], artefacts[p], tokens[p])
                  for p in range(state.n))
 
@@ -1260,7 +1260,7 @@ def winners(state: GameState) -> tuple[Seat, ...]:
     for measure in state.pack.tie_break:
         if len(tied) < 2:
             break
-        held = _kept(state, measure)
+        held = kept(state, measure)
         top = max(held[p] for p in tied)
         tied = [p for p in tied if held[p] == top]
     return tuple(tied)
