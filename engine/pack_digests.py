@@ -2,8 +2,10 @@
 generated (``python -m lostcities.grammar.regenerate``; do not edit): a built-in pack file
 whose digest is here skips the JSON Schema at load (see ``lostcities.engine.packs.schema_vouched``)
 and is read from its YAML as loaded, kept under the same digest in ``shipped_packs.json``
-(``lostcities.engine.packs.shipped_document``)."""
+(``lostcities.engine.packs.shipped_document``), its formulas parsed (under the grammar's
+SHA-256: ``lostcities.engine.packs.shipped_trees``)."""
 SCHEMA_SHA256 = '3047883f517a758497fd307f967216d8fdc3b21bcd9d6643c00f19f453875692'
+GRAMMAR_SHA256 = '91b6c58508885484fbb3058a4d0cf5565b92a43e89507a7c1d4071c09efc5318'
 VOUCHED = frozenset({
     '365caa2418a476499fd0c1e9c240a693eb98cca08ef9c582cd856d153a5912f7',
     '3d3e067017988ef31db70e0b62709d676a90db66fa113937ec8b7ba4af6f7fd7',

@@ -607,22 +607,71 @@ def pack_digests_source() -> tuple[str, str]:
         path = builtin_dir() / f"{pack_id}.yaml"
         if not validate_pack(path, schema_check=True).problems:
             doc = load_yaml(path, path.name)
-            entry = {"data": doc.data, "origins": [
+            entry = {"data": doc.data, "formulas": _parsed_formulas(doc.data), "origins": [
                 [list(key), [o.line, o.col, o.key_line, o.key_col, o.text_line, o.text_col,
                              o.style]] for key, o in doc.origins.items()]}
             if json.loads(json.dumps(entry))["data"] != doc.data:
                 continue  # not plain JSON data (a number key): parsed at every load
             documents[file_digest(path)] = entry
+    from lostcities.grammar import parser
+
     lines = "".join(f"    {digest!r},\n" for digest in sorted(documents))
     source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
               'file was\ngenerated (``python -m lostcities.grammar.regenerate``; do not edit): '
               'a built-in pack file\nwhose digest is here skips the JSON Schema at load (see '
               '``lostcities.engine.packs.schema_vouched``)\nand is read from its YAML as loaded, '
               'kept under the same digest in ``shipped_packs.json``\n'
-              '(``lostcities.engine.packs.shipped_document``)."""\n'
+              '(``lostcities.engine.packs.shipped_document``), its formulas parsed (under '
+              'the grammar\'s\nSHA-256: ``lostcities.engine.packs.shipped_trees``)."""\n'
               f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
+              f"GRAMMAR_SHA256 = {parser.grammar_digest(parser.grammar_text())!r}\n"
               f"VOUCHED = frozenset({{\n{lines}}})\n")
     return source, json.dumps(documents, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _formula_texts(data: Any) -> list[str]:
+    """The formula texts of one pack file's data (its scoring's scopes and breakdown)."""
+    scoring = data.get("scoring") if isinstance(data, dict) else None
+    if not isinstance(scoring, dict):
+        return []
+    texts = [scoring[k] for k in _FORMULAS if isinstance(scoring.get(k), str)]
+    breakdown = scoring.get("breakdown")
+    if isinstance(breakdown, dict):
+        texts += [t for t in breakdown.values() if isinstance(t, str)]
+    return texts
+
+
+def _parsed_formulas(data: Any) -> dict[str, Any]:
+    """Each formula text of one pack file -> its parse result as data (``tree_data``)."""
+    from lostcities.grammar import parser
+    from lostcities.grammar.source import Source
+
+    return {text: parser.tree_data(parser.parse(Source(text, "", None)))
+            for text in _formula_texts(data)}
+
+
+def shipped_trees(paths: tuple[Path, ...] | list[Path]) -> dict[str, Any]:
+    """Formula text -> its parse result as data, recorded in ``shipped_packs.json`` for the
+    files of a chain of vouched built-in packs (:func:`schema_vouched`), when they were
+    parsed by this very grammar (its SHA-256 in :mod:`lostcities.engine.pack_digests`);
+    empty otherwise: the formulas are then parsed. A formula missing here is parsed too."""
+    try:
+        from . import pack_digests
+    except ImportError:
+        return {}
+    from lostcities.grammar import parser
+
+    if getattr(pack_digests, "GRAMMAR_SHA256", None) != parser.grammar_digest(
+            parser.grammar_text()):
+        return {}
+    trees: dict[str, Any] = {}
+    for path in paths:
+        digest = file_digest(Path(os.path.realpath(path)))
+        entry = _shipped_documents().get(digest) if digest in pack_digests.VOUCHED else None
+        formulas = entry.get("formulas") if isinstance(entry, dict) else None
+        if isinstance(formulas, dict):
+            trees.update(formulas)
+    return trees
 
 
 def _schema_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin]
@@ -1154,14 +1203,17 @@ class _Compiled:
 
 
 def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int, int, str]],
-                       bad: set[KeyPath], file: str) -> _Compiled:
+                       bad: set[KeyPath], file: str, trees: Mapping[str, Any] | None = None
+                       ) -> _Compiled:
     """Each constant, table and formula of the pack's scoring checked on its own, so that one
     bad formula hides no other. A formula whose text the schema found wrong, or that names a
     constant or table that is itself wrong, is left out (the constant's problem is the one to
     fix); so is every formula when the scoring section, its constants or its tables are not
-    mappings."""
+    mappings. ``trees`` (:func:`shipped_trees`) holds the parse results shipped for the
+    formulas of a vouched built-in: those are compiled from them, not parsed."""
     from lostcities.grammar import SCOPES, compile_formula
     from lostcities.grammar.compiler import check_definitions
+    from lostcities.grammar.parser import tree_from_data
 
     found = _Compiled()
     scoring = data.get("scoring")
@@ -1209,11 +1261,17 @@ def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int,
                 found.failed.add(key[0])
                 continue
             dotted = "scoring." + ".".join(key)
+            tree = None
+            if trees and text in trees:
+                try:
+                    tree = tree_from_data(trees[text])
+                except ValueError:
+                    tree = None  # not a parse result: the text is parsed
             try:
                 out[key[-1]] = compile_formula(text, formula_scope, constants=constants,
                                                tables=tables, key=dotted,
                                                mark=marks.get(dotted), scored=scored,
-                                               bound=False)
+                                               bound=False, tree=tree)
             except LostCitiesError as err:
                 problems.append(_as_problem(err, file))
                 complete = False
@@ -1245,7 +1303,9 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     folder of the pack named (refused with LC025 by default). For a chain of unmodified
     built-in packs, the YAML is read from its shipped parsed form (:func:`shipped_document`)
     and the JSON Schema skipped (:func:`schema_vouched`: it passed at build time; the report
-    is the same) unless ``schema_check``: then every file is parsed and validated.
+    is the same), and its formulas are compiled from their shipped parse results
+    (:func:`shipped_trees`: lark is not imported), unless ``schema_check``: then every file
+    is parsed and validated. The bounds of the formulas run for every pack, vouched or not.
     """
     source = os.fspath(id_or_path)
     try:
@@ -1261,8 +1321,10 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     raw = ResolvedPack(source, display, tuple(d.file for d in docs), tuple(paths), data, origins)
     if broken:
         return PackReport(source, display, _sorted(problems), resolved=raw)
+    trees: dict[str, Any] = {}
     if not schema_check and schema_vouched(paths):
         schema, bad = [], set()
+        trees = shipped_trees(paths)
     else:
         schema, bad = _schema_problems(data, origins)
     problems += schema
@@ -1271,7 +1333,7 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     semantic, about = _semantic_problems(data, origins, bad)
     problems += semantic
     marks = formula_marks(resolved)
-    compiled = _compiled_formulas(data, marks, bad, display)
+    compiled = _compiled_formulas(data, marks, bad, display, trees)
     problems += compiled.problems
     pack = None
     if isinstance(data.get("id"), str) and not any(

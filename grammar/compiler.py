@@ -145,7 +145,8 @@ def compile_formula(text: str, scope: str = "expedition", *,
                     tables: Mapping[str, Sequence[int]] | None = None,
                     key: str = "", mark: Mark | None = None,
                     scored: frozenset[str] = frozenset(SCOPES),
-                    domain: Domain | None = None, bound: bool = True) -> Formula:
+                    domain: Domain | None = None, bound: bool = True,
+                    tree: Any = None) -> Formula:
     """Parse, check and compile one formula of ``scope``; raise ScoringError if it is bad.
 
     ``constants`` and ``tables`` are the pack's ``scoring.constants``/``tables``;
@@ -157,6 +158,10 @@ def compile_formula(text: str, scope: str = "expedition", *,
     caps allow (``bounds.widest_domain()``): one call that can cost more than
     ``bounds.MAX_COST`` steps there is refused (LC109). ``bound=False`` leaves that to
     the caller (``compile_scoring`` bounds a pack's formulas together).
+
+    ``tree`` is this very text's parse result shipped with the package (a vouched built-in
+    pack's, :func:`.parser.tree_from_data`): it is compiled as the parsed one would be, and
+    the text is not parsed (lark is not imported). Without it the text is parsed.
     """
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; the scopes are {', '.join(SCOPES)}")
@@ -164,7 +169,8 @@ def compile_formula(text: str, scope: str = "expedition", *,
     tables = {name: tuple(values) for name, values in (tables or {}).items()}
     check_definitions(constants, tables, {})
     source = Source(text, key, mark)
-    tree = parse(source)
+    if tree is None:
+        tree = parse(source)
     compiler = _Compiler(source, scope, scored, constants, tables)
     code = compiler.visit(tree)
     if code.type != INT:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .source import Source
 from .types import LIMIT, MAX_DEPTH, MAX_LENGTH, SYNTAX
@@ -209,3 +209,88 @@ def _describe_expected(names: set[str]) -> str:
         words = words[:8] + ["..."]
     return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
 
+
+
+# -- parse results shipped as data ------------------------------------------------------
+
+class ShippedToken(str):
+    """A token of a parse result read from data: the text, its terminal's name (``type``)
+    and its span in the formula, as lark's ``Token`` offers them to the compiler."""
+
+    __slots__ = ("type", "start_pos", "end_pos")
+
+    def __new__(cls, type: str, value: str, start: int, end: int) -> "ShippedToken":
+        token = super().__new__(cls, value)
+        token.type, token.start_pos, token.end_pos = type, start, end
+        return token
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
+class ShippedMeta:
+    """The span of a node of a parse result read from data (lark's ``Tree.meta``)."""
+
+    __slots__ = ("start_pos", "end_pos", "empty")
+
+    def __init__(self, start: int | None, end: int | None):
+        self.empty = start is None
+        if start is not None:
+            self.start_pos, self.end_pos = start, end
+
+
+class ShippedTree:
+    """A node of a parse result read from data: ``data`` (the rule), ``children`` (nodes,
+    tokens and the None of an absent optional part) and ``meta`` (its span), what the
+    compiler reads of lark's ``Tree``."""
+
+    __slots__ = ("data", "children", "meta")
+
+    def __init__(self, data: str, children: list, meta: ShippedMeta):
+        self.data, self.children, self.meta = data, children, meta
+
+
+def tree_data(tree: Any) -> Any:
+    """A parse result of :func:`parse` as JSON data, read back by :func:`tree_from_data`:
+    a node is ``{"rule": ..., "span": [start, end] or null, "children": [...]}``, a token
+    ``[type, text, start, end]``, an absent optional part ``null``."""
+    if tree is None:
+        return None
+    if isinstance(tree, str):  # a lark Token
+        return [tree.type, str(tree), tree.start_pos, tree.end_pos]
+    meta = tree.meta
+    return {"rule": str(tree.data),
+            "span": None if meta.empty else [meta.start_pos, meta.end_pos],
+            "children": [tree_data(child) for child in tree.children]}
+
+
+def tree_from_data(data: Any, depth: int = 0) -> Any:
+    """The parse result that :func:`tree_data` wrote, without lark: :class:`ShippedTree`
+    nodes and :class:`ShippedToken` tokens the compiler reads as lark's own. Raise
+    ValueError for data of any other shape (the formula is then parsed)."""
+    if data is None:
+        return None
+    if depth > 2 * MAX_DEPTH:
+        raise ValueError("parse result nested too deep")
+    if isinstance(data, list):
+        if (len(data) == 4 and all(isinstance(x, str) for x in data[:2])
+                and all(_position(x) for x in data[2:])):
+            return ShippedToken(*data)
+        raise ValueError(f"not a token: {data!r:.80}")
+    if not isinstance(data, dict) or set(data) != {"rule", "span", "children"}:
+        raise ValueError(f"not a node: {data!r:.80}")
+    rule, span, children = data["rule"], data["span"], data["children"]
+    if not isinstance(rule, str) or not isinstance(children, list):
+        raise ValueError(f"not a node: {data!r:.80}")
+    if span is None:
+        meta = ShippedMeta(None, None)
+    elif isinstance(span, list) and len(span) == 2 and all(_position(x) for x in span):
+        meta = ShippedMeta(*span)
+    else:
+        raise ValueError(f"not a span: {span!r:.80}")
+    return ShippedTree(rule, [tree_from_data(child, depth + 1) for child in children], meta)
+
+
+def _position(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LENGTH

@@ -2,7 +2,8 @@
 ``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
 grammar or of the lark version), and ``engine/pack_digests.py``, the digests of the built-in
 packs that pass schema validation, and ``engine/shipped_packs.json``, their YAML as loaded
-(after a change of a built-in pack or of the schema), and
+and their formulas' parse results (after a change of a built-in pack, of the schema or of
+the grammar), and
 ``cli/helptext.py``, ``lc --help`` as typer renders it (after a change of the command modules
 or of typer).
 tests/test_startup.py fails while either is stale; a stale file only costs start-up time."""
