@@ -584,8 +584,11 @@ class OpponentProspects:
                 if delta is not None:
                     points += delta
                     plays += 1
-            out.append((weight, points, plays, fits,
-                        self._offered(seat, colour, row, track, known, chance)))
+            # on a board every card is a step whatever its value (the tuned weights of
+            # BOARD count the rows as before)
+            offered = {} if track is not None else \
+                self._offered(seat, colour, row, track, known, chance)
+            out.append((weight, points, plays, fits, offered))
         return out
 
     def _offered(self, seat: int, colour: int, row: tuple[Card, ...], track: Optional[TrackPlace],
