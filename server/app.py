@@ -512,7 +512,9 @@ async def new_room(request: Request) -> Response:
                          "ws": f"/rooms/{room.id}/ws"}, status_code=201)
 
 
-async def room_state(request: Request) -> Response:
+async def room_of(request: Request) -> "Room | Response":
+    """The room named by the request's ``room_id``, or the error answer: 404 no such room
+    (or not an id), 503 a stored room that cannot be rebuilt."""
     hub: Hub = request.app.state.hub
     room_id = request.path_params["room_id"]
     try:
@@ -521,6 +523,13 @@ async def room_state(request: Request) -> Response:
         return _http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
     if room is None:
         return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
+    return room
+
+
+async def room_state(request: Request) -> Response:
+    room = await room_of(request)
+    if isinstance(room, Response):
+        return room
     view = room.view_for(None)
     return JSONResponse({"room": view["room"], "view": view["view"]})
 
@@ -528,14 +537,9 @@ async def room_state(request: Request) -> Response:
 async def room_pack(request: Request) -> Response:
     """``GET /rooms/{id}/pack``: the room's pack, resolved (``data``: what a record embeds
     as ``pack_data``), so a client can load the very rules the room plays."""
-    hub: Hub = request.app.state.hub
-    room_id = request.path_params["room_id"]
-    try:
-        room = await hub.room(room_id) if is_room_id(room_id) else None
-    except RoomError as err:
-        return _http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
-    if room is None:
-        return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
+    room = await room_of(request)
+    if isinstance(room, Response):
+        return room
     kind = "house" if room.pack_ref.startswith("house:") else "builtin"
     return JSONResponse({"pack": room.pack.id, "kind": kind, "data": room.pack.data})
 

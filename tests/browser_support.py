@@ -15,9 +15,7 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -25,6 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import pytest
+
+from server_support import free_port, start_lc_serve
 
 #: every wait on the page or the server is bounded by this (seconds); generous, the
 #: machine is shared
@@ -67,24 +67,6 @@ def artefacts_dir() -> Path:
     return folder
 
 
-def free_port() -> int:
-    """A TCP port free on the loopback now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def lc_command() -> list[str]:
-    """The ``lc`` of this interpreter's environment (.venv/bin/lc beside sys.executable)."""
-    beside = Path(sys.executable).parent / "lc"
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("lc")
-    if found:
-        return [found]
-    return [sys.executable, "-c", "from lostcities.cli.app import main; main()"]
-
-
 class Server:
     """A real ``lc serve --port FREE --data DATA`` process, answering GET /packs."""
 
@@ -97,22 +79,10 @@ class Server:
 
     def start(self) -> None:
         """Start ``lc serve`` on this port and data folder; wait until it answers."""
-        self.proc = subprocess.Popen(lc_command() + ["serve", "--port", str(self.port),
-                                                     "--data", str(self.data / "rooms")],
-                                     stdout=self.log, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + BOUND
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"lc serve exited {self.proc.returncode}:\n{self.output()}")
-            try:
-                self.get("/packs")
-                return
-            except (OSError, ValueError):
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise AssertionError(f"lc serve did not answer in {BOUND} s:\n"
-                                         f"{self.output()}")
-                time.sleep(0.1)  # polling a condition, bounded by BOUND
+        self.log.flush()
+        self.proc = start_lc_serve(self.data / "rooms", self.port, stdout=self.log,
+                                   stderr=subprocess.STDOUT, bound=BOUND,
+                                   log=self.data / "serve.log")
 
     def kill(self) -> None:
         """SIGKILL the server (what a crash or a power cut does) and wait for it."""

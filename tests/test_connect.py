@@ -9,13 +9,10 @@ import json
 import os
 import re
 import signal
-import socket
 import stat
 import subprocess
 import sys
-import time
 import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,36 +23,14 @@ pytest.importorskip("uvicorn")
 pexpect = pytest.importorskip("pexpect")
 from websockets.sync.client import connect  # noqa: E402
 
+from server_support import free_port, new_room, start_lc_serve  # noqa: E402
+
 BOUND = 90.0
 LC = str(Path(sys.executable).with_name("lc"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(data: Path, port: int, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen([LC, "serve", "--port", str(port), "--data", str(data), *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + BOUND
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/packs", timeout=5).read()
-            return proc
-        except OSError:
-            time.sleep(0.1)  # polling a condition, bounded by BOUND
-    raise AssertionError("lc serve did not answer")
-
-
-def new_room(port: int, pack: str = "duel-classic", **more: Any) -> str:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms",
-                                     data=json.dumps({"pack": pack, **more}).encode(),
-                                     method="POST")
-    with urllib.request.urlopen(request, timeout=BOUND) as answer:
-        return json.load(answer)["room"]
+    return start_lc_serve(data, port, *extra, stdout=subprocess.DEVNULL, bound=BOUND)
 
 
 class Seat:

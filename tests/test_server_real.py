@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -20,35 +17,14 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
+from server_support import free_port, lc_command, start_lc_serve  # noqa: E402
+
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 BOUND = 120.0
-#: lc serve, registered here until cli/app.py's COMMAND_MODULES lists "serve"
-LAUNCH = ("from lostcities.cli import app as lc\n"
-          "if 'serve' not in lc.COMMAND_MODULES:\n"
-          "    from lostcities.cli import serve; serve.register(lc.app)\n"
-          "lc.main()\n")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(data: Path, port: int, durability: str = "full") -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--port", str(port),
-                             "--data", str(data), "--durability", durability],
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + BOUND
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/packs", timeout=5).read()
-            return proc
-        except OSError:
-            time.sleep(0.1)  # polling a condition, bounded by BOUND
-    raise AssertionError("lc serve did not answer")
+    return start_lc_serve(data, port, "--durability", durability, bound=BOUND)
 
 
 class Seat:
@@ -146,7 +122,7 @@ def test_without_the_serve_extra_one_line_exit_2(tmp_path: Path) -> None:
     blocker.mkdir()
     (blocker / "uvicorn.py").write_text("raise ImportError('no uvicorn here')\n")
     env = dict(os.environ, PYTHONPATH=str(blocker))
-    proc = subprocess.run([sys.executable, "-c", LAUNCH, "serve", "--data", str(tmp_path / "d")],
+    proc = subprocess.run([*lc_command(), "serve", "--data", str(tmp_path / "d")],
                           capture_output=True, text=True, env=env, timeout=BOUND)
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
@@ -156,7 +132,7 @@ def test_without_the_serve_extra_one_line_exit_2(tmp_path: Path) -> None:
 
 def test_lc_serve_durability_is_full_or_normal(tmp_path: Path) -> None:
     """A bad --durability is one line, exit 2, before anything is served."""
-    out = subprocess.run([str(Path(sys.executable).with_name("lc")), "serve", "--durability",
+    out = subprocess.run([*lc_command(), "serve", "--durability",
                           "sometimes", "--data", str(tmp_path / "rooms")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
