@@ -59,8 +59,9 @@ def test_a_vouched_builtin_is_compiled_without_parsing(pack_id, monkeypatch):
     assert report.problems == () and report.pack is not None
     assert parsed == []
     full = packs.validate_pack(pack_id, schema_check=True)
-    assert sorted(parsed) == sorted(f.text for f in (*full.pack.scoring.formulas.values(),
-                                                      *full.pack.scoring.breakdown_formulas.values()))
+    scoring = full.pack.scoring
+    assert sorted(parsed) == sorted(f.text for f in (*scoring.formulas.values(),
+                                                      *scoring.breakdown_formulas.values()))
 
 
 def outcome(call, *args):
@@ -129,8 +130,8 @@ def test_loading_every_builtin_does_not_import_lark():
 
 def test_lc_simulate_games_0_does_not_import_lark():
     code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('lark' in sys.modules, 'lostcities.grammar.scoring_tables'"
-            " in sys.modules))\n"
+            "atexit.register(lambda: print('lark' in sys.modules,\n"
+            "    'lostcities.grammar.scoring_tables' in sys.modules))\n"
             "sys.argv = ['lc', 'simulate', '--games', '0']\n"
             "from lostcities.cli.app import main; main()")
     assert run_python(code).splitlines()[-1] == "False False"
