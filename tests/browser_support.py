@@ -68,10 +68,12 @@ def artefacts_dir() -> Path:
 
 
 class Server:
-    """A real ``lc serve --port FREE --data DATA`` process, answering GET /packs."""
+    """A real ``lc serve --port FREE --data DATA EXTRA...`` process, answering GET /packs
+    (``extra``: more options, e.g. ``--packs DIR``)."""
 
-    def __init__(self, data: Path):
+    def __init__(self, data: Path, *extra: str):
         self.data = data
+        self.extra = extra
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(data / "serve.log", "a+", encoding="utf-8")
@@ -80,7 +82,8 @@ class Server:
     def start(self) -> None:
         """Start ``lc serve`` on this port and data folder; wait until it answers."""
         self.log.flush()
-        self.proc = start_lc_serve(self.data / "rooms", self.port, stdout=self.log,
+        self.proc = start_lc_serve(self.data / "rooms", self.port, *self.extra,
+                                   stdout=self.log,
                                    stderr=subprocess.STDOUT, bound=BOUND,
                                    log=self.data / "serve.log")
 

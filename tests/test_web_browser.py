@@ -4,9 +4,11 @@ contexts (two players, each its own localStorage) open a room from the landing p
 start and play a whole duel round with drag and drop and with clicks, one reloading the page
 mid-round; a spectator never sees a hand; names and any chat line stay text; French labels
 and refusals; the rules one click away; a page whose server was killed comes back by itself;
-illegal targets dimmed; the board game's tracks and pawns. No console error or page error
-anywhere. Screenshots are written to build/test-artifacts/ (or $LC_ARTIFACTS);
-with LC_UPDATE_SCREENSHOTS=1 the duel and board ones are copied to docs/img/ for the README.
+illegal targets dimmed; the board game's tracks and pawns; a whole match of a one-round
+house pack (``--packs``) to its match-end panel and on through CONT, pressed by both
+players. No console error or page error anywhere. Screenshots are written to
+build/test-artifacts/ (or $LC_ARTIFACTS); with LC_UPDATE_SCREENSHOTS=1 the duel and board
+ones are copied to docs/img/ for the README.
 
 Only the DOM contract of the page is used (docs: the contract of issue #14): body data
 attributes, ``#hand .card[data-card]``, ``[data-target]``, ``[data-draw]``, ``#chat-*``...
@@ -38,6 +40,29 @@ RELOAD_AT = 10
 SELECTED_AT = 31
 #: every how many turns a discard pile is drawn from when one may be
 PILE_EVERY = 7
+#: a house pack on duel-classic whose whole match is one round of 4 turns (2 colours of
+#: 4 numbers and 1 wager: 10 cards, hands of 3, 4 to draw), no expedition cost (so a
+#: played number scores), continuation allowed
+TINY_PACK = """\
+extends: duel-classic
+name: Tiny duel
+description: "House rule of the browser test: one short round, 2 colours, hands of 3."
+house_rule: true
+deck:
+  colours:
+    - {key: y, name: yellow}
+    - {key: b, name: blue}
+  values: {min: 2, max: 5}
+  wagers: 1
+hand_size: 3
+match:
+  rounds: 1
+  continuation: true
+scoring:
+  constants: {cost: 0}
+"""
+#: the tiny pack's hand size, and its turns in a round (the cards left to draw)
+TINY_HAND, TINY_TURNS = 3, 4
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +102,20 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 @pytest.fixture
-def players(browser: Any, server: Server, request: Any) -> Iterator[list[Player]]:
+def house_server(tmp_path: Path) -> Iterator[Server]:
+    """A real lc serve with ``--packs`` a folder holding TINY_PACK as tiny-duel.yaml."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "tiny-duel.yaml").write_text(TINY_PACK, encoding="utf-8")
+    running = Server(tmp_path, "--packs", str(packs))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def players(browser: Any, request: Any) -> Iterator[list[Player]]:
     """The contexts a test opens (``players.append``), closed at the end; when the test
     failed, each page is photographed first (FAILED-test-name.png in the artefacts) and
     what it logged is printed."""
@@ -139,16 +177,17 @@ def choose(hand: list[str], view: dict[str, Any], seat: int) -> tuple[str, bool]
 
 
 def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
-              shot: str = "") -> str:
+              shot: str = "", hand_size: int = 8, plan: Any = None) -> str:
     """Play one duel-classic turn through the page of the player to move (``choose``):
     by drag and drop on even turns, on odd ones by selecting the card (a click, or the
     keyboard: Enter, Space) then clicking the target (checking then that exactly the
     legal targets are lit); then a click on the deck, or every PILE_EVERY
     turns on a discard pile that may be drawn. ``shot``: a screenshot's name, taken with
-    the card selected (on a click turn). The move, as the test meant it."""
+    the card selected (on a click turn); ``hand_size``: the pack's; ``plan``: how the card
+    is chosen, ``choose`` unless given. The move, as the test meant it."""
     hand = player.hand()
-    assert len(hand) == 8, f"turn {number}: the hand shows {hand}"
-    card, play = choose(hand, view, seat)
+    assert len(hand) == hand_size, f"turn {number}: the hand shows {hand}"
+    card, play = (plan or choose)(hand, view, seat)
     colour = card[0]
     target = f"play:{colour}" if play else f"discard:{colour}"
     may_play = may_join_row(card, row_of(view, seat, colour))
@@ -172,6 +211,18 @@ def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
     draw = piles[0] if piles and number % PILE_EVERY == PILE_EVERY - 1 else "deck"
     player.page.locator(f'[data-draw="{draw}"]').first.click()
     return f"{target[0]} {card} {draw}"
+
+
+def seat_0_wins(hand: list[str], view: dict[str, Any], seat: int) -> tuple[str, bool]:
+    """A plan whose winner is known (with no expedition cost): seat 0 plays the lowest
+    number that may join its row (there is one in any hand of 3 of TINY_PACK: it has 2
+    wagers), every other seat discards its lowest card."""
+    ordered = cheapest_first(hand)
+    if seat == 0:
+        for card in ordered:
+            if card[1:] != "x" and may_join_row(card, row_of(view, seat, card[0])):
+                return card, True
+    return ordered[0], False
 
 
 def numbers(cards: list[str]) -> set[str]:
@@ -807,3 +858,94 @@ def test_the_last_plays_are_announced(browser: Any, server: Server,
     finally:
         ada.close()
         bob.close()
+
+
+def test_a_whole_match_ends_and_cont_plays_on_once_both_asked(
+        browser: Any, house_server: Server, players: list[Player]) -> None:
+    """A whole (one-round) match of a house pack played by clicks: ``#match-end`` gives
+    the winner and the server's totals; the first ``#btn-cont`` alone deals nothing, the
+    second deals round 2 whose totals start from the match's."""
+    from lostcities.i18n import load_messages
+    english = load_messages("en")
+    server = house_server
+    assert {"pack": "tiny-duel", "kind": "house"} in server.get("/packs")["packs"]
+    room = server.new_room("tiny-duel")
+    ada = open_player(players, browser, server, "Ada")
+    bob = open_player(players, browser, server, "Bob")
+    for player in (ada, bob):
+        player.open_room(room)
+    ada.page.locator("input#name").fill("Ada")
+    ada.page.locator("#btn-join").click()
+    ada.until("document.body.dataset.seat === '0'")
+    bob.type_line("/join Bob")
+    bob.until("document.body.dataset.seat === '1'")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length === 2")
+    ada.page.locator("#btn-start").click()
+    for player in (ada, bob):
+        player.until("document.body.dataset.status === 'playing'")
+    by_seat = {0: ada, 1: bob}
+    for number in range(TINY_TURNS):
+        view = server.room(room)["view"]
+        assert server.room(room)["room"]["turns"] == number
+        mover = by_seat[view["to_move"]]
+        mover.until("document.body.dataset.phase === 'card' && "
+                    "Number(document.body.dataset.turns) === arg", number)
+        by_seat[1 - view["to_move"]].until("document.body.dataset.phase === 'wait'")
+        duel_turn(mover, view["to_move"], view, number, hand_size=TINY_HAND,
+                  plan=seat_0_wins)
+        for player in (ada, bob):
+            player.until_turns(number + 1)
+    for player in (ada, bob):
+        player.until("document.body.dataset.status === 'over' && "
+                     "Number(document.body.dataset.turns) === arg", TINY_TURNS)
+    info = server.room(room)
+    assert info["room"]["status"] == "over" and info["room"]["cont"] == []
+    view = info["view"]
+    totals, names = view["totals"], view["players"]
+    assert len(view["round_scores"]) == 1 and names == ["Ada", "Bob"]
+    assert totals[0] > 0 == totals[1], f"Ada played, Bob discarded, yet totals {totals}"
+    said = english["result.winner"].replace("{names}", "Ada").replace(
+        "{score}", str(totals[0]))
+    for player in (ada, bob):
+        assert player.attr("round") == "1"
+        panel = player.page.locator("#match-end")
+        panel.wait_for(state="visible")
+        winner = player.page.locator("#match-winner").inner_text()
+        assert winner.strip() == said, f"{player.name}: #match-winner {winner!r}"
+        cells = [row.replace("\u2212", "-").split("\t") for row in player.page.locator(
+            "#match-table tr").all_inner_texts()[1:]]
+        shown = {row[0].strip(): row[-1].strip() for row in cells}
+        assert shown == {name: str(total) for name, total in zip(names, totals)}, \
+            f"{player.name}: #match-end shows {shown}, the server {totals}"
+        assert player.page.locator("#btn-cont").is_visible(), f"{player.name}: no CONT"
+    panel.screenshot(path=str(artefacts_dir() / "match-end.png"))
+    ada.page.locator("#btn-cont").click()
+    wait_for(lambda: server.room(room)["room"]["cont"] == [0], "the server to hold Ada's CONT")
+    ada.until("document.getElementById('btn-cont').disabled")
+    asked = english["web.match.cont"].replace("{asked}", "1").replace("{needed}", "2")
+    for player in (ada, bob):
+        player.until("document.getElementById('match-cont').textContent === arg", asked)
+    bob.until("document.querySelector('.seat[data-seat=\"0\"]').innerText.includes('CONT')")
+    info = server.room(room)
+    assert info["room"]["status"] == "over", "one CONT alone dealt a round"
+    assert info["view"]["round"] == 1 and info["room"]["turns"] == TINY_TURNS
+    for player in (ada, bob):
+        assert player.attr("status") == "over" and player.attr("round") == "1"
+    assert not bob.page.locator("#btn-cont").is_disabled(), "Bob's CONT is disabled already"
+    bob.page.locator("#btn-cont").click()
+    for player in (ada, bob):
+        player.until("document.body.dataset.status === 'playing' && "
+                     "document.body.dataset.round === '2'")
+    info = server.room(room)
+    assert info["room"]["status"] == "playing" and info["room"]["cont"] == []
+    view = info["view"]
+    assert view["round"] == 2 and view["totals"] == totals, view["totals"]
+    for player in (ada, bob):
+        player.page.locator("#match-end").wait_for(state="hidden")
+        assert len(player.hand()) == TINY_HAND, f"{player.name}: round 2 dealt no hand"
+        for seat, total in enumerate(totals):
+            said = english["web.seat.total"].replace("{total}", str(total))
+            text = player.page.locator(f'.seat[data-seat="{seat}"]').inner_text()
+            assert said in text.replace("\u2212", "-"), \
+                f"{player.name}: seat {seat} shows {text!r}, not the total {total}"
+        player.assert_clean()
