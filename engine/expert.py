@@ -175,9 +175,9 @@ class SharedPlans:
     evaluates thousands of positions that differ in a few cards).
 
     Each entry is keyed by everything its value depends on (the colour's row, the held
-    cards that can still follow it, the turns left, the colour's unseen cards and how
-    many cards are unseen in all), so a shared entry is the value the evaluation would
-    work out itself. Packs with a board are not shared: their values depend on the board too.
+    cards that can still follow it, the colour's unseen cards and the draw chance, the
+    very float the plan is worked out with, from the turns left and the number of cards
+    unseen in all), so a shared entry is the value the evaluation would work out itself. Packs with a board are not shared: their values depend on the board too.
     """
 
     def __init__(self, pack: RulePack, params: ExpertParams):
@@ -188,7 +188,7 @@ class SharedPlans:
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
         self.extras: dict[tuple, tuple[int, list[tuple[float, float]]]] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
-        #: a short name for each (colour's unseen cards, number unseen) met, for the keys
+        #: a short name for each colour's unseen number cards met, for the keys
         self.unseen: dict[tuple, int] = {}
 
     def size(self) -> int:
@@ -213,11 +213,9 @@ class Unseen:
                 self.cards[t.colour_of[card]].append((card, count))
                 if not t.is_wager[card]:
                     self.numbers[t.colour_of[card]].extend([card] * count)
-        #: each colour's unseen cards, then with the number unseen, by short name: what a
-        #: shared plan depends on beyond the colour's own cards
-        self.keys = [(names.setdefault(cards, len(names)),
-                      names.setdefault((cards, self.hidden), len(names)))
-                     for cards in map(tuple, self.numbers)]
+        #: each colour's unseen number cards by short name: what a shared plan depends
+        #: on beyond the colour's own cards and the draw chance
+        self.keys = [names.setdefault(cards, len(names)) for cards in map(tuple, self.numbers)]
 
 
 class RowScore:
@@ -278,6 +276,7 @@ class RowPlans:
         self._extras = shared.extras
         self._local: dict[tuple, ColourPlan] = {}
         self._chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
+        self._chances: dict[int, float] = {}
 
     def plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
               future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
@@ -347,19 +346,31 @@ class RowPlans:
         plan = self._local.get(local)
         if plan is None:
             chain, held = self.chain(row, hand)
-            key = (colour, chain, held, row, future, track, self.unseen.keys[colour][1])
+            # a plan depends on the turns left and the number unseen only through the
+            # draw chance: keyed by that very float, computed as the plan uses it
+            chance = self.chance(future)
+            key = (colour, chain, held, row, chance, track, self.unseen.keys[colour])
             plan = self._shared.get(key)
             if plan is None:
-                plan = self._shared[key] = self._plan(colour, chain, held, row, future, track)
+                plan = self._shared[key] = self._plan(colour, chain, held, row, chance, track)
             self._local[local] = plan
         return plan
 
+    def chance(self, future: int) -> float:
+        """The chance that counts an unseen card toward a plan (``trust`` times the draws
+        after this turn over the cards unseen), worked out once per decision and turns."""
+        chance = self._chances.get(future)
+        if chance is None:
+            chance = self._chances[future] = \
+                self.p.trust * max(0, future - 1) / self.unseen.hidden
+        return chance
+
     def _plan(self, colour: int, chain: tuple[int, ...], held_wagers: int,
-              row: tuple[Card, ...], future: int, track: Optional[TrackPlace]) -> ColourPlan:
+              row: tuple[Card, ...], chance: float,
+              track: Optional[TrackPlace]) -> ColourPlan:
         t, p = self.t, self.p
-        chance = p.trust * max(0, future - 1) / self.unseen.hidden
         if track is None:  # each card adds its own value: the same for every turns left
-            key = (colour, row, chain, held_wagers, self.unseen.keys[colour][0])
+            key = (colour, row, chain, held_wagers, self.unseen.keys[colour])
             options = self._extras.get(key)
             if options is None:
                 options = self._extras[key] = self._options(colour, chain, held_wagers, row)
@@ -644,7 +655,7 @@ class OpponentProspects:
         rows = []
         for colour, row in enumerate(self.obs.rows[seat]):
             track = self.tracks[seat][colour]
-            key = (colour, row, track, self.unseen.keys[colour][0])
+            key = (colour, row, track, self.unseen.keys[colour])
             entry = self._colour_rows.get(key)
             if entry is None:
                 entry = self._colour_rows[key] = self._opponent_row(colour, row, track)
