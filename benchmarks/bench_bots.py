@@ -19,7 +19,8 @@ the first ones of a longer run in the same folder. Prints:
    board-classic expert vs greedy at 2 players and at 4 (expert at each seat in turn; an
    equal player wins 25%). ``--against module:Class`` adds expert vs that bot (e.g. a copy
    of an earlier expert, to check a change keeps its strength: ``--pairings expert-against``);
-2. **time per move** of each bot on duel-classic (mean and worst), ismcts at each level;
+2. **time per move** of each bot on duel-classic (mean and worst, and the mean CPU time
+   of this process), ismcts at each level;
 3. **matches per second** of random, greedy, expert and ismcts (default level) pairs through
    :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
 
@@ -141,11 +142,12 @@ def strength(job: Pairing, seeds: int, workers: int, label: str,
           flush=True)
 
 
-def time_per_move(bot: str, matches: int,
-                  most: Optional[int] = None) -> tuple[list[float], list[float]]:
+def time_per_move(bot: str, matches: int, most: Optional[int] = None
+                  ) -> tuple[list[float], list[float], list[float]]:
     """Seconds per decision of ``bot`` against expert on duel-classic: every decision,
-    and those with 10 cards or fewer in the draw pile; at most ``most`` decisions are
-    timed (the expert plays the rest of the match for it, quickly)."""
+    those with 10 cards or fewer in the draw pile, and every decision's CPU time (this
+    process's, so that other work on a loaded machine counts less); at most ``most``
+    decisions are timed (the expert plays the rest of the match for it, quickly)."""
     from lostcities.engine.bots import make_bot
     from lostcities.engine.packs import load_pack
     from lostcities.engine.simulation import play_match
@@ -154,6 +156,7 @@ def time_per_move(bot: str, matches: int,
     inner = make_bot(bot)
     times: list[float] = []
     late: list[float] = []
+    cpu: list[float] = []
 
     class Timed:
         name = bot
@@ -161,9 +164,10 @@ def time_per_move(bot: str, matches: int,
         def choose(self, view: Any) -> Any:
             if most is not None and len(times) >= most:
                 return stand_in.choose(view)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             move = inner.choose(view)
             spent = time.perf_counter() - t
+            cpu.append(time.process_time() - c)
             times.append(spent)
             if view.observation.draw_pile <= 10:
                 late.append(spent)
@@ -175,7 +179,7 @@ def time_per_move(bot: str, matches: int,
         if i % 2:
             bots.reverse()
         play_match(pack, bots, game_seed(99, i))
-    return times, late
+    return times, late, cpu
 
 
 def speed(bot: str, matches: int, workers: int) -> float:
@@ -205,8 +209,9 @@ def main() -> None:
                         "expert-opener,ismcts-expert,board2,board4",
                         help="which strength pairings to play, comma-separated")
     args = parser.parse_args()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print(f"bench_bots: {os.cpu_count()} cores, {args.workers} workers, "
-          f"Python {sys.version.split()[0]}")
+          f"Python {sys.version.split()[0]}, load average {load}")
     if args.only in (None, "strength"):
         print("strength (duel-classic unless said; paired seeds, seats swapped):")
         level = f"ismcts@{args.ismcts_level}"
@@ -237,12 +242,13 @@ def main() -> None:
                                    ("expert", 10, None), ("ismcts@1", 2, None),
                                    ("ismcts@2", 1, None), ("ismcts@3", 1, None),
                                    ("ismcts@4", 1, 40), ("ismcts@5", 1, 20)):
-            times, late = time_per_move(bot, matches, most)
+            times, late, cpu = time_per_move(bot, matches, most)
             end = (f"; with 10 cards or fewer to draw: mean {sum(late) / len(late) * 1000:9.2f}"
                    f" ms, worst {max(late) * 1000:9.1f} ms ({len(late)} moves)" if late else
                    " (the round's first moves)")
             print(f"  {bot:<10} mean {sum(times) / len(times) * 1000:9.2f} ms   worst "
-                  f"{max(times) * 1000:9.1f} ms   ({len(times)} moves){end}", flush=True)
+                  f"{max(times) * 1000:9.1f} ms   CPU mean {sum(cpu) / len(cpu) * 1000:9.2f} ms"
+                  f"   ({len(times)} moves){end}", flush=True)
     if args.only in (None, "speed"):
         print("matches per second (duel-classic, the bot against itself):")
         for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts", 4)):
