@@ -918,6 +918,21 @@ def test_a_whole_match_ends_and_cont_plays_on_once_both_asked(
         assert shown == {name: str(total) for name, total in zip(names, totals)}, \
             f"{player.name}: #match-end shows {shown}, the server {totals}"
         assert player.page.locator("#btn-cont").is_visible(), f"{player.name}: no CONT"
+        # the panel's muted lines (the CONT count) readable on its parchment: the WCAG
+        # contrast of their colour against the panel's background at least 4.5:1
+        contrast = player.page.evaluate("""() => {
+            const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(
+                v => { v = v / 255; return v <= 0.03928 ? v / 12.92
+                                                       : ((v + 0.055) / 1.055) ** 2.4; });
+                return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+            const panel = document.getElementById('match-end');
+            const line = panel.querySelector('.muted');
+            if (!line) return null;
+            const style = getComputedStyle(line);
+            const a = lum(style.color), b = lum(getComputedStyle(panel).backgroundColor);
+            return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) * Number(style.opacity);
+        }""")
+        assert contrast is not None and contrast >= 4.5, f"{player.name}: muted contrast {contrast}"
     panel.screenshot(path=str(artefacts_dir() / "match-end.png"))
     ada.page.locator("#btn-cont").click()
     wait_for(lambda: server.room(room)["room"]["cont"] == [0], "the server to hold Ada's CONT")
