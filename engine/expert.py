@@ -188,13 +188,17 @@ class SharedPlans:
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
         self.extras: dict[tuple, tuple[int, list[tuple[float, float]]]] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
+        #: per row and the colour's held cards: the held numbers that follow it, wagers
+        self.chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
+        #: per colour, row state and the colour's unseen numbers: the values that fit
+        self.fitting: dict[tuple, list[int]] = {}
         #: a short name for each colour's unseen number cards met, for the keys
         self.unseen: dict[tuple, int] = {}
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
         return len(self.plans) + len(self.curves) + len(self.extras) \
-            + len(self.opponent_rows) + len(self.unseen)
+            + len(self.opponent_rows) + len(self.unseen) + len(self.chains) + len(self.fitting)
 
 
 class Unseen:
@@ -275,7 +279,8 @@ class RowPlans:
         self._curves = shared.curves
         self._extras = shared.extras
         self._local: dict[tuple, ColourPlan] = {}
-        self._chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
+        self._chains = shared.chains
+        self._fittings = shared.fitting
         self._chances: dict[int, float] = {}
 
     def plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
@@ -320,7 +325,7 @@ class RowPlans:
 
     def chain(self, row: tuple[Card, ...], hand: tuple[Card, ...]) -> tuple[tuple[int, ...], int]:
         """The values of the held numbers that follow the row in order, and the wagers
-        playable (all a plan depends on among the held cards; cached per decision)."""
+        playable (all a plan depends on among the held cards; shared)."""
         key = (row, hand)
         out = self._chains.get(key)
         if out is None:
@@ -384,7 +389,10 @@ class RowPlans:
             score = base + extra - w * p.wager_margin
             if best is None or score > best[0]:
                 best = (score, base, w, extra)
-        wagers = sum(1 for k in row if t.is_wager[k])
+        wagers = 0
+        for k in row:
+            if t.is_wager[k]:
+                wagers += 1
         assert best is not None
         _, base, w, extra = best
         need = len(chain) + w
@@ -404,9 +412,13 @@ class RowPlans:
 
     def _fitting(self, colour: int, rs: int) -> list[int]:
         """The values of the colour's unseen number cards that the row still takes."""
-        t = self.t
-        return [t.value_of[k] for k in self.unseen.numbers[colour]
-                if t.after[rs][t.slot_of[k]] >= 0]
+        key = (colour, rs, self.unseen.keys[colour])
+        out = self._fittings.get(key)
+        if out is None:
+            t = self.t
+            out = self._fittings[key] = [t.value_of[k] for k in self.unseen.numbers[colour]
+                                         if t.after[rs][t.slot_of[k]] >= 0]
+        return out
 
     def _options(self, colour: int, chain: tuple[int, ...], held_wagers: int,
                  row: tuple[Card, ...]) -> tuple[int, list[tuple[float, float]]]:
