@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 from test_server_protocol import FAST, Player, connect, join, open_room  # noqa: E402

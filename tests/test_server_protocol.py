@@ -76,7 +76,6 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
