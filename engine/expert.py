@@ -192,8 +192,23 @@ class SharedPlans:
         self.chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
         #: per colour, row state and the colour's unseen numbers: the values that fit
         self.fitting: dict[tuple, list[int]] = {}
+        #: whether a card a row state refuses is refused by every state after it too
+        #: (worked out when first asked: :meth:`refusals_last`)
+        self._refusals_last: Optional[bool] = None
         #: a short name for each colour's unseen number cards met, for the keys
         self.unseen: dict[tuple, int] = {}
+
+    def refusals_last(self) -> bool:
+        """Whether every card a row state refuses stays refused once any card is added
+        (true of the usual rising rows): then a drawn card the row refuses cannot join
+        the held cards that follow it, and leaves the colour's plan as it is."""
+        if self._refusals_last is None:
+            after = self.t.after
+            self._refusals_last = all(
+                after[nxt][x] < 0
+                for state in after for x, to in enumerate(state) if to < 0
+                for nxt in state if nxt >= 0)
+        return self._refusals_last
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
@@ -281,6 +296,7 @@ class RowPlans:
         self._local: dict[tuple, ColourPlan] = {}
         self._chains = shared.chains
         self._fittings = shared.fitting
+        self._refusals_last = shared.refusals_last
         self._chances: dict[int, float] = {}
 
     def plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
@@ -494,8 +510,21 @@ class RowPlans:
         most_need = 0
         most_both = 0.0
         each = []
+        t = self.t
+        # a card the row refuses leaves the held cards that follow it, and so the plan,
+        # as they are (a wager: while the row takes no wager; a number: while refused
+        # cards stay refused); the same plan as the hand's, found without a lookup
+        rs = t.state_of(row)
+        same: Optional[ColourPlan] = None
+        skip_numbers = rs >= 0 and self._refusals_last()
         for card, times in self.unseen.cards[colour]:
-            q = self.plan(colour, _insert(hand, card), row, future, track)
+            if rs >= 0 and (not t.allowed[rs][0] if t.is_wager[card] else
+                            skip_numbers and t.after[rs][t.slot_of[card]] < 0):
+                if same is None:
+                    same = self.plan(colour, hand, row, future, track)
+                q = same
+            else:
+                q = self.plan(colour, _insert(hand, card), row, future, track)
             count += times
             total += times * (q.value + q.extra)
             if q.need > most_need:

@@ -47,3 +47,26 @@ def test_the_shared_plans_start_afresh_past_their_bound(monkeypatch):
     play_match(pack("duel-classic"), [Watch(), make_bot("greedy")], game_seed(3, 2))
     assert seen and max(seen) < 50 + 2000  # one decision's entries past the bound at most
     assert min(seen[len(seen) // 2:]) < max(seen)  # it started afresh at least once
+
+
+class Unshortened(ExpertBot):
+    """The expert, checking each decision against one that works out the plan of every
+    card a row refuses instead of taking the hand's plan for it."""
+
+    decisions = 0
+
+    def decide(self, view, memory):
+        move = super().decide(view, memory)
+        quick = Evaluation(view.pack, view.observation, memory, DUEL)
+        plain = Evaluation(view.pack, view.observation, memory, DUEL)
+        plain.rows._refusals_last = lambda: False
+        assert quick.ranked(view.legal_moves) == plain.ranked(view.legal_moves)
+        Unshortened.decisions += 1
+        return move
+
+
+def test_a_drawn_card_the_row_refuses_leaves_the_values_as_worked_out_card_by_card():
+    for pack_id in ("duel-classic", "duel-six"):
+        assert expert.SharedPlans(pack(pack_id), DUEL).refusals_last()
+        play_match(pack(pack_id), [Unshortened(), make_bot("greedy")], game_seed(3, 4))
+    assert Unshortened.decisions > 40
