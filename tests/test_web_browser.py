@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -720,15 +720,17 @@ def with_live(message: str, shown: dict[str, Any]) -> str:
     return message
 
 
-def test_running_scores_come_with_the_state(browser: Any, server: Server,
-                                            players: list[Player]) -> None:
+def ada_against_a_bot(browser: Any, server: Server, players: list[Player],
+                      rewrite: Callable[[str], str]) -> tuple[str, Player, list[str]]:
+    """A duel-classic room where Ada plays the greedy bot, every message from the server
+    passed through ``rewrite`` on its way to her page; the room, Ada, and the URLs her
+    page asks for (filled as it goes)."""
     room = server.new_room("duel-classic")
     ada = open_player(players, browser, server, "Ada")
-    shown: dict[str, Any] = {}
 
     def route(ws: Any) -> None:
         real = ws.connect_to_server()
-        real.on_message(lambda message: ws.send(with_live(message, shown)))
+        real.on_message(lambda message: ws.send(rewrite(message)))
         ws.on_message(real.send)
 
     ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
@@ -740,6 +742,14 @@ def test_running_scores_come_with_the_state(browser: Any, server: Server,
     ada.type_line("/bot")
     ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
     ada.type_line("/start")
+    return room, ada, asked
+
+
+def test_running_scores_come_with_the_state(browser: Any, server: Server,
+                                            players: list[Player]) -> None:
+    shown: dict[str, Any] = {}
+    room, ada, asked = ada_against_a_bot(browser, server, players,
+                                         lambda message: with_live(message, shown))
     for number in range(0, 6, 2):  # Ada, the bot, ...
         ada.until("document.body.dataset.phase === 'card' && "
                   "Number(document.body.dataset.turns) === arg", number)
@@ -795,23 +805,7 @@ def without_live(message: str) -> str:
 
 def test_running_scores_are_asked_for_when_the_state_has_none(
         browser: Any, server: Server, players: list[Player]) -> None:
-    room = server.new_room("duel-classic")
-    ada = open_player(players, browser, server, "Ada")
-
-    def route(ws: Any) -> None:
-        real = ws.connect_to_server()
-        real.on_message(lambda message: ws.send(without_live(message)))
-        ws.on_message(real.send)
-
-    ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
-    asked: list[str] = []
-    ada.page.on("request", lambda request: asked.append(request.url))
-    ada.open_room(room)
-    ada.type_line("/join Ada")
-    ada.until("document.body.dataset.seat === '0'")
-    ada.type_line("/bot")
-    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
-    ada.type_line("/start")
+    room, ada, asked = ada_against_a_bot(browser, server, players, without_live)
     for number in range(0, 6, 2):
         ada.until("document.body.dataset.phase === 'card' && "
                   "Number(document.body.dataset.turns) === arg", number)
