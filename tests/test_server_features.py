@@ -14,7 +14,8 @@ import pytest
 pytest.importorskip("starlette")
 
 from starlette.testclient import TestClient  # noqa: E402
-from test_server_protocol import FAST, Player, connect, join, open_room  # noqa: E402
+from test_server_protocol import (FAST, Player, connect, join, open_room,  # noqa: E402
+                                  seat_and_start)
 
 from lostcities.engine import Move, load_pack, new_game, pack_sha256, why_refused  # noqa: E402
 from lostcities.i18n import Catalogue  # noqa: E402
@@ -34,11 +35,7 @@ class Clock:
 
 
 def two_seated(client: TestClient, a: Any, b: Any, room: str) -> tuple[Player, Player]:
-    ada, bob = Player(a), Player(b)
-    join(ada, "Ada")
-    join(bob, "Bob")
-    ada.line("/start")
-    ada.started(), bob.started()
+    ada, bob = seat_and_start(a, b)
     ada.ping(), bob.ping()
     return ada, bob
 

@@ -104,6 +104,16 @@ def join(player: Player, name: str) -> None:
     player.until(lambda m: m["type"] == "seated")
 
 
+def seat_and_start(a: Any, b: Any) -> tuple[Player, Player]:
+    """Ada on socket ``a`` and Bob on ``b`` seated, the match started, both told."""
+    ada, bob = Player(a), Player(b)
+    join(ada, "Ada")
+    join(bob, "Bob")
+    ada.line("/start")
+    ada.started(), bob.started()
+    return ada, bob
+
+
 def hidden_facts(app: Any, room: str) -> tuple[Any, list[list[str]], str]:
     """The engine's state, every seat's hand and the draw pile's order as text."""
     state = app.state.hub.rooms[room].state
@@ -242,11 +252,7 @@ def test_bad_message_one_error_to_that_client_nothing_changes(tmp_path: Path, ki
     with TestClient(app) as client:
         room = open_room(client, "duel-classic")
         with connect(client, room) as a, connect(client, room) as b:
-            ada, bob = Player(a), Player(b)
-            join(ada, "Ada")
-            join(bob, "Bob")
-            ada.line("/start")
-            ada.started(), bob.started()
+            ada, bob = seat_and_start(a, b)
             bob.ping(), ada.ping()
             mover, other = (ada, bob) if ada.state["legal"] else (bob, ada)
             mover.other = other  # type: ignore[attr-defined]
@@ -351,11 +357,7 @@ def test_room_survives_a_restart_exactly(tmp_path: Path) -> None:
         app = client.app
         room = open_room(client, "duel-classic")
         with connect(client, room) as a, connect(client, room) as b:
-            ada, bob = Player(a), Player(b)
-            join(ada, "Ada")
-            join(bob, "Bob")
-            ada.line("/start")
-            ada.started(), bob.started()
+            ada, bob = seat_and_start(a, b)
             rng = random.Random(3)
             for turn in range(9):
                 mover = ada if ada.state_at(turn)["legal"] else bob
