@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 import pytest
 
@@ -550,16 +550,36 @@ WATCH_PAGE = """() => {
 }"""
 
 
-def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
-                                                         players: list[Player]) -> None:
+def ada_against_a_bot(browser: Any, server: Server, players: list[Player],
+                      rewrite: Optional[Callable[[str], str]] = None
+                      ) -> tuple[str, Player, list[str]]:
+    """A duel-classic room where Ada (typing the commands) plays the greedy bot, every
+    message from the server passed through ``rewrite`` on its way to her page when one is
+    given; the room, Ada, and the URLs her page asks for (filled as it goes)."""
     room = server.new_room("duel-classic")
     ada = open_player(players, browser, server, "Ada")
+
+    def route(ws: Any) -> None:
+        real = ws.connect_to_server()
+        real.on_message(lambda message: ws.send(rewrite(message)))
+        ws.on_message(real.send)
+
+    if rewrite is not None:
+        ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
+    asked: list[str] = []
+    ada.page.on("request", lambda request: asked.append(request.url))
     ada.open_room(room)
     ada.type_line("/join Ada")
     ada.until("document.body.dataset.seat === '0'")
     ada.type_line("/bot")
     ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
     ada.type_line("/start")
+    return room, ada, asked
+
+
+def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
+                                                         players: list[Player]) -> None:
+    room, ada, _ = ada_against_a_bot(browser, server, players)
     for number in range(0, 4, 2):  # Ada, the bot, Ada, the bot
         ada.until("document.body.dataset.phase === 'card' && "
                   "Number(document.body.dataset.turns) === arg", number)
@@ -718,31 +738,6 @@ def with_live(message: str, shown: dict[str, Any]) -> str:
         shown["live"] = view["live"]
         return json.dumps(data)
     return message
-
-
-def ada_against_a_bot(browser: Any, server: Server, players: list[Player],
-                      rewrite: Callable[[str], str]) -> tuple[str, Player, list[str]]:
-    """A duel-classic room where Ada plays the greedy bot, every message from the server
-    passed through ``rewrite`` on its way to her page; the room, Ada, and the URLs her
-    page asks for (filled as it goes)."""
-    room = server.new_room("duel-classic")
-    ada = open_player(players, browser, server, "Ada")
-
-    def route(ws: Any) -> None:
-        real = ws.connect_to_server()
-        real.on_message(lambda message: ws.send(rewrite(message)))
-        ws.on_message(real.send)
-
-    ada.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), route)
-    asked: list[str] = []
-    ada.page.on("request", lambda request: asked.append(request.url))
-    ada.open_room(room)
-    ada.type_line("/join Ada")
-    ada.until("document.body.dataset.seat === '0'")
-    ada.type_line("/bot")
-    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
-    ada.type_line("/start")
-    return room, ada, asked
 
 
 def test_running_scores_come_with_the_state(browser: Any, server: Server,
