@@ -22,9 +22,9 @@ the first ones of a longer run in the same folder. Prints:
 2. **time per move** of each bot on duel-classic (mean and worst, and the mean CPU time
    of this process), ismcts at each level;
 3. **matches per second** of random, greedy, expert and ismcts (default level) pairs through
-   :func:`~lostcities.engine.simulation.simulate` at 1 and 2 workers.
+   :func:`~lostcities.engine.lab.simulation.simulate` at 1 and 2 workers.
 
-Games run in the same seeded batches as ``lc balance`` (:mod:`lostcities.engine.backends`):
+Games run in the same seeded batches as ``lc balance`` (:mod:`lostcities.engine.lab.backends`):
 the figures do not depend on ``--workers``. Figures, not assertions.
 """
 from __future__ import annotations
@@ -37,9 +37,9 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from lostcities.engine.backends import RunDir, batches, run_batches
-from lostcities.engine.ismcts import DEFAULT_LEVEL
-from lostcities.engine.simulation import Z95, game_seed, wilson
+from lostcities.engine.lab.backends import RunDir, batches, run_batches
+from lostcities.engine.bots.ismcts import DEFAULT_LEVEL
+from lostcities.engine.lab.simulation import Z95, game_seed, wilson
 
 #: the test bots (tests/bots_opener.py) are importable by name
 TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
@@ -59,10 +59,10 @@ class Pairing:
 
 def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
     """Batch function: for each seed, ``job.bot`` at each seat in turn; per-seed results."""
-    from lostcities.engine.bots import make_bot
-    from lostcities.engine.packs import load_pack
-    from lostcities.engine.simulation import play_match
-    from lostcities.engine.turn import totals
+    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.packs.loader import load_pack
+    from lostcities.engine.lab.simulation import play_match
+    from lostcities.engine.game.turn import totals
 
     if TESTS not in sys.path:
         sys.path.insert(0, TESTS)
@@ -148,9 +148,9 @@ def time_per_move(bot: str, matches: int, most: Optional[int] = None
     those with 10 cards or fewer in the draw pile, and every decision's CPU time (this
     process's, so that other work on a loaded machine counts less); at most ``most``
     decisions are timed (the expert plays the rest of the match for it, quickly)."""
-    from lostcities.engine.bots import make_bot
-    from lostcities.engine.packs import load_pack
-    from lostcities.engine.simulation import play_match
+    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.packs.loader import load_pack
+    from lostcities.engine.lab.simulation import play_match
 
     pack = load_pack("duel-classic")
     inner = make_bot(bot)
@@ -184,7 +184,7 @@ def time_per_move(bot: str, matches: int, most: Optional[int] = None
 
 def speed(bot: str, matches: int, workers: int) -> float:
     """Matches per second of ``bot`` against itself through simulate()."""
-    from lostcities.engine.simulation import simulate
+    from lostcities.engine.lab.simulation import simulate
 
     start = time.perf_counter()
     simulate("duel-classic", [bot, bot], matches, 5, workers=workers)

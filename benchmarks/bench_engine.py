@@ -114,7 +114,7 @@ def baseline_match(rng: random.Random, sample: bool = False) -> tuple[list[int],
 
 def engine_match(pack, bots, seed: int) -> int:
     """One match through the generic engine; returns its number of turns."""
-    from lostcities.engine.simulation import play_match
+    from lostcities.engine.lab.simulation import play_match
 
     state = play_match(pack, bots, seed)
     return sum(len(r.moves) for r in state.finished)
@@ -182,8 +182,8 @@ def main() -> None:
 
 def loops(games: int, board_games: int, rounds: int) -> None:
     """The hand-specialised loops and the engine, in this process, interleaved."""
-    from lostcities.engine.bots import RandomBot
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.bots.base import RandomBot
+    from lostcities.engine.packs.loader import load_pack
 
     class ViewRandomBot(RandomBot):
         """The random bot through the bot interface: a view per turn, each move checked."""

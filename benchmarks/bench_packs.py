@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from lostcities.engine import packs
+    from lostcities.engine.packs import loader as packs
     from lostcities.engine.errors import PackError
 
     packs.validate_pack("duel-classic")  # import jsonschema, lark, build the validator

@@ -211,7 +211,7 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     built-in pack by its id when the server has no such endpoint. Raises
     :class:`ConnectError`."""
     from lostcities.engine import LostCitiesError, load_pack
-    from lostcities.engine.packs import builtin_ids
+    from lostcities.engine.packs.loader import builtin_ids
 
     from .render import plain
 
@@ -228,7 +228,7 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     data = answer.get("data")
     if not isinstance(data, dict):
         raise ConnectError(f"{address.pack_url}: data: expected the pack's rules", 1)
-    from lostcities.engine.records import embedded_pack
+    from lostcities.engine.lab.records import embedded_pack
 
     record = {"pack": pack_id, "pack_data": data, "pack_sha256": _canonical_sha256(data)}
     try:
@@ -367,7 +367,7 @@ class MoveEntry:
 
     def choices(self) -> str:
         """What is left to say: the draws (``deck, y, g``) or the rest of each fitting move."""
-        from lostcities.engine.moves import draw_text
+        from lostcities.engine.game.moves import draw_text
 
         if not self.draw_given:
             return ", ".join(dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in self.fits))
@@ -625,7 +625,7 @@ class RoomClient:
 
     def _state(self, message: dict[str, Any]) -> None:
         from lostcities.engine import LostCitiesError
-        from lostcities.engine.view import Observation
+        from lostcities.engine.game.view import Observation
 
         assert self.pack is not None
         room = message.get("room")
@@ -705,7 +705,7 @@ class RoomClient:
         """The table as this seat sees it (a spectator: no hand), or the lobby."""
         from rich.text import Text
 
-        from lostcities.engine.view import seen_scores
+        from lostcities.engine.game.view import seen_scores
 
         from .render import plain, table
 

@@ -33,10 +33,10 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from lostcities.engine.moves import Move
-    from lostcities.engine.rules import RulePack
-    from lostcities.engine.state import RoundResult
-    from lostcities.engine.view import Observation
+    from lostcities.engine.game.moves import Move
+    from lostcities.engine.game.rules import RulePack
+    from lostcities.engine.game.state import RoundResult
+    from lostcities.engine.game.view import Observation
 
     from lostcities.i18n import Catalogue
     from .session import Note, Turn
@@ -342,7 +342,7 @@ def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
 
 def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[list[list[int]]]:
     """Each seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine.moves import PLAY
+    from lostcities.engine.game.moves import PLAY
 
     rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(players)]
     for i, move in enumerate(result.moves):

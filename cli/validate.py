@@ -14,7 +14,7 @@ from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
     from lostcities.engine.errors import Problem
-    from lostcities.engine.packs import PackReport
+    from lostcities.engine.packs.loader import PackReport
 
 PACK_SUFFIXES = (".yaml", ".yml")
 
@@ -99,7 +99,7 @@ def _report(source: str, allow_outside: bool = False) -> "PackReport | str":
     (a library error, or a bug), that file is reported and the batch goes on.
     """
     from lostcities.engine.errors import LostCitiesError, PackError
-    from lostcities.engine.packs import PackReport, validate_pack
+    from lostcities.engine.packs.loader import PackReport, validate_pack
 
     try:
         return validate_pack(source, allow_outside=allow_outside)
@@ -124,7 +124,7 @@ def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]
     import stat
 
     from lostcities.engine.errors import InputError
-    from lostcities.engine.packs import builtin_path
+    from lostcities.engine.packs.loader import builtin_path
     from lostcities.engine.safeio import check_path, kind_of, shown_path
 
     sources: list[str] = []

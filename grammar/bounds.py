@@ -188,7 +188,7 @@ def widest_domain() -> Domain:
     but the formulas' (a pack's tokens are bounded when it loads), so ``tokens`` is any
     integer within ±MAX_INT.
     """
-    from lostcities.engine.packs import MAX_DECK, pack_schema
+    from lostcities.engine.packs.loader import MAX_DECK, pack_schema
 
     top = pack_schema()["properties"]
     deck, board = top["deck"]["properties"], top["board"]["properties"]

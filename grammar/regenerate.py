@@ -1,7 +1,7 @@
 """``python -m lostcities.grammar.regenerate``: rewrite the files generated for a fast start:
 ``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
-grammar or of the lark version), and ``engine/pack_digests.py``, the digests of the built-in
-packs that pass schema validation, and ``engine/shipped_packs.json``, their YAML as loaded
+grammar or of the lark version), and ``engine/packs/pack_digests.py``, the digests of the built-in
+packs that pass schema validation, and ``engine/packs/shipped_packs.json``, their YAML as loaded
 and their formulas' parse results (after a change of a built-in pack, of the schema or of
 the grammar), and
 ``cli/helptext.py``, ``lc --help`` as typer renders it (after a change of the command modules
@@ -37,7 +37,7 @@ def write_scoring_tables(force: bool = False) -> Path:
 def write_pack_digests() -> Path:
     """Write ``pack_digests.py`` and ``shipped_packs.json`` in the engine's folder and return
     the first one's path."""
-    from lostcities.engine import packs
+    from lostcities.engine.packs import loader as packs
 
     source, documents = packs.pack_digests_source()
     path = Path(packs.__file__).with_name("pack_digests.py")

@@ -10,7 +10,7 @@ from .source import Source
 from .types import MISSING, SCOPES
 
 if TYPE_CHECKING:
-    from lostcities.engine.rules import ScoringSpec
+    from lostcities.engine.game.rules import ScoringSpec
 
     from .bounds import Domain
 

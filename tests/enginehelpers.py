@@ -1,7 +1,7 @@
 """Helpers shared by the engine, records, simulate and property tests.
 
 ``pack(id_or_mapping_overrides)`` loads a built-in pack through
-``lostcities.engine.packs.load_pack``; ``derived(base, **sections)`` builds a
+``lostcities.engine.packs.loader.load_pack``; ``derived(base, **sections)`` builds a
 pack from a built-in one with some sections overridden (to test a rule value no
 built-in pack uses). ``deal(...)`` writes a round's deal in card notation.
 """
@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Iterator, Sequence
 
-from lostcities.engine.rules import RulePack
-from lostcities.engine.state import Deal
+from lostcities.engine.game.rules import RulePack
+from lostcities.engine.game.state import Deal
 
 
 def builtin_ids() -> list[str]:
@@ -26,7 +26,7 @@ def builtin_ids() -> list[str]:
 @lru_cache(maxsize=None)
 def pack(pack_id: str) -> RulePack:
     """A built-in pack, loaded once."""
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     return load_pack(pack_id)
 
@@ -85,7 +85,7 @@ def complete_deal(p: RulePack, hands: Sequence[str], top: str = "", players: int
 
 def play_out(state, rng: random.Random) -> Iterator:
     """Yield each state of a random playout to the end of the match (mutating a copy)."""
-    from lostcities.engine.turn import is_over, push, random_move
+    from lostcities.engine.game.turn import is_over, push, random_move
 
     state = state.copy()
     yield state
@@ -109,7 +109,7 @@ class CheatBot(FirstMoveBot):
     name = "cheat"
 
     def choose(self, view):
-        from lostcities.engine.moves import DECK, Move
+        from lostcities.engine.game.moves import DECK, Move
 
         held = set(view.observation.hand)
         card = next(k for k in range(view.pack.cards.n_kinds) if k not in held)
@@ -161,7 +161,7 @@ def board_game(p: RulePack, hands: Sequence[str], tiles: dict[str, str], top: st
     deck), draws ``top`` first and lays out ``tiles``."""
     from dataclasses import replace
 
-    from lostcities.engine.turn import new_game
+    from lostcities.engine.game.turn import new_game
 
     first = replace(complete_deal(p, hands, top, players), tiles=layout(p, tiles))
     return new_game(p, players or len(hands), 0, deals=[first])
@@ -192,7 +192,7 @@ def one_line_error(result: Any, code: int) -> str:
 
 def play(s: Any, *moves: str) -> Any:
     """Apply the moves in turn; the state after them."""
-    from lostcities.engine.turn import apply
+    from lostcities.engine.game.turn import apply
 
     for text in moves:
         s = apply(s, text)
@@ -210,8 +210,8 @@ def place(s: Any, seat: int, colour: str) -> Any:
 
 def moves_of(s: Any, card: str) -> list[str]:
     """The legal plays of ``card`` that draw from the deck (or do not draw)."""
-    from lostcities.engine.moves import DECK
-    from lostcities.engine.turn import legal_moves
+    from lostcities.engine.game.moves import DECK
+    from lostcities.engine.game.turn import legal_moves
 
     return sorted(str(m) for m in legal_moves(s) if s.pack.cards.format(m.card) == card
                   and m.action == "play" and m.draw in (DECK, None))

@@ -286,7 +286,7 @@ def mutate_formula(text: str, rng: random.Random) -> str:
 def pack_formulas() -> list[tuple[str, str, dict[str, int], dict[str, tuple[int, ...]]]]:
     """``(scope, formula text, constants, tables)`` of every built-in pack's formulas."""
     from lostcities.engine import resolve_pack
-    from lostcities.engine.packs import builtin_ids
+    from lostcities.engine.packs.loader import builtin_ids
 
     out = []
     for pack_id in builtin_ids():

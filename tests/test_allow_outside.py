@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 
 from enginehelpers import one_error_line
 from lostcities.cli.app import app
-from lostcities.engine.balance import BalanceJob, balance, run_batch
+from lostcities.engine.lab.balance import BalanceJob, balance, run_batch
 from lostcities.engine.errors import LostCitiesError, PackError
-from lostcities.engine.packs import load_pack, validate_pack
-from lostcities.engine.simulation import simulate
+from lostcities.engine.packs.loader import load_pack, validate_pack
+from lostcities.engine.lab.simulation import simulate
 
 LC = Path(sys.executable).with_name("lc")
 FLAG = "--allow-outside"
@@ -275,8 +275,8 @@ def test_workers_that_cannot_load_the_pack_say_so(club):
     code = (
         "import sys\n"
         "from lostcities.engine.errors import LostCitiesError\n"
-        "from lostcities.engine.packs import load_pack\n"
-        "from lostcities.engine.simulation import simulate\n"
+        "from lostcities.engine.packs.loader import load_pack\n"
+        "from lostcities.engine.lab.simulation import simulate\n"
         "pack = load_pack(sys.argv[1], allow_outside=True)\n"
         "try:\n"
         "    simulate(pack, ['random', 'random'], 4, workers=2)\n"

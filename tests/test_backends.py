@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from lostcities.engine.backends import (BackendError, Batch, RunDir, batch_size, batches,
+from lostcities.engine.lab.backends import (BackendError, Batch, RunDir, batch_size, batches,
                                         run_batches)
-from lostcities.engine.bots import BotError
-from lostcities.engine.simulation import game_seed
+from lostcities.engine.bots.base import BotError
+from lostcities.engine.lab.simulation import game_seed
 
 
 def seeds_of(job: int, start: int, stop: int) -> dict:
@@ -135,7 +135,7 @@ def test_ray_missing_or_unreachable_is_one_line(monkeypatch):
 
 
 def test_an_unreachable_ray_address_fails_fast_in_one_line():
-    from lostcities.engine.backends import _reachable
+    from lostcities.engine.lab.backends import _reachable
 
     with pytest.raises(BackendError, match="cannot reach Ray at ray://127.0.0.1:1: ") as err:
         _reachable("ray://127.0.0.1:1", seconds=2)

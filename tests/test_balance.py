@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 
 from enginehelpers import derived, pack
 from lostcities.cli.app import app
-from lostcities.engine import balance as bal
-from lostcities.engine.balance import (MEASURES, BalanceReport, Moments, balance, match_measures,
+from lostcities.engine.lab import balance as bal
+from lostcities.engine.lab.balance import (MEASURES, BalanceReport, Moments, balance, match_measures,
                                        paired_interval)
-from lostcities.engine.bots import GreedyBot
-from lostcities.engine.moves import DECK, PLAY
-from lostcities.engine.simulation import Z95, game_seed, play_match
-from lostcities.engine.turn import new_game, push, totals, winners
+from lostcities.engine.bots.base import GreedyBot
+from lostcities.engine.game.moves import DECK, PLAY
+from lostcities.engine.lab.simulation import Z95, game_seed, play_match
+from lostcities.engine.game.turn import new_game, push, totals, winners
 
 HOUSE = """id: cheap-duel
 extends: duel-classic
@@ -63,7 +63,7 @@ def test_moments_merge_like_one_pass_and_paired_interval_is_the_textbook_one():
 def _rows_at_round_ends(p, seed):
     """Each finished round's rows, seen on the board just before the round's last turn."""
     bots = [GreedyBot(), GreedyBot()]
-    from lostcities.engine.bots import SeatView
+    from lostcities.engine.bots.base import SeatView
 
     state = new_game(p, 2, seed)
     rng = random.Random(f"lostcities-bots:{seed}")
@@ -106,7 +106,7 @@ def test_match_measures_count_what_the_rows_show():
 def test_turn_cap_rounds_and_packs_without_a_bonus_column():
     import copy
 
-    from lostcities.engine.rules import RulePack
+    from lostcities.engine.game.rules import RulePack
 
     data = copy.deepcopy(dict(derived("duel-classic", turn={"turn_cap": 6}).data))
     data["scoring"]["breakdown"] = {"sum": "points"}
@@ -136,7 +136,7 @@ def test_a_pack_against_itself_differs_in_nothing():
 
 
 def test_a_cheaper_expedition_raises_scores_significantly(house_file):
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     report = balance(load_pack(str(house_file)), pack("duel-classic"), ["greedy", "greedy"], 40,
                      1, workers=1)
@@ -160,7 +160,7 @@ def test_a_cheaper_expedition_raises_scores_significantly(house_file):
 
 
 def test_the_report_is_the_same_for_any_number_of_workers(house_file):
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     house, base = load_pack(str(house_file)), pack("duel-classic")
     one = balance(house, base, ["greedy", "random"], 24, 9, workers=1, size=5)
@@ -170,7 +170,7 @@ def test_the_report_is_the_same_for_any_number_of_workers(house_file):
 
 
 def test_an_interrupted_run_resumes_to_the_same_result(house_file, tmp_path, monkeypatch):
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     house, base = load_pack(str(house_file)), pack("duel-classic")
     whole = balance(house, base, ["greedy", "greedy"], 20, 4, workers=1, size=4)
@@ -215,8 +215,8 @@ def test_precision_stops_early_at_the_same_games_for_any_workers():
 
 
 def test_mismatched_players_and_bots_are_refused_in_one_line():
-    from lostcities.engine.bots import BotError
-    from lostcities.engine.state import SetupError
+    from lostcities.engine.bots.base import BotError
+    from lostcities.engine.game.state import SetupError
 
     p = pack("duel-classic")
     with pytest.raises(SetupError, match="3 players"):

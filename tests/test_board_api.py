@@ -14,15 +14,15 @@ from typer.testing import CliRunner
 
 from enginehelpers import board_game, board_pack, builtin_ids, layout, pack, play_out
 from lostcities.cli.app import app
-from lostcities.engine.bots import GreedyBot, RandomBot, SeatView
+from lostcities.engine.bots.base import GreedyBot, RandomBot, SeatView
 from lostcities.engine.errors import InvalidMoveError, RecordError
-from lostcities.engine.moves import Move, action_space, actions_to_move, move_to_actions
-from lostcities.engine.records import _surely_valid, _validator, dumps, record_of, replay
-from lostcities.engine.simulation import play_match, simulate
-from lostcities.engine.state import Deal, SetupError
-from lostcities.engine.turn import (apply, describe_move, is_over, legal_action_mask, legal_moves,
+from lostcities.engine.game.moves import Move, action_space, actions_to_move, move_to_actions
+from lostcities.engine.lab.records import _surely_valid, _validator, dumps, record_of, replay
+from lostcities.engine.lab.simulation import play_match, simulate
+from lostcities.engine.game.state import Deal, SetupError
+from lostcities.engine.game.turn import (apply, describe_move, is_over, legal_action_mask, legal_moves,
                                     live_scores, new_game, step)
-from lostcities.engine.view import observation
+from lostcities.engine.game.view import observation
 
 BOARD = [i for i in builtin_ids() if pack(i).family == "board"]
 TILES = {"y2": "step", "b2": "step", "b3": "artefact"}
@@ -105,7 +105,7 @@ def test_mid_turn_legal_moves_complete_the_decisions_already_made():
     ("y5", None, (9,), "step 9 is not a track (0-4)"),
 ])
 def test_malformed_board_moves_are_refused_in_one_line(card, pawn, steps, message):
-    from lostcities.engine.turn import illegal_reason
+    from lostcities.engine.game.turn import illegal_reason
 
     p, s = chain_position()          # g6 starts the green row; y5 lands on a step tile
     reason = illegal_reason(s, Move("play", p.cards.parse(card), -1, pawn, steps))
@@ -218,7 +218,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3)
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_the_fast_shape_check_never_accepts_a_board_record_the_schema_refuses(data):
-    from lostcities.engine.packs import iter_leaves
+    from lostcities.engine.packs.loader import iter_leaves
 
     record = copy.deepcopy(SMALL)
     paths = sorted({leaf[:i] for leaf, _ in iter_leaves(record) for i in range(1, len(leaf) + 1)

@@ -23,18 +23,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from enginehelpers import board_game, board_pack, builtin_ids, moves_of, pack, place, play
-from lostcities.engine.bots import GreedyBot, RandomBot, SeatView
+from lostcities.engine.bots.base import GreedyBot, RandomBot, SeatView
 from lostcities.engine.errors import IllegalMoveError, InvalidMoveError, RecordError
-from lostcities.engine.expert import BOARD as BOARD_PARAMS, Evaluation, ExpertBot
-from lostcities.engine.moves import (NO_STEP, Move, action_space, actions_to_move,
+from lostcities.engine.bots.expert import BOARD as BOARD_PARAMS, Evaluation, ExpertBot
+from lostcities.engine.game.moves import (NO_STEP, Move, action_space, actions_to_move,
                                      move_to_actions, num_actions)
-from lostcities.engine.records import check_shape, dumps, record_of, replay
-from lostcities.engine.simulation import play_match
-from lostcities.engine.state import ADVANCE, BRIDGE_CROSSINGS, DRAW
-from lostcities.engine.turn import (apply, describe_move, is_legal, is_over, legal_actions,
+from lostcities.engine.lab.records import check_shape, dumps, record_of, replay
+from lostcities.engine.lab.simulation import play_match
+from lostcities.engine.game.state import ADVANCE, BRIDGE_CROSSINGS, DRAW
+from lostcities.engine.game.turn import (apply, describe_move, is_legal, is_over, legal_actions,
                                     legal_moves, new_game, pop, push, push_action, random_move,
                                     step)
-from lostcities.engine.view import observation
+from lostcities.engine.game.view import observation
 
 ANY_START = {"rows": {"start": "any"}}
 #: what the other player does while a scenario plays: discard white cards
@@ -302,7 +302,7 @@ def test_the_expert_declines_the_crossing_that_ends_a_match_it_would_lose(ahead)
 
 
 def test_greedy_expert_and_ismcts_play_board_matches_with_declines_legally():
-    from lostcities.engine.bots import make_bot
+    from lostcities.engine.bots.base import make_bot
 
     short = pack("board-short")
     for bots in ([GreedyBot(), RandomBot()], [make_bot("expert"), RandomBot()],

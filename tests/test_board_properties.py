@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from enginehelpers import board_pack, builtin_ids, pack
-from lostcities.engine.moves import PLAY
-from lostcities.engine.records import dumps, record_of, replay
-from lostcities.engine.state import BRIDGE_CROSSINGS, DRAW_PILE_EMPTY
-from lostcities.engine.turn import is_over, push, random_move, totals, winners
-from lostcities.engine.turn import new_game
-from lostcities.engine.view import observation
+from lostcities.engine.game.moves import PLAY
+from lostcities.engine.lab.records import dumps, record_of, replay
+from lostcities.engine.game.state import BRIDGE_CROSSINGS, DRAW_PILE_EMPTY
+from lostcities.engine.game.turn import is_over, push, random_move, totals, winners
+from lostcities.engine.game.turn import new_game
+from lostcities.engine.game.view import observation
 
 BOARD = [i for i in builtin_ids() if pack(i).family == "board"]
 PROPS = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])

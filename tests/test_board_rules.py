@@ -11,12 +11,12 @@ import pytest
 
 from enginehelpers import board_game, board_pack, moves_of, pack, place, play
 from lostcities.engine.errors import IllegalMoveError
-from lostcities.engine.moves import Move, action_space
-from lostcities.engine.state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, DRAW_PILE_EMPTY, OVER, PAWN,
+from lostcities.engine.game.moves import Move, action_space
+from lostcities.engine.game.state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, DRAW_PILE_EMPTY, OVER, PAWN,
                                      RoundResult)
-from lostcities.engine.turn import (apply, legal_actions, legal_moves, new_game, shuffle_deal,
+from lostcities.engine.game.turn import (apply, legal_actions, legal_moves, new_game, shuffle_deal,
                                     step, totals, winners)
-from lostcities.engine.view import observation
+from lostcities.engine.game.view import observation
 
 ANY_START = {"rows": {"start": "any"}}
 #: what the other player does while a scenario plays: discard white cards

@@ -11,7 +11,7 @@ from enginehelpers import one_line_error
 from lostcities.cli.app import app
 from lostcities.cli.common import complete_pack
 from lostcities.cli.packs import complete_pack_or_file, house_pack_id
-from lostcities.engine.packs import (builtin_ids, check_pack, locate, pack_schema,
+from lostcities.engine.packs.loader import (builtin_ids, check_pack, locate, pack_schema,
                                      resolve_pack, validate_pack)
 
 INVALID = Path(__file__).parent / "fixtures" / "packs" / "invalid"
@@ -328,7 +328,7 @@ def test_show_explain_names_builtins_by_file_name(where: str, tmp_path: Path,
     """Issue #13: built-ins were shown by their site-packages path (150-column lines); now
     ``duel-classic.yaml:49:12`` wherever the package is installed and whatever the working
     folder (even the one holding the package's rulepacks folder)."""
-    from lostcities.engine.packs import builtin_dir
+    from lostcities.engine.packs.loader import builtin_dir
 
     monkeypatch.chdir(tmp_path if where == "elsewhere" else builtin_dir().parent)
     result = lc("show", "duel-grenoble", "--explain")

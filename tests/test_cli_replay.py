@@ -7,9 +7,9 @@ from typer.testing import CliRunner
 
 from enginehelpers import derived, pack
 from lostcities.cli.app import app
-from lostcities.engine.bots import GreedyBot, RandomBot
-from lostcities.engine.records import dumps
-from lostcities.engine.simulation import play_match
+from lostcities.engine.bots.base import GreedyBot, RandomBot
+from lostcities.engine.lab.records import dumps
+from lostcities.engine.lab.simulation import play_match
 
 
 def lc(*args: str, input: str | None = None):
@@ -58,7 +58,7 @@ def test_stdin_and_a_pack_file(tmp_path):
     p = derived("duel-classic", turn={"turn_cap": 30})
     path = tmp_path / "short.yaml"
     path.write_text("id: short\nextends: duel-classic\nturn: {turn_cap: 30}\n")
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     short = load_pack(str(path))
     line = dumps(play_match(short, [RandomBot(), RandomBot()], 4))

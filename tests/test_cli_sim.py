@@ -6,7 +6,7 @@ import json
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.engine.records import read_records, replay
+from lostcities.engine.lab.records import read_records, replay
 
 
 def lc(*args: str):
@@ -25,7 +25,7 @@ def test_text_summary():
 
 
 def test_json_summary_is_one_document_and_matches_the_library():
-    from lostcities.engine.simulation import simulate
+    from lostcities.engine.lab.simulation import simulate
 
     result = lc("simulate", "-p", "duel-equal", "-n", "6", "-s", "11", "--json")
     assert result.exit_code == 0, result.stderr

@@ -21,8 +21,8 @@ from lostcities.cli.connect import (ConnectError, MoveEntry, RoomClient, TokenFi
                                     room_address)
 from lostcities.engine import (InputError, apply, is_over, legal_moves, live_scores, load_pack,
                                new_game, observation)
-from lostcities.engine.packs import builtin_ids
-from lostcities.engine.view import Observation, seen_scores
+from lostcities.engine.packs.loader import builtin_ids
+from lostcities.engine.game.view import Observation, seen_scores
 from lostcities.i18n import Catalogue
 
 FUZZ = settings(max_examples=100, deadline=None,

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lostcities.engine.errors import PackError, ScoringError
-from lostcities.engine.packs import load_pack, validate_pack
+from lostcities.engine.packs.loader import load_pack, validate_pack
 from lostcities.grammar import compile_formula
 from lostcities.grammar.source import Source
 

@@ -10,9 +10,9 @@ import pytest
 
 from enginehelpers import builtin_ids, complete_deal, derived, duel_ids, pack, play_out
 from lostcities.engine import errors
-from lostcities.engine.moves import (DECK, ActionSpace, Move, action_space, actions_to_move,
+from lostcities.engine.game.moves import (DECK, ActionSpace, Move, action_space, actions_to_move,
                                      move_to_actions, num_actions)
-from lostcities.engine.turn import (_draw_ok, _draws, _why_illegal, apply, illegal_reason,
+from lostcities.engine.game.turn import (_draw_ok, _draws, _why_illegal, apply, illegal_reason,
                                     is_legal, is_over, legal_action_mask, legal_actions,
                                     legal_moves, new_game, pop, push, push_action, random_move,
                                     step)
@@ -255,7 +255,7 @@ def test_new_game_rejects_bad_arguments():
 
 
 def _short_hand(p):
-    from lostcities.engine.state import Deal
+    from lostcities.engine.game.state import Deal
 
     d = complete_deal(p, [""], players=2)
     return Deal((d.hands[0], d.hands[1][:7]), d.draw_pile + d.hands[1][7:], d.removed)

@@ -5,11 +5,11 @@ import pytest
 
 from enginehelpers import complete_deal, derived, pack
 from lostcities.engine.errors import IllegalMoveError
-from lostcities.engine.moves import DECK, Move
-from lostcities.engine.state import DRAW_PILE_EMPTY, TURN_CAP, Deal, RoundResult, SetupError
-from lostcities.engine.turn import (apply, continue_match, is_over, legal_moves, live_scores,
+from lostcities.engine.game.moves import DECK, Move
+from lostcities.engine.game.state import DRAW_PILE_EMPTY, TURN_CAP, Deal, RoundResult, SetupError
+from lostcities.engine.game.turn import (apply, continue_match, is_over, legal_moves, live_scores,
                                     new_game, next_starter, round_scores, totals, winners)
-from lostcities.engine.view import observation
+from lostcities.engine.game.view import observation
 
 
 def start(p, hands, top="", players=None, seed=0):

@@ -14,12 +14,12 @@ from collections import Counter
 import pytest
 
 from enginehelpers import builtin_ids, derived, pack
-from lostcities.engine.bots import RandomBot
-from lostcities.engine.moves import DECK, DISCARD, PLAY, Move
-from lostcities.engine.records import dumps
-from lostcities.engine.simulation import play_match
-from lostcities.engine.tables import tables_of
-from lostcities.engine.turn import (apply, derive, is_legal, is_over, legal_actions,
+from lostcities.engine.bots.base import RandomBot
+from lostcities.engine.game.moves import DECK, DISCARD, PLAY, Move
+from lostcities.engine.lab.records import dumps
+from lostcities.engine.lab.simulation import play_match
+from lostcities.engine.game.tables import tables_of
+from lostcities.engine.game.turn import (apply, derive, is_legal, is_over, legal_actions,
                                     legal_moves, new_game, playout, pop, push, push_action,
                                     random_move)
 

@@ -6,13 +6,13 @@ import random
 import pytest
 
 from enginehelpers import complete_deal, derived, duel_ids, pack
-from lostcities.engine.bots import GreedyBot, RandomBot, SeatView, make_bot
-from lostcities.engine.expert import BOARD, DUEL, Evaluation, ExpertBot
-from lostcities.engine.knowledge import SeatMemory
-from lostcities.engine.moves import DISCARD, PLAY, Move
-from lostcities.engine.simulation import game_seed, play_match
-from lostcities.engine.tables import tables_of
-from lostcities.engine.turn import new_game, push, totals, winners
+from lostcities.engine.bots.base import GreedyBot, RandomBot, SeatView, make_bot
+from lostcities.engine.bots.expert import BOARD, DUEL, Evaluation, ExpertBot
+from lostcities.engine.bots.knowledge import SeatMemory
+from lostcities.engine.game.moves import DISCARD, PLAY, Move
+from lostcities.engine.lab.simulation import game_seed, play_match
+from lostcities.engine.game.tables import tables_of
+from lostcities.engine.game.turn import new_game, push, totals, winners
 
 
 class Spy(ExpertBot):

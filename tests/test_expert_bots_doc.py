@@ -5,10 +5,10 @@ import re
 from pathlib import Path
 
 from enginehelpers import pack
-from lostcities.engine.bots import RandomBot
-from lostcities.engine.moves import PLAY
-from lostcities.engine.simulation import play_match
-from lostcities.engine.turn import totals
+from lostcities.engine.bots.base import RandomBot
+from lostcities.engine.game.moves import PLAY
+from lostcities.engine.lab.simulation import play_match
+from lostcities.engine.game.turn import totals
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bots.md"
 
@@ -54,7 +54,7 @@ def test_the_example_bot_plays_a_board_pack_and_replays_identically():
 
 def test_the_documented_ismcts_levels_are_the_code_s():
     """docs/play.md and docs/bots.md list ismcts.LEVELS and the default level."""
-    from lostcities.engine.ismcts import DEFAULT_LEVEL, LEVELS
+    from lostcities.engine.bots.ismcts import DEFAULT_LEVEL, LEVELS
 
     play = (DOC.parent / "play.md").read_text(encoding="utf-8")
     listed = re.search(r"deals it searches per move \((.*?); see docs", play, re.S).group(1)

@@ -8,9 +8,9 @@ from dataclasses import replace
 from bots_opener import OpenerBot
 from enginehelpers import pack
 from lostcities.engine import SeatView, game_seed, make_bot, new_game, play_match, push, totals
-from lostcities.engine.expert import DUEL, Evaluation
-from lostcities.engine.knowledge import SeatMemory
-from lostcities.engine.tables import tables_of
+from lostcities.engine.bots.expert import DUEL, Evaluation
+from lostcities.engine.bots.knowledge import SeatMemory
+from lostcities.engine.game.tables import tables_of
 
 
 def test_opener_opens_every_colour_it_can_and_takes_a_discard_that_fits():

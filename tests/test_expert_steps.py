@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enginehelpers import pack
 from lostcities.engine import game_seed, make_bot, play_match
-from lostcities.engine import expert
-from lostcities.engine.expert import DUEL, Evaluation, ExpertBot
+from lostcities.engine.bots import expert
+from lostcities.engine.bots.expert import DUEL, Evaluation, ExpertBot
 
 
 class Checked(ExpertBot):

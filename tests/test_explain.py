@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from lostcities.cli import explain as explain_cli
 from lostcities.cli import score as score_cli
 from lostcities.engine import load_pack, validate_pack
-from lostcities.engine.explain import IDENTITY, explain
+from lostcities.engine.packs.explain import IDENTITY, explain
 
 BUILTINS = sorted(p.name[:-5] for p in files("lostcities.rulepacks").iterdir()
                   if p.name.endswith(".yaml"))

@@ -23,9 +23,9 @@ from typer.testing import CliRunner
 
 from enginehelpers import one_error_line
 from lostcities.cli.app import app
-from lostcities.engine.backends import (MAX_BATCHES, BackendError, OVERSUBSCRIBE_PER_CORE,
+from lostcities.engine.lab.backends import (MAX_BATCHES, BackendError, OVERSUBSCRIBE_PER_CORE,
                                         batch_size, batches, cores)
-from lostcities.engine.simulation import simulate
+from lostcities.engine.lab.simulation import simulate
 
 LC = Path(sys.executable).with_name("lc")
 LONG = "n" * 300  # one name longer than any file system holds
@@ -269,7 +269,7 @@ def test_one_bad_pack_never_loses_the_report_of_the_others(tmp_path, monkeypatch
     result = lc("validate", str(huge), "duel-classic")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "2 packs checked, 1 with problems" in result.stderr
-    import lostcities.engine.packs as packs
+    import lostcities.engine.packs.loader as packs
 
     real = packs.validate_pack
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lostcities.engine import PackError, ScoringError
-from lostcities.engine.packs import MAX_DECK, check_pack, load_pack, pack_schema
+from lostcities.engine.packs.loader import MAX_DECK, check_pack, load_pack, pack_schema
 from lostcities.grammar import MAX_INT, compile_formula, compile_scoring
 from lostcities.grammar.bounds import MAX_COST, Domain, widest_domain
 

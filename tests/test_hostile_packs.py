@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lostcities.engine import PackError
-from lostcities.engine.packs import check_pack, load_pack, validate_pack
+from lostcities.engine.packs.loader import check_pack, load_pack, validate_pack
 
 LC = Path(sys.executable).with_name("lc")
 SECRET = "gho_SECRET_IN_HAND"
@@ -99,7 +99,7 @@ def test_a_pack_path_too_long_on_the_command_line() -> None:
 def test_a_fifo_as_a_pack_does_not_block(tmp_path) -> None:
     fifo = tmp_path / "pipe.yaml"
     os.mkfifo(fifo)
-    code = ("from lostcities.engine.packs import load_pack, check_pack\n"
+    code = ("from lostcities.engine.packs.loader import load_pack, check_pack\n"
             f"print(check_pack({str(fifo)!r})[0].code)\n"
             "try:\n"
             f"    load_pack({str(fifo)!r})\n"
@@ -211,7 +211,7 @@ def test_the_turn_cap_is_capped(tmp_path) -> None:
 
 
 def test_the_built_in_packs_are_within_every_cap() -> None:
-    from lostcities.engine.packs import builtin_ids
+    from lostcities.engine.packs.loader import builtin_ids
 
     for pack_id in builtin_ids():
         assert check_pack(pack_id) == [], pack_id
@@ -223,7 +223,7 @@ def test_a_whole_pack_without_any_one_top_level_key_is_problems_only(tmp_path, b
     required one), never a crash of the loader (a missing hand_size was a KeyError)."""
     import yaml as pyyaml
 
-    from lostcities.engine.packs import builtin_path, pack_schema
+    from lostcities.engine.packs.loader import builtin_path, pack_schema
 
     data = pyyaml.safe_load(builtin_path(base).read_text(encoding="utf-8"))
     required = set(pack_schema().get("required", []))

@@ -20,9 +20,9 @@ from lostcities.cli.session import (BOT, HUMAN, LABEL_CHARS, Player, SaveInUse, 
                                     Session, SessionError, check_save_target, lock_path,
                                     parse_players, temp_path)
 from lostcities.engine import RecordError
-from lostcities.engine.bots import BotError, make_bot, names_code
-from lostcities.engine.packs import load_pack
-from lostcities.engine.turn import legal_moves
+from lostcities.engine.bots.base import BotError, make_bot, names_code
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.game.turn import legal_moves
 
 LC = str(Path(sys.executable).with_name("lc"))
 PLAIN_ENV = {"LANG": "C.UTF-8", "LC_ALL": None, "LC_MESSAGES": None, "COLUMNS": None}

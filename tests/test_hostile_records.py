@@ -23,11 +23,11 @@ from typer.testing import CliRunner
 
 import fuzz_support as fz
 from lostcities.cli.app import app
-from lostcities.engine.bots import GreedyBot, RandomBot
+from lostcities.engine.bots.base import GreedyBot, RandomBot
 from lostcities.engine.errors import RecordError
-from lostcities.engine.packs import builtin_path
-from lostcities.engine.records import dumps, replay
-from lostcities.engine.simulation import game_seed, play_match
+from lostcities.engine.packs.loader import builtin_path
+from lostcities.engine.lab.records import dumps, replay
+from lostcities.engine.lab.simulation import game_seed, play_match
 
 LC = Path(sys.executable).with_name("lc")
 
@@ -63,7 +63,7 @@ def line() -> str:
 
 
 def builtin_pack():
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     return load_pack("duel-classic")
 
@@ -169,7 +169,7 @@ def test_a_records_pack_never_opens_nor_echoes_a_file(tmp_path, line):
 
 
 def test_a_pack_file_given_on_the_command_line_is_used(tmp_path):
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     house = tmp_path / "short.yaml"
     house.write_text("id: short\nextends: duel-classic\nturn: {turn_cap: 30}\n")

@@ -81,7 +81,7 @@ def test_a_runtime_scoring_error_is_its_own_line_once(tmp_path: Path):
                                           (["y5", "/", "b4"], "lc: error: player 1: f.yaml")])
 def test_a_scoring_error_while_scoring_a_row_is_printed_once(monkeypatch, args, prefix):
     """A formula failing at run time (here forced): its own line, not wrapped in LC100."""
-    from lostcities.engine import rows
+    from lostcities.engine.game import rows
     from lostcities.engine.errors import ScoringError
 
     def failing(pack, cards):

@@ -174,9 +174,9 @@ def test_play_renders_hostile_names_and_pack_strings_as_text(tmp_path: Path):
     import random
 
     from lostcities.engine import load_pack
-    from lostcities.engine.turn import (live_scores, new_game, playout, round_scores, totals,
+    from lostcities.engine.game.turn import (live_scores, new_game, playout, round_scores, totals,
                                         winners)
-    from lostcities.engine.view import observation
+    from lostcities.engine.game.view import observation
 
     pack = load_pack(str(hostile_pack(tmp_path)))
     names = [HOSTILE_NAME, "[bold]x[/]"]

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lostcities.cli.app import app
 from lostcities.engine.errors import PackError
-from lostcities.engine.packs import check_pack, load_pack, validate_pack
+from lostcities.engine.packs.loader import check_pack, load_pack, validate_pack
 
 #: the common case: a base and one change (one round keeps the games short)
 TWO_LINES = "extends: duel-classic\nmatch: {rounds: 1}\n"

@@ -12,9 +12,9 @@ import re
 import pytest
 
 from enginehelpers import board_game, board_pack, pack
-from lostcities.engine.moves import Move
-from lostcities.engine.packs import builtin_path
-from lostcities.engine.turn import apply, legal_moves
+from lostcities.engine.game.moves import Move
+from lostcities.engine.packs.loader import builtin_path
+from lostcities.engine.game.turn import apply, legal_moves
 
 BOARD_PACKS = ("board-classic", "board-short", "board-updown")
 WAIT = "w10 w10 w9 w9 w8 w8 w7 w7"

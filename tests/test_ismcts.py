@@ -7,16 +7,16 @@ from collections import Counter
 import pytest
 
 from enginehelpers import derived, pack
-from lostcities.engine import ismcts
-from lostcities.engine.bots import BotError, GreedyBot, SeatView, make_bot
-from lostcities.engine.expert import ExpertBot
-from lostcities.engine.ismcts import SearchParams
-from lostcities.engine.knowledge import Determinizer, SeatMemory, WatchedMemory
-from lostcities.engine.simulation import game_seed, play_match
-from lostcities.engine.state import OVER
-from lostcities.engine.tables import tables_of
-from lostcities.engine.turn import illegal_reason, new_game, push, random_move
-from lostcities.engine.view import observation
+from lostcities.engine.bots import ismcts
+from lostcities.engine.bots.base import BotError, GreedyBot, SeatView, make_bot
+from lostcities.engine.bots.expert import ExpertBot
+from lostcities.engine.bots.ismcts import SearchParams
+from lostcities.engine.bots.knowledge import Determinizer, SeatMemory, WatchedMemory
+from lostcities.engine.lab.simulation import game_seed, play_match
+from lostcities.engine.game.state import OVER
+from lostcities.engine.game.tables import tables_of
+from lostcities.engine.game.turn import illegal_reason, new_game, push, random_move
+from lostcities.engine.game.view import observation
 
 
 def positions(pack_id: str, seed: int, every: int = 7):
@@ -85,7 +85,7 @@ def test_determinisations_differ_but_repeat_with_the_seed():
 @pytest.mark.parametrize("pack_id", ["duel-classic", "duel-equal", "duel-grenoble"])
 def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
     """reply() is the expert (REPLY weights) seeing the state as the player to move."""
-    from lostcities.engine.expert import REPLY, Evaluation
+    from lostcities.engine.bots.expert import REPLY, Evaluation
 
     p = derived(pack_id, match={"rounds": 1, "continuation": False})
     checked = 0
@@ -98,7 +98,7 @@ def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
             if checked % 5 == 0:
                 seat = state.to_move
                 ev = Evaluation(p, observation(state, seat), WatchedMemory(state, seat), REPLY)
-                from lostcities.engine.turn import legal_moves
+                from lostcities.engine.game.turn import legal_moves
                 assert move == ev.quick_best(legal_moves(state))
             checked += 1
             push(state, move if rng.random() < 0.8 else random_move(state, rng))
@@ -109,8 +109,8 @@ def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
 def test_shared_plans_change_no_value(pack_id):
     """One SharedPlans serves thousands of evaluations of a search: each evaluation's
     values must be exactly those it works out alone (plans are keyed by all they use)."""
-    from lostcities.engine.expert import DUEL, OUTLOOK, REPLY, Evaluation, SharedPlans
-    from lostcities.engine.turn import legal_moves
+    from lostcities.engine.bots.expert import DUEL, OUTLOOK, REPLY, Evaluation, SharedPlans
+    from lostcities.engine.game.turn import legal_moves
 
     p = pack(pack_id)
     shared = {params: SharedPlans(p, params) for params in (DUEL, REPLY, OUTLOOK)}
@@ -138,7 +138,7 @@ def test_shared_plans_change_no_value(pack_id):
 
 
 def test_shared_plans_refuse_another_pack_or_other_weights():
-    from lostcities.engine.expert import DUEL, REPLY, Evaluation, SharedPlans
+    from lostcities.engine.bots.expert import DUEL, REPLY, Evaluation, SharedPlans
 
     state = new_game(pack("duel-classic"), 2, 1)
     obs, memory = observation(state, 0), WatchedMemory(state, 0)
@@ -165,7 +165,7 @@ def test_the_watched_memory_knows_every_pile_and_counts_the_rest_unseen():
 
 def test_the_outlook_is_the_score_when_no_turn_is_left():
     """With no turn left to a player, its outlook is what its rows score now."""
-    from lostcities.engine.turn import live_scores
+    from lostcities.engine.game.turn import live_scores
 
     checked = 0
     for seed in range(8):
@@ -185,7 +185,7 @@ def test_the_outlook_is_the_score_when_no_turn_is_left():
 def test_a_search_is_reproducible_and_keeps_the_experts_move_without_evidence():
     state, memory = next(p for i, p in enumerate(positions("duel-classic", 8)) if i == 2)
     obs = observation(state, state.to_move)
-    from lostcities.engine.turn import legal_moves
+    from lostcities.engine.game.turn import legal_moves
 
     legal = legal_moves(state)
     params = SearchParams(iterations=40)
@@ -201,7 +201,7 @@ def test_a_search_is_reproducible_and_keeps_the_experts_move_without_evidence():
 def test_the_time_limit_stops_the_search(monkeypatch):
     state, memory = next(positions("duel-classic", 2))
     obs = observation(state, state.to_move)
-    from lostcities.engine.turn import legal_moves
+    from lostcities.engine.game.turn import legal_moves
 
     calls = []
     real = ismcts.lookahead

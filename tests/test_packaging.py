@@ -56,7 +56,7 @@ def test_wheel_ships_packs_schema_and_grammar(wheel):
         assert f"lostcities/rulepacks/{name}" in names
     assert "lostcities/rulepacks/pack.schema.json" in names
     assert "lostcities/grammar/scoring.lark" in names
-    assert "lostcities/engine/record.schema.json" in names
+    assert "lostcities/engine/lab/record.schema.json" in names
     catalogues = sorted(p.name for p in (ROOT / "i18n").glob("*_*.json"))
     assert {"messages_en.json", "messages_fr.json", "rules_en.json", "rules_fr.json"} \
         <= set(catalogues)

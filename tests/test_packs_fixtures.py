@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from lostcities.engine import packs
-from lostcities.engine.packs import check_pack, validate_pack
+from lostcities.engine.packs import loader as packs
+from lostcities.engine.packs.loader import check_pack, validate_pack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 INVALID = sorted(p for p in (FIXTURES / "invalid").glob("LC*.yaml"))

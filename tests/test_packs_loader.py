@@ -8,12 +8,12 @@ import jsonschema
 import pytest
 
 import lostcities.engine as engine
-from lostcities.engine import packs
+from lostcities.engine.packs import loader as packs
 from lostcities.engine.errors import PackError
-from lostcities.engine.packs import (MAX_EXTENDS, builtin_ids, check_pack, format_path,
+from lostcities.engine.packs.loader import (MAX_EXTENDS, builtin_ids, check_pack, format_path,
                                      iter_leaves, load_pack, locate, pack_schema, resolve_pack,
                                      validate_pack)
-from lostcities.engine.rules import RulePack
+from lostcities.engine.game.rules import RulePack
 
 BUILTINS = ["board-classic", "board-short", "board-updown", "duel-basic", "duel-classic",
             "duel-equal", "duel-grenoble", "duel-six"]

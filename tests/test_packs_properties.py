@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from lostcities.cli.packs import dump_yaml
-from lostcities.engine import packs
+from lostcities.engine.packs import loader as packs
 from lostcities.engine.errors import PackError
-from lostcities.engine.packs import (builtin_ids, check_pack, iter_leaves, locate,
+from lostcities.engine.packs.loader import (builtin_ids, check_pack, iter_leaves, locate,
                                      resolve_pack, validate_pack)
-from lostcities.engine.yamlsafe import parse_yaml
+from lostcities.engine.packs.yamlsafe import parse_yaml
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from lostcities.cli.app import app
 from lostcities.cli.session import BOT, HUMAN, Player, Session
-from lostcities.engine.packs import load_pack
-from lostcities.engine.records import replay
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.lab.records import replay
 from test_session import small_pack
 
 LC = str(Path(sys.executable).with_name("lc"))
@@ -390,7 +390,7 @@ def test_a_second_game_mentions_the_unfinished_one(data):
 def test_play_is_registered_and_cheap_to_import():
     assert "play" in CliRunner().invoke(app, ["--help"]).stdout
     code = ("import sys, lostcities.cli.app; heavy = [m for m in sys.modules if m.startswith("
-            "('rich.table', 'lark', 'jsonschema', 'lostcities.engine.turn', "
+            "('rich.table', 'lark', 'jsonschema', 'lostcities.engine.game.turn', "
             "'lostcities.cli.session', 'lostcities.cli.render'))]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
@@ -508,7 +508,7 @@ def test_watching_bots_on_a_terminal_and_ctrl_c_saves(data, small):
 
 def test_a_failing_user_bot_is_one_line_and_the_game_is_kept(data, tmp_path, monkeypatch):
     (tmp_path / "boombot.py").write_text(
-        "from lostcities.engine.bots import Bot\n"
+        "from lostcities.engine.bots.base import Bot\n"
         "class Boom(Bot):\n"
         "    def choose(self, view):\n"
         "        raise RuntimeError('no idea')\n")

@@ -20,9 +20,9 @@ from lostcities.cli.app import app
 from lostcities.i18n import Catalogue, load_messages, plural_form
 from lostcities.cli.render import table
 from lostcities.cli.session import HUMAN, Player, Session, parse_players
-from lostcities.engine.packs import load_pack
-from lostcities.engine.turn import legal_moves, live_scores, new_game
-from lostcities.engine.view import observation
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.game.turn import legal_moves, live_scores, new_game
+from lostcities.engine.game.view import observation
 from test_session import small_pack
 
 LC = str(Path(sys.executable).with_name("lc"))

@@ -14,8 +14,8 @@ from enginehelpers import complete_deal, pack
 from lostcities.cli import render
 from lostcities.i18n import LANGS, Catalogue, detect_lang, load_messages
 from lostcities.cli.session import BOT, HUMAN, Player, Session
-from lostcities.engine.turn import live_scores, totals
-from lostcities.engine.view import observation
+from lostcities.engine.game.turn import live_scores, totals
+from lostcities.engine.game.view import observation
 
 CLASSIC = pack("duel-classic")
 EN, FR = Catalogue("en"), Catalogue("fr")
@@ -31,7 +31,7 @@ def text_of(renderable, *, color: bool = False, width: int = 120) -> str:
 
 def position() -> Session:
     """Seat 0 ("You") has played r3 r5 and a wager on blue; seat 1 discarded g9 then g8."""
-    from lostcities.engine.turn import new_game
+    from lostcities.engine.game.turn import new_game
 
     s = Session(CLASSIC, [Player(HUMAN, "You"), Player(HUMAN, "greedy")], 1)
     s.state = new_game(CLASSIC, ["You", "greedy"], 1, deals=[complete_deal(
@@ -112,7 +112,7 @@ def test_unknown_colour_names_still_get_a_style():
 
 def test_turns_in_words():
     s = Session(CLASSIC, [Player(HUMAN, "You"), Player(HUMAN, "Bob")], 1)
-    from lostcities.engine.turn import new_game
+    from lostcities.engine.game.turn import new_game
 
     s.state = new_game(CLASSIC, ["You", "Bob"], 1, deals=[complete_deal(
         CLASSIC, ["r3 r5 bx b4 y2 w6 w7 g2", "g9 g8 y9 y10 w2 w3 w4 w5"], top="r9")])
@@ -165,7 +165,7 @@ def test_match_end_names_the_winner_or_the_shared_win():
 
 def test_move_list_is_numbered_from_one():
     s = position()
-    from lostcities.engine.turn import legal_moves
+    from lostcities.engine.game.turn import legal_moves
 
     moves = legal_moves(s.state)
     out = text_of(render.move_list(moves, EN))
@@ -247,7 +247,7 @@ def test_catalogue_fallbacks():
 # --------------------------------------------------------------------------- the board game
 
 def board_position():
-    from lostcities.engine.turn import apply, legal_moves, new_game
+    from lostcities.engine.game.turn import apply, legal_moves, new_game
 
     board = pack("board-classic")
     state = new_game(board, ["Ada", "Bob"], 3)
@@ -296,7 +296,7 @@ def test_the_board_shows_tiles_pawns_bridge_points_and_holdings():
 
 
 def test_board_round_scores_list_every_engaged_pawn():
-    from lostcities.engine.turn import apply, random_move, new_game
+    from lostcities.engine.game.turn import apply, random_move, new_game
     import random
 
     board = pack("board-short")
@@ -324,7 +324,7 @@ def test_board_round_scores_list_every_engaged_pawn():
 
 def test_board_turns_say_which_pawn_and_steps():
     from lostcities.cli.session import Turn
-    from lostcities.engine.moves import Move
+    from lostcities.engine.game.moves import Move
 
     board = pack("board-classic")
     move = Move.parse("p g4 pawn=0 step=b step=r deck", board)

@@ -19,8 +19,8 @@ from lostcities.cli.app import app
 from lostcities.cli.session import (BOT, HUMAN, SAVE_KEY_BYTES, Player, Session, SessionError,
                                     load_save_key, save_key_path, save_mac, signed_by)
 from lostcities.engine import RecordError
-from lostcities.engine.packs import load_pack
-from lostcities.engine.turn import legal_moves
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.game.turn import legal_moves
 
 CLASSIC = load_pack("duel-classic")
 VS_GREEDY = [Player(HUMAN, "You"), Player(BOT, "greedy", "greedy")]

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from enginehelpers import builtin_ids, derived, pack
-from lostcities.engine.moves import DECK, DISCARD, PLAY
-from lostcities.engine.records import dumps, record_of, replay
-from lostcities.engine.rows import check_row
-from lostcities.engine.state import BRIDGE_CROSSINGS, DRAW_PILE_EMPTY, TURN_CAP
-from lostcities.engine.turn import apply, is_over, legal_moves, new_game, push, random_move, totals
-from lostcities.engine.view import observation
+from lostcities.engine.game.moves import DECK, DISCARD, PLAY
+from lostcities.engine.lab.records import dumps, record_of, replay
+from lostcities.engine.game.rows import check_row
+from lostcities.engine.game.state import BRIDGE_CROSSINGS, DRAW_PILE_EMPTY, TURN_CAP
+from lostcities.engine.game.turn import apply, is_over, legal_moves, new_game, push, random_move, totals
+from lostcities.engine.game.view import observation
 
 PROPS = settings(max_examples=10, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow])
@@ -204,7 +204,7 @@ def test_undo_restores_any_position(pack_id, seed, turns, rng_seed):
         snaps.append(s.snapshot())
         push(s, random_move(s, rng))
     for snap in reversed(snaps):
-        from lostcities.engine.turn import pop
+        from lostcities.engine.game.turn import pop
 
         pop(s)
         assert s.snapshot() == snap

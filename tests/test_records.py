@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from enginehelpers import derived, pack
 from lostcities.engine.errors import RecordError
-from lostcities.engine.records import FORMAT, check_shape, dumps, read_records, record_of, replay
-from lostcities.engine.turn import continue_match, is_over, new_game, push, random_move, totals
+from lostcities.engine.lab.records import FORMAT, check_shape, dumps, read_records, record_of, replay
+from lostcities.engine.game.turn import continue_match, is_over, new_game, push, random_move, totals
 
 
 def finished(pack_id="duel-classic", players=2, seed=1, p=None):
@@ -195,10 +195,10 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_fast_shape_check_never_accepts_what_the_schema_refuses(data):
-    from lostcities.engine.records import _surely_valid, _validator
+    from lostcities.engine.lab.records import _surely_valid, _validator
 
     record = copy.deepcopy(SMALL)
-    from lostcities.engine.packs import iter_leaves
+    from lostcities.engine.packs.loader import iter_leaves
 
     # every leaf and every container above one
     paths = sorted({leaf[:i] for leaf, _ in iter_leaves(record) for i in range(1, len(leaf) + 1)},
@@ -222,7 +222,7 @@ SMALL = json.loads(dumps(finished(p=derived("duel-classic", hand_size=28, turn={
 
 
 def test_records_the_engine_writes_take_the_fast_shape_check(classic):
-    from lostcities.engine.records import _surely_valid, _validator
+    from lostcities.engine.lab.records import _surely_valid, _validator
 
     assert _surely_valid(classic) and _surely_valid(SMALL)
     assert not list(_validator().iter_errors(SMALL))

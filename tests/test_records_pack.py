@@ -23,11 +23,11 @@ from typer.testing import CliRunner
 
 import fuzz_support as fz
 from lostcities.cli.app import app
-from lostcities.engine.bots import GreedyBot, RandomBot
+from lostcities.engine.bots.base import GreedyBot, RandomBot
 from lostcities.engine.errors import RecordError
-from lostcities.engine.packs import load_pack
-from lostcities.engine.records import dumps, embedded_pack, pack_sha256, replay
-from lostcities.engine.simulation import play_match
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.lab.records import dumps, embedded_pack, pack_sha256, replay
+from lostcities.engine.lab.simulation import play_match
 
 LC = str(Path(sys.executable).with_name("lc"))
 HOUSE = "id: my-house\nextends: duel-classic\nturn: {turn_cap: 30}\n"

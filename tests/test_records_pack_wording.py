@@ -9,12 +9,12 @@ import re
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.engine.bots import GreedyBot, RandomBot
-from lostcities.engine.moves import DECK
-from lostcities.engine.packs import load_pack
-from lostcities.engine.records import dumps, replay
-from lostcities.engine.simulation import play_match
-from lostcities.engine.turn import push
+from lostcities.engine.bots.base import GreedyBot, RandomBot
+from lostcities.engine.game.moves import DECK
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.lab.records import dumps, replay
+from lostcities.engine.lab.simulation import play_match
+from lostcities.engine.game.turn import push
 
 
 def shown(tmp_path, record: dict) -> str:

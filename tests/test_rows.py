@@ -1,4 +1,4 @@
-"""engine/rows.py: whole rows checked against each ordering, with the refused card named."""
+"""engine/game/rows.py: whole rows checked against each ordering, with the refused card named."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -6,9 +6,9 @@ from dataclasses import replace
 import pytest
 
 from lostcities.engine.errors import IllegalMoveError
-from lostcities.engine.packs import load_pack
-from lostcities.engine.rows import check_copies, check_row, group_rows, refusal, tally
-from lostcities.engine.rules import RulePack
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.game.rows import check_copies, check_row, group_rows, refusal, tally
+from lostcities.engine.game.rules import RulePack
 
 
 def cards(pack: RulePack, text: str) -> list[int]:

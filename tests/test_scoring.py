@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.engine import packs
+from lostcities.engine.packs import loader as packs
 from lostcities.engine.errors import ScoringError
-from lostcities.engine.packs import builtin_dir, builtin_ids, load_pack, validate_pack
-from lostcities.engine.rules import RulePack
+from lostcities.engine.packs.loader import builtin_dir, builtin_ids, load_pack, validate_pack
+from lostcities.engine.game.rules import RulePack
 from lostcities.grammar import REQUIRED, RoundScore, Scoring, compile_scoring
 
 

@@ -14,9 +14,9 @@ from lostcities.cli.session import (BOT, HUMAN, Player, Session, SessionError, d
                                     latest_save, new_save_path, parse_players, strongest_bot,
                                     write_atomic)
 from lostcities.engine import RecordError
-from lostcities.engine.moves import Move
-from lostcities.engine.records import replay
-from lostcities.engine.turn import apply, is_over, legal_moves, new_game
+from lostcities.engine.game.moves import Move
+from lostcities.engine.lab.records import replay
+from lostcities.engine.game.turn import apply, is_over, legal_moves, new_game
 
 CLASSIC = pack("duel-classic")
 
@@ -80,7 +80,7 @@ def test_default_players_are_you_against_the_strongest_bot():
 
 
 def test_strongest_bot_follows_the_engine_registry_strength_order(monkeypatch):
-    from lostcities.engine import bots
+    from lostcities.engine.bots import base as bots
 
     assert strongest_bot() == bots.STRENGTH[0] and strongest_bot() in bots.BOTS
     monkeypatch.setattr(bots, "STRENGTH", ("greedy", "expert", "random"))
@@ -113,8 +113,8 @@ def test_bad_players_spec_is_one_line(spec, message):
 
 
 def test_level_goes_to_the_bots_that_take_one():
-    from lostcities.engine import ismcts
-    from lostcities.engine.bots import has_levels, strongest_with_levels
+    from lostcities.engine.bots import ismcts
+    from lostcities.engine.bots.base import has_levels, strongest_with_levels
 
     assert has_levels("ismcts") and not has_levels("expert") and not has_levels("nosuch")
     assert strongest_with_levels() == "ismcts"
@@ -436,7 +436,7 @@ def test_save_command_writes_a_copy(tmp_path):
 
 
 def test_a_finished_match_continues_and_writes_a_record(tmp_path):
-    from lostcities.engine.packs import load_pack
+    from lostcities.engine.packs.loader import load_pack
 
     source = str(small_pack(tmp_path))
     s = Session(load_pack(source), [Player(BOT, "greedy", "greedy"),
@@ -557,7 +557,7 @@ def find_step_choice():
     """A seed and a position where one card and draw leave several step choices."""
     import random
 
-    from lostcities.engine.turn import random_move
+    from lostcities.engine.game.turn import random_move
 
     for seed in range(200):
         state = new_game(BOARD, ["A", "B"], seed)

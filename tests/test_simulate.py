@@ -11,12 +11,12 @@ import statistics
 import pytest
 
 from enginehelpers import complete_deal, derived, duel_ids, pack
-from lostcities.engine.bots import BotError, GreedyBot, RandomBot, SeatView, make_bot
-from lostcities.engine.records import replay
-from lostcities.engine.simulation import (RunningStats, game_seed, play_match, simulate,
+from lostcities.engine.bots.base import BotError, GreedyBot, RandomBot, SeatView, make_bot
+from lostcities.engine.lab.records import replay
+from lostcities.engine.lab.simulation import (RunningStats, game_seed, play_match, simulate,
                                           wilson)
-from lostcities.engine.state import SetupError
-from lostcities.engine.turn import apply, new_game, winners
+from lostcities.engine.game.state import SetupError
+from lostcities.engine.game.turn import apply, new_game, winners
 
 
 def test_game_seeds_are_a_stable_hash_of_seed_and_index():
@@ -65,7 +65,7 @@ def test_summary_counts_wins_shared_wins_scores_rounds_and_ends():
 
 
 def test_shared_wins_are_counted_as_such():
-    from lostcities.engine.simulation import GameResult, Summary
+    from lostcities.engine.lab.simulation import GameResult, Summary
 
     summary = Summary("p", ("a", "b", "c"), 0)
     summary.add(GameResult(0, 1, (5, 5, 1), (0, 1), (10,), ("turn-cap",)))

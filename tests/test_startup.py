@@ -93,17 +93,18 @@ def test_the_loaded_parser_offers_the_analysed_grammar():
 
 # --------------------------------------------------------------- built-in packs' digests
 
-from lostcities.engine import pack_digests, packs  # noqa: E402
+from lostcities.engine.packs import loader as packs  # noqa: E402
+from lostcities.engine.packs import pack_digests  # noqa: E402
 
 
 def test_recorded_digests_are_fresh():
     """Every built-in pack passes full validation and its recorded digest is its bytes':
     regenerate with ``python -m lostcities.grammar.regenerate`` when this fails."""
     assert pack_digests.SCHEMA_SHA256 == packs.text_digest(packs.schema_text()), \
-        f"engine/pack_digests.py is {REGENERATE}"
+        f"engine/packs/pack_digests.py is {REGENERATE}"
     paths = [packs.builtin_dir() / f"{pack_id}.yaml" for pack_id in packs.builtin_ids()]
     assert pack_digests.VOUCHED == {packs.file_digest(path) for path in paths}, \
-        f"engine/pack_digests.py is {REGENERATE}"
+        f"engine/packs/pack_digests.py is {REGENERATE}"
     for path in paths:
         assert not packs.validate_pack(path, schema_check=True).problems, path.name
 
@@ -142,7 +143,7 @@ def test_house_packs_and_edited_builtins_are_schema_validated(tmp_path, monkeypa
 def test_loading_a_builtin_pack_does_not_import_jsonschema():
     import subprocess
     import sys
-    code = ("import sys; from lostcities.engine.packs import load_pack; "
+    code = ("import sys; from lostcities.engine.packs.loader import load_pack; "
             "load_pack('duel-classic'); load_pack('board-classic'); "
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -260,7 +261,7 @@ def test_modules_for_a_command_line():
 @pytest.mark.parametrize("pack_id", packs.builtin_ids())
 @pytest.mark.parametrize("display", ["rulepacks/{id}.yaml", "{id}", "./x/{id}.yaml"])
 def test_a_shipped_document_is_the_yaml_as_loaded(pack_id, display):
-    from lostcities.engine.yamlsafe import load_yaml
+    from lostcities.engine.packs.yamlsafe import load_yaml
     path = packs.builtin_dir() / f"{pack_id}.yaml"
     name = display.format(id=pack_id)
     shipped = packs.shipped_document(path, name)
@@ -283,7 +284,7 @@ def test_only_shipped_bytes_are_read_from_the_shipped_form(tmp_path, monkeypatch
 
 
 def test_loading_a_builtin_pack_does_not_import_yaml():
-    code = ("import sys; from lostcities.engine.packs import load_pack; "
+    code = ("import sys; from lostcities.engine.packs.loader import load_pack; "
             "load_pack('duel-six'); print('yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=BOUND, check=True)

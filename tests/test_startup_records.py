@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lostcities.engine.packs import load_pack
-from lostcities.engine.records import dumps, engine_version, record_of
-from lostcities.engine.simulation import play_match, simulate
+from lostcities.engine.packs.loader import load_pack
+from lostcities.engine.lab.records import dumps, engine_version, record_of
+from lostcities.engine.lab.simulation import play_match, simulate
 
 HOUSE = Path(__file__).parent / "fixtures" / "packs" / "valid" / "base-house.yaml"
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -57,7 +57,7 @@ EXTRAS = st.dictionaries(
                              "duel-grenoble", str(HOUSE)]),
        seed=st.integers(0, 2**64 - 1), extra=EXTRAS)
 def test_dumps_is_json_dumps_of_the_record(pack, seed, extra):
-    from lostcities.engine.bots import make_bot
+    from lostcities.engine.bots.base import make_bot
     rules = load_pack(pack)
     bots = [make_bot("random") for _ in range(rules.min_players)]
     state = play_match(rules, bots, seed)
@@ -74,8 +74,8 @@ def test_engine_version_is_looked_up_once():
 
 
 def test_dumps_stays_exact_when_its_tables_fill_up(monkeypatch):
-    from lostcities.engine import records
-    from lostcities.engine.bots import make_bot
+    from lostcities.engine.lab import records
+    from lostcities.engine.bots.base import make_bot
     monkeypatch.setattr(records, "_TURN_TEXT_SIZE", 5)
     for pack, seats in [("duel-classic", 2), ("duel-grenoble", 4), ("board-classic", 3)]:
         rules = load_pack(pack)

@@ -1,5 +1,5 @@
 """Start-up: a vouched built-in pack's formulas are compiled from their parse results shipped
-in engine/shipped_packs.json (no lark), into the very scoring that parsing them builds."""
+in engine/packs/shipped_packs.json (no lark), into the very scoring that parsing them builds."""
 from __future__ import annotations
 
 import subprocess
@@ -9,7 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lostcities.engine import LostCitiesError, pack_digests, packs
+from lostcities.engine import LostCitiesError
+from lostcities.engine.packs import loader as packs
+from lostcities.engine.packs import pack_digests
 from lostcities.grammar import compiler as grammar_compiler
 from lostcities.grammar import parser as grammar_parser
 from lostcities.grammar.source import Source
@@ -40,13 +42,13 @@ def count_parses(monkeypatch) -> list[str]:
 
 def test_shipped_parse_results_are_fresh():
     assert pack_digests.GRAMMAR_SHA256 == grammar_parser.grammar_digest(
-        grammar_parser.grammar_text()), f"engine/pack_digests.py is {REGENERATE}"
+        grammar_parser.grammar_text()), f"engine/packs/pack_digests.py is {REGENERATE}"
     for pack_id in BUILTINS:
         shipped = packs.shipped_trees([builtin(pack_id)])
         scoring = packs.shipped_document(builtin(pack_id), pack_id).data.get("scoring", {})
         texts = [scoring[k] for k in ("expedition", "pawn", "round", "match") if k in scoring]
         texts += list(scoring.get("breakdown", {}).values())
-        assert set(shipped) == set(texts), f"{pack_id}: engine/shipped_packs.json is {REGENERATE}"
+        assert set(shipped) == set(texts), f"{pack_id}: engine/packs/shipped_packs.json is {REGENERATE}"
         for text in texts:
             parsed = grammar_parser.parse(Source(text, "", None))
             assert shipped[text] == grammar_parser.tree_data(parsed), pack_id
@@ -121,7 +123,7 @@ def run_python(code: str) -> str:
 
 
 def test_loading_every_builtin_does_not_import_lark():
-    code = ("import sys; from lostcities.engine.packs import builtin_ids, load_pack\n"
+    code = ("import sys; from lostcities.engine.packs.loader import builtin_ids, load_pack\n"
             "for p in builtin_ids(): load_pack(p)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('lark', 'yaml', 'jsonschema')))")

@@ -9,7 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.engine.packs import builtin_dir
+from lostcities.engine.packs.loader import builtin_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 INVALID = ROOT / "tests" / "fixtures" / "packs" / "invalid"
@@ -216,7 +216,7 @@ def test_the_summary_after_an_error_reads_naturally(tmp_path: Path, monkeypatch)
     assert result.stderr.splitlines()[-1] == (
         "2 packs checked, no problems in them; 2 paths could not be used")
     import lostcities.engine.errors as errors
-    import lostcities.engine.packs as packs
+    import lostcities.engine.packs.loader as packs
 
     real = packs.validate_pack
 
@@ -238,7 +238,7 @@ def test_the_summary_after_an_error_reads_naturally(tmp_path: Path, monkeypatch)
 def test_summary_wording() -> None:
     from lostcities.cli.validate import summary
     from lostcities.engine.errors import Problem
-    from lostcities.engine.packs import PackReport
+    from lostcities.engine.packs.loader import PackReport
 
     good = PackReport("a", "a.yaml", ())
     bad = PackReport("b", "b.yaml", (Problem("b.yaml", 1, 1, "LC030", "x"),))

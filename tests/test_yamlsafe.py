@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from lostcities.engine.errors import PackError
-from lostcities.engine.yamlsafe import Limits, load_yaml, parse_yaml
+from lostcities.engine.packs.yamlsafe import Limits, load_yaml, parse_yaml
 
 
 def problems(text: str, limits: Limits | None = None) -> list[tuple[str, int]]:

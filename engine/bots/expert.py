@@ -43,14 +43,14 @@ import random
 from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from .bots import Bot, SeatView
-from .cards import Card
+from .base import Bot, SeatView
+from ..game.cards import Card
 from .knowledge import Determinizer, SeatMemory
-from .moves import DECK, PLAY, Move, action_space
-from .rules import RulePack
-from .state import GameState
-from .tables import Tables, tables_of
-from .view import Observation
+from ..game.moves import DECK, PLAY, Move, action_space
+from ..game.rules import RulePack
+from ..game.state import GameState
+from ..game.tables import Tables, tables_of
+from ..game.view import Observation
 
 
 @dataclass(frozen=True)
@@ -743,7 +743,7 @@ class BoardReading:
         return after
 
     def _read(self, move: Move) -> BoardAfter:
-        from .turn import pop, push_action
+        from ..game.turn import pop, push_action
 
         if self._state is None:
             self._state = Determinizer(self.pack, self.obs, self.memory).deal(random.Random(0))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence, TypeAlias
 
-from .errors import InvalidMoveError
-from .safeio import shown_value
+from ..errors import InvalidMoveError
+from ..safeio import shown_value
 
 Card: TypeAlias = int
 """A card kind: ``colour * slots + slot`` (see module doc)."""

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional, Sequence
 
 from .cards import Card, CardCodec
-from .errors import InvalidMoveError
+from ..errors import InvalidMoveError
 from .rules import RulePack
-from .safeio import shown_value
+from ..safeio import shown_value
 from .tables import cached_on
 
 #: a pawn number in the notation: ASCII digits only (str.isdigit also takes '²' and '٣')

@@ -5,7 +5,7 @@ One pipeline serves every entry point::
     locate -> hardened YAML (yamlsafe) -> extends chain -> merge with origins
            -> JSON Schema -> defaults -> LC semantic checks -> RulePack -> formulas
 
-:func:`load_pack` returns the :class:`~lostcities.engine.rules.RulePack` (cached) or
+:func:`load_pack` returns the :class:`~lostcities.engine.game.rules.RulePack` (cached) or
 raises :class:`~lostcities.engine.errors.PackError` with every problem found;
 :func:`validate_pack` and :func:`check_pack` report without raising;
 :func:`resolve_pack` gives the merged mapping and where each value came from
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from .errors import InputError, LostCitiesError, PackError, Problem
-from .rules import RulePack
-from .safeio import check_path, read_text, shown_path
+from ..errors import InputError, LostCitiesError, PackError, Problem
+from ..game.rules import RulePack
+from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import CODES as YAML_CODES
 from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml, one_line
 
@@ -522,7 +522,7 @@ def file_digest(path: Path) -> str | None:
 def schema_vouched(paths: tuple[Path, ...] | list[Path]) -> bool:
     """Whether every file of a chain is a built-in pack, byte for byte as it was when its
     schema validation passed at build time (its SHA-256 among the digests vouched for in
-    :mod:`lostcities.engine.pack_digests`, under the same schema): the schema would find no
+    :mod:`lostcities.engine.packs.pack_digests`, under the same schema): the schema would find no
     problem, so it need not run (nor jsonschema be imported). Any other file, a house pack
     or an edited built-in, is validated. The table holds digests only: no pack is known
     here by its name."""
@@ -550,7 +550,7 @@ def text_digest(text: str) -> str:
 
 
 #: The YAML of the vouched built-in packs as loaded, keyed by each file's SHA-256 (data,
-#: generated with :mod:`lostcities.engine.pack_digests`).
+#: generated with :mod:`lostcities.engine.packs.pack_digests`).
 SHIPPED_DOCUMENTS = "shipped_packs.json"
 
 
@@ -568,7 +568,7 @@ def _shipped_documents() -> dict[str, Any]:
 
 def shipped_document(path: Path, display: str) -> YamlDocument | None:
     """The loaded YAML of a built-in pack file byte for byte as shipped, from its parsed form
-    recorded beside :mod:`lostcities.engine.pack_digests` under its SHA-256 (no YAML parsed,
+    recorded beside :mod:`lostcities.engine.packs.pack_digests` under its SHA-256 (no YAML parsed,
     PyYAML not even imported), named ``display`` as :func:`~.yamlsafe.load_yaml` names it;
     None for any other file."""
     try:
@@ -619,10 +619,10 @@ def pack_digests_source() -> tuple[str, str]:
     source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
               'file was\ngenerated (``python -m lostcities.grammar.regenerate``; do not edit): '
               'a built-in pack file\nwhose digest is here skips the JSON Schema at load (see '
-              '``lostcities.engine.packs.schema_vouched``)\nand is read from its YAML as loaded, '
+              '``lostcities.engine.packs.loader.schema_vouched``)\nand is read from its YAML as loaded, '
               'kept under the same digest in ``shipped_packs.json``\n'
-              '(``lostcities.engine.packs.shipped_document``), its formulas parsed (under '
-              'the grammar\'s\nSHA-256: ``lostcities.engine.packs.shipped_trees``)."""\n'
+              '(``lostcities.engine.packs.loader.shipped_document``), its formulas parsed (under '
+              'the grammar\'s\nSHA-256: ``lostcities.engine.packs.loader.shipped_trees``)."""\n'
               f"SCHEMA_SHA256 = {text_digest(schema_text())!r}\n"
               f"GRAMMAR_SHA256 = {parser.grammar_digest(parser.grammar_text())!r}\n"
               f"VOUCHED = frozenset({{\n{lines}}})\n")
@@ -653,7 +653,7 @@ def _parsed_formulas(data: Any) -> dict[str, Any]:
 def shipped_trees(paths: tuple[Path, ...] | list[Path]) -> dict[str, Any]:
     """Formula text -> its parse result as data, recorded in ``shipped_packs.json`` for the
     files of a chain of vouched built-in packs (:func:`schema_vouched`), when they were
-    parsed by this very grammar (its SHA-256 in :mod:`lostcities.engine.pack_digests`);
+    parsed by this very grammar (its SHA-256 in :mod:`lostcities.engine.packs.pack_digests`);
     empty otherwise: the formulas are then parsed. A formula missing here is parsed too."""
     try:
         from . import pack_digests

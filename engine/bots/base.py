@@ -17,14 +17,14 @@ import random
 from functools import cached_property
 from typing import Callable, Optional
 
-from .cards import Card
-from .errors import LostCitiesError
-from .moves import DECK, NO_STEP, PLAY, Move
-from .view import Observation, observation
-from .rules import RulePack
-from .state import GameState, Seat
-from .tables import NO_NUMBERS, Tables, tables_of
-from .turn import legal_moves, random_move
+from ..game.cards import Card
+from ..errors import LostCitiesError
+from ..game.moves import DECK, NO_STEP, PLAY, Move
+from ..game.view import Observation, observation
+from ..game.rules import RulePack
+from ..game.state import GameState, Seat
+from ..game.tables import NO_NUMBERS, Tables, tables_of
+from ..game.turn import legal_moves, random_move
 
 
 class BotError(LostCitiesError, ValueError):

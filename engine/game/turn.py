@@ -22,7 +22,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from . import board as _board
 from .cards import Card
-from .errors import IllegalMoveError, InputError, InvalidMoveError
+from ..errors import IllegalMoveError, InputError, InvalidMoveError
 from .moves import DECK, DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
 from .rows import refusal
 from .rules import RulePack

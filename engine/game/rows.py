@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .cards import Card
-from .errors import IllegalMoveError
+from ..errors import IllegalMoveError
 from .rules import RulePack
 from .tables import DOWN, NO_NUMBERS, OPEN, UP, tables_of
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from .backends import Batch, RunDir, batch_size, batches, check_workers, run_batches
-from .rules import RulePack
+from ..game.rules import RulePack
 from .simulation import Z95, game_seed, wilson
 
 #: matches decided by fewer points than this count as close (the issue's "under 10 points")
@@ -113,8 +113,8 @@ def paired_interval(diff: Moments) -> tuple[float, float]:
 
 def match_measures(state: Any) -> dict[str, float]:
     """Every measure of :data:`MEASURES` that applies to a finished match."""
-    from .moves import DECK, PLAY
-    from .turn import totals, winners
+    from ..game.moves import DECK, PLAY
+    from ..game.turn import totals, winners
 
     pack = state.pack
     t = state.tables
@@ -191,8 +191,8 @@ _LOADED: dict[tuple, Any] = {}
 def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
     key = job.key()
     if key not in _LOADED:
-        from .bots import make_bot
-        from .packs import load_pack
+        from ..bots.base import make_bot
+        from ..packs.loader import load_pack
 
         _LOADED.clear()
         _LOADED[key] = (load_pack(job.house, allow_outside=job.allow_outside),
@@ -215,7 +215,7 @@ def run_batch(job: BalanceJob, start: int, stop: int) -> dict[str, Any]:
         for side, pack in sides.items():
             state = play_match(pack, bots, seed, list(job.bots))
             values[side] = match_measures(state)
-            from .turn import totals
+            from ..game.turn import totals
 
             for total in totals(state):
                 scores[side][str(total)] = scores[side].get(str(total), 0) + 1
@@ -553,9 +553,9 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     to give again on a resumed run. Raises :class:`~.bots.BotError`,
     :class:`~.state.SetupError` or :class:`~.backends.BackendError` on bad input.
     """
-    from .bots import make_bot
+    from ..bots.base import make_bot
     from .simulation import pack_reference
-    from .turn import check_players
+    from ..game.turn import check_players
 
     specs = tuple(s.strip() for s in bots)
     for pack in (house, base):

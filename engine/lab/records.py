@@ -14,10 +14,10 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
-from .errors import InputError, LostCitiesError, RecordError
-from .moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
-from .rules import RulePack
-from .state import OVER, Deal, GameState
+from ..errors import InputError, LostCitiesError, RecordError
+from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
+from ..game.rules import RulePack
+from ..game.state import OVER, Deal, GameState
 
 FORMAT = "lostcities-record/1"
 
@@ -50,9 +50,9 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
             extra: dict[str, Any]) -> dict[str, Any]:
     """The record's fields in order, each round's ``turns`` made by ``turns(round)`` and
     each list of cards by ``cards(cards)``."""
-    from .turn import totals, winners
+    from ..game.turn import totals, winners
 
-    from .board import tile_dict
+    from ..game.board import tile_dict
 
     codec = state.pack.cards
     rounds = []
@@ -214,7 +214,7 @@ def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int,
     ``LIMITS.json_depth`` deep with numbers of at most ``LIMITS.number_digits``
     characters. Every refusal is a :class:`RecordError` naming ``name:line``.
     """
-    from .safeio import loads_json, read_lines
+    from ..safeio import loads_json, read_lines
 
     try:
         for lineno, line in read_lines(stream, name):
@@ -235,7 +235,7 @@ def _validator() -> Any:
 
     from importlib.resources import files
 
-    schema = json.loads(files("lostcities.engine").joinpath("record.schema.json").read_text())
+    schema = json.loads(files("lostcities.engine.lab").joinpath("record.schema.json").read_text())
     return Draft202012Validator(schema)
 
 
@@ -394,8 +394,8 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     raises :class:`RecordError` naming ``where`` (e.g. ``games.jsonl:3``), the
     round and the turn on the first disagreement.
     """
-    from .state import SetupError
-    from .turn import (check_deal, check_players, continue_match, illegal_reason, new_game, push,
+    from ..game.state import SetupError
+    from ..game.turn import (check_deal, check_players, continue_match, illegal_reason, new_game, push,
                        totals, winners)
 
     check_shape(data, where)
@@ -514,7 +514,7 @@ def pack_claims(pack: RulePack) -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def _builtin_sha256(pack_id: str) -> Optional[str]:
     """The sha256 of the built-in pack ``pack_id`` as this lostcities ships it, or None."""
-    from .packs import builtin_path, load_pack
+    from ..packs.loader import builtin_path, load_pack
 
     if builtin_path(pack_id) is None:
         return None
@@ -621,8 +621,8 @@ def _load_embedded(embedded: dict[str, Any], at: str) -> RulePack:
     import tempfile
     from dataclasses import replace
 
-    from .errors import PackError, Problem
-    from .packs import validate_pack
+    from ..errors import PackError, Problem
+    from ..packs.loader import validate_pack
 
     # one top-level key a line, as a pack file has them (the loader looks for `deck:`)
     text = "".join(f"{key if _PLAIN_KEY.fullmatch(key) else json.dumps(key)}: "
@@ -671,7 +671,7 @@ def builtin_pack(pack_id: str, where: str = "record") -> RulePack:
     record of a pack file is replayed with that file given explicitly
     (``replay(data, pack=load_pack(FILE))``, ``lc replay --pack FILE``).
     """
-    from .packs import builtin_path, load_pack
+    from ..packs.loader import builtin_path, load_pack
 
     if builtin_path(pack_id) is None:
         raise RecordError(f"{where}: pack {_quoted(pack_id)} is not a built-in pack; a record "
@@ -700,7 +700,7 @@ def _check_seeded_deal(pack: RulePack, n: int, seed: int, number: int, rnd: dict
                        deal: Deal, at: str) -> None:
     """Raise :class:`RecordError` unless round ``number``'s recorded deal is the one ``seed``
     deals: its hands, draw pile, removed cards and tiles, as far as the record gives them."""
-    from .turn import shuffle_deal
+    from ..game.turn import shuffle_deal
 
     dealt = shuffle_deal(pack, n, seed, number)
     fields = [(f"hands[{i}]", hand, dealt.hands[i]) for i, hand in enumerate(deal.hands)]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from .cards import Card
-from .errors import InputError, LostCitiesError
+from ..errors import InputError, LostCitiesError
 from .moves import Action
 from .state import PHASE_NAMES, GameState, Seat, TilePlace
 

@@ -1,9 +1,9 @@
 """SHA-256 of the built-in pack files that passed schema validation when this file was
 generated (``python -m lostcities.grammar.regenerate``; do not edit): a built-in pack file
-whose digest is here skips the JSON Schema at load (see ``lostcities.engine.packs.schema_vouched``)
+whose digest is here skips the JSON Schema at load (see ``lostcities.engine.packs.loader.schema_vouched``)
 and is read from its YAML as loaded, kept under the same digest in ``shipped_packs.json``
-(``lostcities.engine.packs.shipped_document``), its formulas parsed (under the grammar's
-SHA-256: ``lostcities.engine.packs.shipped_trees``)."""
+(``lostcities.engine.packs.loader.shipped_document``), its formulas parsed (under the grammar's
+SHA-256: ``lostcities.engine.packs.loader.shipped_trees``)."""
 SCHEMA_SHA256 = '3047883f517a758497fd307f967216d8fdc3b21bcd9d6643c00f19f453875692'
 GRAMMAR_SHA256 = '91b6c58508885484fbb3058a4d0cf5565b92a43e89507a7c1d4071c09efc5318'
 VOUCHED = frozenset({

@@ -19,16 +19,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Optional
 
-from .cards import Card
-from .moves import DECK, PLAY, Move
-from .rules import RulePack
-from .state import PHASE_NAMES, Deal, GameState
-from .tables import Tables, tables_of
-from .turn import derive, new_game
-from .view import BoardView, Observation
+from ..game.cards import Card
+from ..game.moves import DECK, PLAY, Move
+from ..game.rules import RulePack
+from ..game.state import PHASE_NAMES, Deal, GameState
+from ..game.tables import Tables, tables_of
+from ..game.turn import derive, new_game
+from ..game.view import BoardView, Observation
 
 if TYPE_CHECKING:
-    from .board import Board
+    from ..game.board import Board
 
 Pile = list[Optional[Card]]
 """A discard pile, bottom first; ``None`` marks a card this seat did not see fall."""
@@ -296,7 +296,7 @@ class Determinizer:
 
 def board_from_view(state: GameState, view: BoardView) -> "Board":
     """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
-    from .board import new_board
+    from ..game.board import new_board
 
     board = new_board(state, view.tiles)
     for seat, pawns in enumerate(view.pawns):

@@ -17,9 +17,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
-from .bots import Bot, BotError, RandomBot, SeatView, make_bot
-from .errors import LostCitiesError
-from .rules import RulePack
+from ..bots.base import Bot, BotError, RandomBot, SeatView, make_bot
+from ..errors import LostCitiesError
+from ..game.rules import RulePack
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -99,8 +99,8 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     moves from the same draws, without a view per turn or a check of moves it makes
     legal by construction).
     """
-    from .state import OVER
-    from .turn import illegal_reason, new_game, playout, push
+    from ..game.state import OVER
+    from ..game.turn import illegal_reason, new_game, playout, push
 
     state = new_game(pack, list(labels or [b.name for b in bots]), seed)
     rng = random.Random(f"lostcities-bots:{seed}")
@@ -128,7 +128,7 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
 
 def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
     from .records import dumps
-    from .turn import kept, totals, winners
+    from ..game.turn import kept, totals, winners
 
     board = {} if state.board is None else {
         "crossings": tuple(r.crossings for r in state.finished),
@@ -269,7 +269,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _load(pack_ref: str, allow_outside: bool = False) -> RulePack:
-    from .packs import load_pack
+    from ..packs.loader import load_pack
 
     return load_pack(pack_ref, allow_outside=allow_outside)
 
@@ -305,7 +305,7 @@ def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: in
 
 def pack_reference(pack: RulePack) -> str:
     """How a worker process loads ``pack`` again: its built-in id or its file's path."""
-    from .packs import builtin_path
+    from ..packs.loader import builtin_path
 
     builtin = builtin_path(pack.id)
     if builtin is not None and pack.path and os.path.isfile(pack.path) \
@@ -349,7 +349,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     built = [make_bot(s, allow_import=allow_import) for s in specs]
     n = len(specs)
     if not loaded.min_players <= n <= loaded.max_players:
-        from .state import SetupError
+        from ..game.state import SetupError
 
         raise SetupError(f"{loaded.id} is for {loaded.min_players}-{loaded.max_players} players: "
                          f"give that many bots, one per seat (got {n})")

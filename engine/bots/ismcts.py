@@ -35,14 +35,14 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from .bots import Bot, SeatView
+from .base import Bot, SeatView
 from .expert import OUTLOOK, REPLY, Evaluation, ExpertBot, SharedPlans
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
-from .moves import Move
-from .rules import RulePack
-from .state import OVER, GameState
-from .turn import legal_moves, push
-from .view import Observation, observation
+from ..game.moves import Move
+from ..game.rules import RulePack
+from ..game.state import OVER, GameState
+from ..game.turn import legal_moves, push
+from ..game.view import Observation, observation
 
 #: deals (passes) searched per decision at each level of ``lc play --level`` (2 is the
 #: default, the level measured against the expert; on a 2-core laptop it answers in

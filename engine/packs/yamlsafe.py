@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     import yaml
     from yaml.nodes import Node
 
-from .errors import InputError, PackError, Problem
-from .safeio import open_regular, shown_path
+from ..errors import InputError, PackError, Problem
+from ..safeio import open_regular, shown_path
 
 KeyPath: TypeAlias = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indexes from the root."""
@@ -53,7 +53,7 @@ class Limits:
 
 LIMITS = Limits()
 
-#: The loader's rule codes (the pack-level codes live in lostcities.engine.packs).
+#: The loader's rule codes (the pack-level codes live in lostcities.engine.packs.loader).
 CODES: dict[str, str] = {
     "LC001": "YAML syntax error (also an undefined alias or a repeated anchor)",
     "LC002": f"file larger than {LIMITS.max_bytes // (1 << 20)} MiB",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from .errors import LostCitiesError
+from ..errors import LostCitiesError
 
 BatchFn = Callable[[Any, int, int], Any]
 """``fn(job, start, stop)``: play games ``start .. stop-1`` of ``job``; a JSON-ready result."""
@@ -112,8 +112,8 @@ class RunDir:
         ``LIMITS.run_file_bytes`` each, bounded JSON). A batch file that cannot be read,
         is not JSON or fails ``check(index, result)`` is ignored: that batch runs again.
         """
-        from .errors import InputError
-        from .safeio import LIMITS, check_path, loads_json, read_text, shown_path
+        from ..errors import InputError
+        from ..safeio import LIMITS, check_path, loads_json, read_text, shown_path
 
         try:
             check_path(self.path, "run folder")

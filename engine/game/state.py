@@ -1,9 +1,9 @@
-"""The state of a match: plain data, operated on by :mod:`lostcities.engine.turn`.
+"""The state of a match: plain data, operated on by :mod:`lostcities.engine.game.turn`.
 
-Cards are integer kinds (:mod:`lostcities.engine.cards`). Everything that
+Cards are integer kinds (:mod:`lostcities.engine.game.cards`). Everything that
 changes during a round lives in flat lists so that a turn is a handful of list
 operations; :meth:`GameState.copy` gives the independent copy that the pure
-:func:`~lostcities.engine.turn.apply` works on (each seat's rows copied on write: a turn
+:func:`~lostcities.engine.game.turn.apply` works on (each seat's rows copied on write: a turn
 copies only the rows of the player who plays).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .cards import Card
-from .errors import LostCitiesError
+from ..errors import LostCitiesError
 from .moves import Action, Move
 from .rules import RulePack
 from .tables import Tables
@@ -22,7 +22,7 @@ Seat = int
 
 # phases of a turn: which decision comes next
 CARD, DRAW, OVER = 0, 1, 2
-#: the board game's (engine/board.py): its card decision, the pawn sent to start a row,
+#: the board game's (engine/game/board.py): its card decision, the pawn sent to start a row,
 #: the pawn a step tile or a finished track advances; its draw is DRAW
 TRACK_CARD, PAWN, ADVANCE = 3, 4, 5
 PHASE_NAMES = ("card", "draw", "over", "card", "pawn", "advance")

@@ -1,0 +1,1 @@
+"""The bots: the simple ones, the expert, the card-counting memory and ISMCTS."""

@@ -1,0 +1,1 @@
+"""Playing many games: simulation, balance runs, worker backends and game records."""

@@ -1,0 +1,1 @@
+"""Loading, validating and explaining rule packs (YAML in, a compiled RulePack out)."""
