@@ -195,7 +195,7 @@ def check_definitions(constants: Mapping[str, Any], tables: Mapping[str, Any],
         for raw_name, value in defs.items():
             name = " ".join(str(raw_name).split())
             key = f"scoring.{kind}.{name}"
-            source = Source(str(name), key, _mark_for(marks, key))
+            source = Source(str(name), key, mark_for(marks, key))
             what = "constant" if kind == "constants" else "table"
             if name in taken or name in reserved:
                 role = "field" if name in taken else "function"
@@ -213,8 +213,9 @@ def check_definitions(constants: Mapping[str, Any], tables: Mapping[str, Any],
                     raise source.error(LIMIT, f"{what} `{name}` holds {item}, beyond ±{MAX_INT}")
 
 
-def _mark_for(marks: Mapping[str, Mark], key: str) -> Mark | None:
-    """The mark of ``key`` or of its nearest enclosing key."""
+def mark_for(marks: Mapping[str, Mark], key: str) -> Mark | None:
+    """The mark (file, line, column) of the pack key ``key`` or of its nearest enclosing key, as
+    the loader recorded them in ``marks``; ``None`` when no enclosing key has one."""
     while key:
         if key in marks:
             return marks[key]

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .bounds import check_scoring
-from .compiler import Formula, _mark_for, check_definitions, compile_formula
+from .compiler import Formula, mark_for, check_definitions, compile_formula
 from .source import Source
 from .types import MISSING, SCOPES
 
@@ -138,7 +138,7 @@ def compile_scoring(spec: "ScoringSpec", family: str, *, domain: "Domain | None"
 
 
 def _missing(marks: Mapping[str, Any], message: str, hint: str) -> Exception:
-    mark = _mark_for(marks, "scoring")
+    mark = mark_for(marks, "scoring")
     if mark is None and marks:
         file = next(iter(marks.values()))[0]
         mark = (file, 0, 0, "")

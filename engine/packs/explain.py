@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
 if TYPE_CHECKING:
-    from lostcities.engine import RulePack
+    from ..game.rules import RulePack
 
 #: top-level settings that say what a pack is rather than how it plays: shown in the
 #: heading, never listed among a house pack's changed rules
@@ -231,7 +231,8 @@ def explain(pack: "RulePack | str | os.PathLike[str]", base: "RulePack | None" =
     >>> book.example.total, [s.key for s in book.sections][:3]
     (18, ['about', 'setup', 'turn'])
     """
-    from lostcities.engine import PackError, load_pack, validate_pack
+    from ..errors import PackError
+    from .loader import load_pack, validate_pack
 
     if hasattr(pack, "scoring_spec"):
         source = pack.path  # type: ignore[union-attr]
@@ -644,7 +645,7 @@ class _Shapes:
         self._cache: dict[str, Any] = {}
 
     def _get(self, name: str, fit: Callable[[], Any]) -> Any:
-        from lostcities.engine import LostCitiesError
+        from ..errors import LostCitiesError
 
         if name not in self._cache:
             try:
@@ -859,7 +860,8 @@ def _example_pawns(pack: "RulePack") -> list[tuple[int, int, bool]]:
 
 def worked_example(pack: "RulePack") -> Example:
     """The worked example of ``pack``, scored as ``lc score`` scores it."""
-    from lostcities.engine import LostCitiesError, tally
+    from ..errors import LostCitiesError
+    from ..game.rows import tally
 
     codec = pack.cards
     if pack.board is None:

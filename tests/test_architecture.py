@@ -1,0 +1,104 @@
+"""The code's shape, as the design card and issue #15 ask: one package per concern under
+engine/, depending one way, and no module reaching into another's private names.
+
+Read from the sources with :mod:`ast` (imports inside functions included), so a lazy import
+that breaks a rule is caught as well as a top-level one.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: our top-level folders -> their package
+PACKAGES = {"engine": "lostcities.engine", "cli": "lostcities.cli", "server": "lostcities.server",
+            "envs": "lostcities.envs", "i18n": "lostcities.i18n", "grammar": "lostcities.grammar"}
+#: engine concern -> the engine concerns (and top-level modules) it may import
+ENGINE_LAYERS = {
+    "game": {"game", "errors", "safeio"},
+    "packs": {"packs", "game", "errors", "safeio"},
+    "bots": {"bots", "game", "errors", "safeio"},
+    "lab": {"lab", "bots", "game", "packs", "errors", "safeio"},
+}
+
+
+def sources() -> list[tuple[str, Path]]:
+    """(dotted module name, path) of every Python module of ours."""
+    out = []
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out.append((".".join((package, *parts)), path))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def imports(module: str, path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(line, absolute module imported from, names) of every import in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name, ()) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target, tuple(alias.name for alias in node.names)))
+    return found
+
+
+def test_the_rule_reads_relative_imports_right():
+    """The checker itself: a relative import in a sub-package resolves to the module meant."""
+    path = ROOT / "engine" / "bots" / "ismcts.py"
+    targets = {target for _, target, _ in imports("lostcities.engine.bots.ismcts", path)}
+    assert "lostcities.engine.bots.expert" in targets
+    assert "lostcities.engine.game.turn" in targets
+
+
+@pytest.mark.parametrize("module,path", sources(), ids=[m for m, _ in sources()])
+def test_no_module_imports_another_modules_private_names(module, path):
+    private = [f"{path.relative_to(ROOT)}:{line}: from {target} import {name}"
+               for line, target, names in imports(module, path) for name in names
+               if name.startswith("_") and not name.startswith("__")]
+    assert not private, "private names imported across modules:\n" + "\n".join(private)
+
+
+def concern(module: str) -> str:
+    """``lostcities.engine.game.turn`` -> ``game``; ``lostcities.engine.errors`` -> ``errors``."""
+    return module.split(".")[2]
+
+
+@pytest.mark.parametrize("module,path", [(m, p) for m, p in sources()
+                                         if m.startswith("lostcities.engine.")
+                                         and concern(m) in ENGINE_LAYERS],
+                         ids=[m for m, _ in sources() if m.startswith("lostcities.engine.")
+                              and concern(m) in ENGINE_LAYERS])
+def test_engine_concerns_depend_one_way(module, path):
+    allowed = ENGINE_LAYERS[concern(module)]
+    wrong = [f"{path.relative_to(ROOT)}:{line}: imports {target}"
+             for line, target, names in imports(module, path)
+             if target.startswith("lostcities.engine.") and concern(target) not in allowed]
+    # ``from lostcities.engine import X`` reaches the public API, which re-exports every
+    # concern: inside the engine that would hide a dependency, so it counts as one too
+    wrong += [f"{path.relative_to(ROOT)}:{line}: imports lostcities.engine's public {name}"
+              for line, target, names in imports(module, path) if target == "lostcities.engine"
+              for name in names if name not in ("errors", "safeio")]
+    assert not wrong, f"{concern(module)} may import only {sorted(allowed)}:\n" + "\n".join(wrong)
+
+
+def test_every_engine_module_belongs_to_a_concern():
+    """No module left loose at the engine's top beside the shared errors and safe reading."""
+    top = sorted(p.name for p in (ROOT / "engine").glob("*.py"))
+    assert top == ["__init__.py", "errors.py", "safeio.py"]
+    assert sorted(p.name for p in (ROOT / "engine").iterdir()
+                  if p.is_dir() and (p / "__init__.py").exists()) == sorted(ENGINE_LAYERS)
