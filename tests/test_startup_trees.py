@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +22,7 @@ BOUND = 300
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 BUILTINS = packs.builtin_ids()
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "packs" / "valid"
 
 
 def builtin(pack_id: str):
@@ -64,6 +66,25 @@ def test_a_vouched_builtin_is_compiled_without_parsing(pack_id, monkeypatch):
     scoring = full.pack.scoring
     assert sorted(parsed) == sorted(f.text for f in (*scoring.formulas.values(),
                                                       *scoring.breakdown_formulas.values()))
+
+
+def test_a_house_pack_parses_only_the_formulas_it_writes(tmp_path, monkeypatch):
+    """A house pack is checked against the schema, but the formulas it inherits from vouched
+    built-ins come from their shipped parse results; the ones it writes are parsed, and the
+    pack scores exactly as when everything is parsed."""
+    parsed = count_parses(monkeypatch)
+    house = packs.validate_pack(str(FIXTURES / "base-house.yaml"))
+    assert house.problems == () and parsed == []
+    own = "if cards == 0 then 0 else (points - cost) * (2 + wagers)"
+    changed = tmp_path / "house.yaml"
+    changed.write_text("id: house\nextends: duel-classic\nhouse_rule: true\n"
+                       f"scoring:\n  expedition: {own}\n")
+    report = packs.validate_pack(str(changed))
+    assert report.problems == (), report.problems
+    assert parsed == [own]
+    full = packs.validate_pack(str(changed), schema_check=True)
+    assert sorted(parsed[1:]) == sorted(f.text for f in (*full.pack.scoring.formulas.values(),
+                                                          *full.pack.scoring.breakdown_formulas.values()))
 
 
 def outcome(call, *args):

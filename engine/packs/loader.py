@@ -1305,7 +1305,9 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     and the JSON Schema skipped (:func:`schema_vouched`: it passed at build time; the report
     is the same), and its formulas are compiled from their shipped parse results
     (:func:`shipped_trees`: lark is not imported), unless ``schema_check``: then every file
-    is parsed and validated. The bounds of the formulas run for every pack, vouched or not.
+    is parsed and validated. A house pack on top of built-ins is validated against the schema,
+    and only the formulas its own files write are parsed. The bounds of the formulas run for
+    every pack, vouched or not.
     """
     source = os.fspath(id_or_path)
     try:
@@ -1321,10 +1323,11 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
     raw = ResolvedPack(source, display, tuple(d.file for d in docs), tuple(paths), data, origins)
     if broken:
         return PackReport(source, display, _sorted(problems), resolved=raw)
-    trees: dict[str, Any] = {}
+    # a formula text parses the same wherever it is written: a house pack's formulas that
+    # its vouched built-in parents wrote come from their shipped parse results too
+    trees: dict[str, Any] = {} if schema_check else shipped_trees(paths)
     if not schema_check and schema_vouched(paths):
         schema, bad = [], set()
-        trees = shipped_trees(paths)
     else:
         schema, bad = _schema_problems(data, origins)
     problems += schema
