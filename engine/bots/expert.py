@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
+from operator import add
 from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple, Optional, Sequence
 
@@ -170,6 +171,16 @@ class ColourPlan(NamedTuple):
     key: tuple = ()     #: (colour, chain, held wagers, row, track) to build its curve from
 
 
+Choice = tuple[float, float, float, float, int]
+"""One number of held wagers to play in a colour's plan: the row's score with the held
+chain, the unseen cards' credit before their chance, the margin of the wagers played, the
+plan's value (less the margins) and the plays it needs."""
+
+Options = tuple[int, list[Choice], tuple]
+"""A colour's plan before the draw chance: how many unseen cards fit, each
+:data:`Choice`, and the plan's key (:attr:`ColourPlan.key`)."""
+
+
 class SharedPlans:
     """Caches that several evaluations of one pack and weights can share (a search
     evaluates thousands of positions that differ in a few cards).
@@ -186,7 +197,7 @@ class SharedPlans:
         self.plans: dict[tuple, ColourPlan] = {}
         self.curves: dict[tuple, list[float]] = {}
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
-        self.extras: dict[tuple, tuple[int, list[tuple[float, float]]]] = {}
+        self.extras: dict[tuple, Options] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
         #: per row and the colour's held cards: the held numbers that follow it, wagers
         self.chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
@@ -328,15 +339,13 @@ class RowPlans:
     def knapsack(self, plans: list[ColourPlan], slots: int) -> float:
         """Best total when only ``slots`` more cards can be played (no unseen credit)."""
         best = [0.0] * (slots + 1)
+        curves = self._curves
         for plan in plans:
-            curve = self.curve(*plan.key)
-            new = [-math.inf] * (slots + 1)
-            for used in range(slots + 1):
-                for k, v in enumerate(curve[:used + 1]):
-                    value = best[used - k] + v
-                    if value > new[used]:
-                        new[used] = value
-            best = new
+            curve = curves.get(plan.key)
+            if curve is None:
+                curve = self.curve(*plan.key)
+            # the best of best[used - k] + curve[k] over the k plays of this colour
+            best = [max(map(add, best[used::-1], curve)) for used in range(slots + 1)]
         return best[slots]
 
     def chain(self, row: tuple[Card, ...], hand: tuple[Card, ...]) -> tuple[tuple[int, ...], int]:
@@ -389,7 +398,7 @@ class RowPlans:
     def _plan(self, colour: int, chain: tuple[int, ...], held_wagers: int,
               row: tuple[Card, ...], chance: float,
               track: Optional[TrackPlace]) -> ColourPlan:
-        t, p = self.t, self.p
+        p = self.p
         if track is None:  # each card adds its own value: the same for every turns left
             key = (colour, row, chain, held_wagers, self.unseen.keys[colour])
             options = self._extras.get(key)
@@ -397,26 +406,18 @@ class RowPlans:
                 options = self._extras[key] = self._options(colour, chain, held_wagers, row)
         else:  # each card adds a step: the expected steps, one after the other
             options = self._board_options(colour, chain, held_wagers, row, track, chance)
-        fitting, by_wagers = options
-        best: Optional[tuple[float, float, int, float]] = None
-        for w, (base, extra) in enumerate(by_wagers):
-            if track is None:
-                extra *= chance
-            score = base + extra - w * p.wager_margin
-            if best is None or score > best[0]:
-                best = (score, base, w, extra)
-        wagers = 0
-        for k in row:
-            if t.is_wager[k]:
-                wagers += 1
+        fitting, choices, key = options
+        best = None
+        best_score = 0.0
+        for choice in choices:
+            extra = choice[1] * chance if track is None else choice[1]
+            score = choice[0] + extra - choice[2]
+            if best is None or score > best_score:
+                best, best_score, best_extra = choice, score, extra
         assert best is not None
-        _, base, w, extra = best
-        need = len(chain) + w
+        _, _, _, value, need = best
+        extra = best_extra
         xneed = chance * fitting
-        key = (colour, chain, held_wagers, row, track)
-        # margins are charged alike before and after a row is opened, so that opening
-        # or wagering is chosen for what it promises, never for a margin it would drop
-        value = base - p.open_margin - (wagers + w) * p.wager_margin
         if row:
             return ColourPlan(need, value, extra, xneed, key)
         gain = value + extra
@@ -425,6 +426,23 @@ class RowPlans:
         if gain <= 0:
             return ColourPlan(0, soft, key=key)
         return ColourPlan(need, soft - extra, extra, xneed, key)
+
+    def _choices(self, colour: int, chain: tuple[int, ...], held_wagers: int,
+                 row: tuple[Card, ...], track: Optional[TrackPlace],
+                 by_wagers: list[tuple[float, float]]) -> tuple[list[Choice], tuple]:
+        """Each number of held wagers played as a :data:`Choice`, and the plan's key:
+        what does not depend on the draw chance, worked out once."""
+        p = self.p
+        wagers = 0
+        for k in row:
+            if self.t.is_wager[k]:
+                wagers += 1
+        # margins are charged alike before and after a row is opened, so that opening
+        # or wagering is chosen for what it promises, never for a margin it would drop
+        choices = [(base, extra, w * p.wager_margin,
+                    base - p.open_margin - (wagers + w) * p.wager_margin, len(chain) + w)
+                   for w, (base, extra) in enumerate(by_wagers)]
+        return choices, (colour, chain, held_wagers, row, track)
 
     def _fitting(self, colour: int, rs: int) -> list[int]:
         """The values of the colour's unseen number cards that the row still takes."""
@@ -437,7 +455,7 @@ class RowPlans:
         return out
 
     def _options(self, colour: int, chain: tuple[int, ...], held_wagers: int,
-                 row: tuple[Card, ...]) -> tuple[int, list[tuple[float, float]]]:
+                 row: tuple[Card, ...]) -> Options:
         """For each number of held wagers played: the row's score with the held chain,
         and what the unseen cards that fit add to it in all (before their chance)."""
         t, f = self.t, self.score
@@ -452,11 +470,11 @@ class RowPlans:
             for v in extras:
                 extra += f(colour, sorted(plan_values + [v]), wagers + w) - base
             out.append((base, extra))
-        return len(extras), out
+        return (len(extras), *self._choices(colour, chain, held_wagers, row, None, out))
 
     def _board_options(self, colour: int, chain: tuple[int, ...], held_wagers: int,
                        row: tuple[Card, ...], track: TrackPlace, chance: float
-                       ) -> tuple[int, list[tuple[float, float]]]:
+                       ) -> Options:
         """:meth:`_options` on a board, where each card is a step (credit after chance)."""
         t, f = self.t, self.score
         extras = self._fitting(colour, t.state_of(row))
@@ -468,7 +486,7 @@ class RowPlans:
             base = f(colour, plan_values, wagers + w, track)
             out.append((base, f.steps_worth(colour, plan_values, track,
                                             chance * len(extras)) - base))
-        return len(extras), out
+        return (len(extras), *self._choices(colour, chain, held_wagers, row, track, out))
 
     def curve(self, colour: int, chain: tuple[int, ...], held_wagers: int,
               row: tuple[Card, ...], track: Optional[TrackPlace] = None) -> list[float]:
@@ -899,36 +917,47 @@ class Evaluation:
         tops = list(obs.pile_tops)
         under = [p[-2] if len(p) > 1 else None for p in self.memory.piles]
         out: list[tuple[float, Move]] = []
+        #: per card decision (the moves that differ only in their draw): the hand, rows
+        #: and pile tops it leaves, and their plans by turns left (worked out once)
+        leaves: dict[tuple, tuple] = {}
         for move in legal:
             action, card = move.action, move.card
-            h, r, piles_top = hand, rows, tops
-            if obs.pending is None:
-                c = t.colour_of[card]
-                h = hand[:]
-                i = h[c].index(card)
-                h[c] = h[c][:i] + h[c][i + 1:]
-                if action == PLAY:
-                    r = rows[:]
-                    r[c] = r[c] + (card,)
-                else:
-                    piles_top = tops[:]
-                    piles_top[c] = card
-            bias = self.p.play_bias if action == PLAY else 0.0
-            after = None
-            if self.reading is not None:
-                after = self.reading.after(move)
-                bias += self.p.decided * after.outcome
+            decision = (action, card, move.pawn, move.steps)
+            left = leaves.get(decision)
+            if left is None:
+                h, r, piles_top = hand, rows, tops
+                if obs.pending is None:
+                    c = t.colour_of[card]
+                    h = hand[:]
+                    i = h[c].index(card)
+                    h[c] = h[c][:i] + h[c][i + 1:]
+                    if action == PLAY:
+                        r = rows[:]
+                        r[c] = r[c] + (card,)
+                    else:
+                        piles_top = tops[:]
+                        piles_top[c] = card
+                bias = self.p.play_bias if action == PLAY else 0.0
+                after = None
+                if self.reading is not None:
+                    after = self.reading.after(move)
+                    bias += self.p.decided * after.outcome
+                left = leaves[decision] = (h, r, piles_top, bias, after, {})
+            h, r, piles_top, bias, after, known = left
             out.append((bias + self.draw_value(h, r, piles_top, under, move.draw, action, card,
-                                               after), move))
+                                               after, known), move))
         return out
 
     # ------------------------------------------------------------------ the draw
 
     def draw_value(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
                    tops: list[Optional[Card]], under: list[Optional[Card]], draw,
-                   action: str, card: Card, after: Optional[BoardAfter]) -> float:
+                   action: str, card: Card, after: Optional[BoardAfter],
+                   known: Optional[dict[int, list[ColourPlan]]] = None) -> float:
         """The position's value once the move's draw is made: a pile's top joins the hand
-        (less ``stall`` after a discard), the deck gives the average over unseen cards."""
+        (less ``stall`` after a discard), the deck gives the average over unseen cards.
+        ``known``: the plans of ``hand`` and ``rows`` by turns left, filled as worked out
+        (the moves of one card decision share them)."""
         deck = self.obs.draw_pile
         if draw is None or (after is not None and after.ended):  # nothing more to come
             return self.value(hand, rows, 0, tops, deck, after)
@@ -936,7 +965,8 @@ class Evaluation:
             future = self.future(deck - 1, after)
             if not self.p.draw_average:
                 return self.value(hand, rows, future, tops, deck - 1, after)
-            return self.deck_average(hand, rows, future, tops, deck - 1, after)
+            return self.deck_average(hand, rows, future, tops, deck - 1, after,
+                                     self._plans(hand, rows, future, after, known))
         taken = tops[draw]
         new_tops = tops[:]
         retaken = action != PLAY and self.t.colour_of[card] == draw
@@ -944,20 +974,41 @@ class Evaluation:
         if taken is None:
             return -math.inf
         stall = self.p.stall * (1 + self.memory.stalled) if action != PLAY else 0.0
-        return self.value(_with(hand, self.t.colour_of[taken], taken), rows,
-                          self.future(deck, after), new_tops, deck, after) - stall
+        future = self.future(deck, after)
+        colour = self.t.colour_of[taken]
+        new_hand = _with(hand, colour, taken)
+        # the hand's plans but the taken card's colour: the value of the new position
+        plans = self._plans(hand, rows, future, after, known)[:]
+        plans[colour] = self.rows.plan(colour, new_hand[colour], rows[colour], future,
+                                       None if after is None else after.tracks[colour])
+        return self.rows.combine(plans, future) + self.board_extra(new_hand, future, after) \
+            - self.p.opponent * self.opponents(new_tops, deck, after) - stall
+
+    def _plans(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]], future: int,
+               after: Optional[BoardAfter], known: Optional[dict[int, list[ColourPlan]]]
+               ) -> list[ColourPlan]:
+        """Every colour's plan for ``hand`` and ``rows``, from ``known`` when there."""
+        if known is None:
+            return self.rows.plans(hand, rows, future, after)
+        plans = known.get(future)
+        if plans is None:
+            plans = known[future] = self.rows.plans(hand, rows, future, after)
+        return plans
 
     def deck_average(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]],
                      future: int, tops: list[Optional[Card]], deck: int,
-                     after: Optional[BoardAfter]) -> float:
+                     after: Optional[BoardAfter],
+                     mine: Optional[list[ColourPlan]] = None) -> float:
         """The expected value after drawing an unseen card from the draw pile.
 
         While every card drawn leaves the rows' plans within the turns left (the usual
         case), the rows add up, so the average is our rows' worth plus, colour by colour,
         what a card of that colour changes on average (:meth:`RowPlans.draws`, shared by
-        the moves that leave the colour as it is); otherwise each card is combined."""
+        the moves that leave the colour as it is); otherwise each card is combined.
+        ``mine``: the plans of ``hand`` and ``rows`` if already worked out."""
         rows_ = self.rows
-        mine = rows_.plans(hand, rows, future, after)
+        if mine is None:
+            mine = rows_.plans(hand, rows, future, after)
         need = 0
         xneed = 0.0
         worth = 0.0
