@@ -179,7 +179,7 @@ def test_read_records_names_the_line():
 
 
 def test_the_schema_ships_with_the_package():
-    schema = json.loads(files("lostcities.engine").joinpath("record.schema.json").read_text())
+    schema = json.loads(files("lostcities.engine.lab").joinpath("record.schema.json").read_text())
     assert schema["properties"]["format"]["const"] == FORMAT
     assert set(schema["required"]) == {"format", "pack", "seed", "players", "rounds", "totals"}
 

@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 from ..bots.base import Bot, BotError, RandomBot, SeatView, make_bot
 from ..errors import LostCitiesError
 from ..game.rules import RulePack
+from ..game.state import OVER
+from ..game.turn import illegal_reason, kept, new_game, playout, push, totals, winners
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -58,8 +60,10 @@ class RunningStats:
         delta = x - self.mean
         self.mean += delta / self.count
         self.m2 += delta * (x - self.mean)
-        self.low = x if self.low is None else min(self.low, x)
-        self.high = x if self.high is None else max(self.high, x)
+        if self.low is None or x < self.low:
+            self.low = x
+        if self.high is None or x > self.high:
+            self.high = x
 
     @property
     def sd(self) -> float:
@@ -99,9 +103,6 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     moves from the same draws, without a view per turn or a check of moves it makes
     legal by construction).
     """
-    from ..game.state import OVER
-    from ..game.turn import illegal_reason, new_game, playout, push
-
     state = new_game(pack, list(labels or [b.name for b in bots]), seed)
     rng = random.Random(f"lostcities-bots:{seed}")
     if all(type(bot) is RandomBot for bot in bots):
@@ -127,16 +128,23 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
 
 
 def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
-    from .records import dumps
-    from ..game.turn import kept, totals, winners
-
+    finished = state.finished
     board = {} if state.board is None else {
-        "crossings": tuple(r.crossings for r in state.finished),
+        "crossings": tuple(r.crossings for r in finished),
         "artefacts": kept(state, "artefacts"), "tokens": kept(state, "tokens")}
-    return GameResult(index, seed, totals(state), winners(state),
-                      tuple(len(r.moves) for r in state.finished),
-                      tuple(r.end for r in state.finished),
-                      dumps(state, simulation=extra) if record else None, **board)
+    scores = totals(state)
+    best = max(scores)
+    top = tuple(p for p, s in enumerate(scores) if s == best)
+    # one best total is the sole winner; equal best totals go to the pack's tie-breaks
+    won = top if len(top) == 1 else winners(state)
+    if record:
+        from .records import dumps
+
+        text: Optional[str] = dumps(state, simulation=extra)
+    else:
+        text = None
+    return GameResult(index, seed, scores, won, tuple(len(r.moves) for r in finished),
+                      tuple(r.end for r in finished), text, **board)
 
 
 @dataclass
@@ -170,23 +178,26 @@ class Summary:
     def add(self, result: GameResult) -> None:
         """Count one finished match."""
         self.games += 1
-        if len(result.winners) == 1:
-            self.wins[result.winners[0]] += 1
+        won = result.winners
+        if len(won) == 1:
+            self.wins[won[0]] += 1
         else:
             self.shared_games += 1
-            for seat in result.winners:
+            for seat in won:
                 self.shared[seat] += 1
-        for seat, total in enumerate(result.totals):
-            self.scores[seat].add(total)
+        for stats, total in zip(self.scores, result.totals):
+            stats.add(total)
         self.rounds.add(len(result.round_turns))
+        add_turns, ends = self.turns.add, self.ends
         for turns, end in zip(result.round_turns, result.round_ends):
-            self.turns.add(turns)
-            self.ends[end] = self.ends.get(end, 0) + 1
+            add_turns(turns)
+            ends[end] = ends.get(end, 0) + 1
         for crossings in result.crossings:
             self.crossings.add(crossings)
-        for seat, (artefacts, tokens) in enumerate(zip(result.artefacts, result.tokens)):
-            self.artefacts[seat].add(artefacts)
-            self.tokens[seat].add(tokens)
+        for artefacts, tokens, held, kept_tokens in zip(result.artefacts, result.tokens,
+                                                        self.artefacts, self.tokens):
+            held.add(artefacts)
+            kept_tokens.add(tokens)
 
     def by_bot(self) -> dict[str, dict[str, Any]]:
         """Per bot name: seat-games played, sole wins, shared wins, win rate and interval."""
