@@ -12,10 +12,10 @@ from enginehelpers import builtin_ids, complete_deal, derived, duel_ids, pack, p
 from lostcities.engine import errors
 from lostcities.engine.game.moves import (DECK, ActionSpace, Move, action_space, actions_to_move,
                                      move_to_actions, num_actions)
-from lostcities.engine.game.turn import (_draw_ok, _draws, _why_illegal, apply, illegal_reason,
-                                    is_legal, is_over, legal_action_mask, legal_actions,
-                                    legal_moves, new_game, pop, push, push_action, random_move,
-                                    step)
+from lostcities.engine.game.steps import draw_ok, draw_sources
+from lostcities.engine.game.turn import (apply, illegal_reason, is_legal, is_over,
+                                         legal_action_mask, legal_actions, legal_moves, new_game,
+                                         pop, push, push_action, random_move, step, why_illegal)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,9 +179,9 @@ def test_constant_time_draw_check_agrees_with_the_draw_list():
         p = pack(pid)
         for s in some_states(pid, every=13):
             for discarded in range(-1, len(p.colours)):
-                allowed = _draws(s, discarded)
+                allowed = draw_sources(s, discarded)
                 for d in [None, DECK, *range(len(p.colours))]:
-                    assert _draw_ok(s, discarded, d) == (d in allowed)
+                    assert draw_ok(s, discarded, d) == (d in allowed)
 
 
 def test_fast_legality_path_agrees_with_the_full_reasons():
@@ -193,7 +193,7 @@ def test_fast_legality_path_agrees_with_the_full_reasons():
             for _ in range(40):
                 m = Move(rng.choice(["play", "discard"]), rng.randrange(p.cards.n_kinds),
                          rng.choice([None, DECK, *range(len(p.colours))]))
-                assert (illegal_reason(s, m) is None) == (_why_illegal(s, m) is None) \
+                assert (illegal_reason(s, m) is None) == (why_illegal(s, m) is None) \
                     == (m in legal) == is_legal(s, m)
 
 

@@ -26,7 +26,10 @@ resolved and the turn has no draw. Scores come only from the pack's formulas.
 
 The pack compiles once into :class:`BoardTables`; :mod:`.turn` hands a board
 pack's phases to the functions here, so the card game's hot path never tests for
-a board.
+a board. The card game's own steps (the card, the draw, the end of the turn and
+of the round, undo) are :mod:`.steps`, the one seam this module builds on; it
+does not import :mod:`.turn`, and the steps reach a board only through
+:class:`BoardTables` and :class:`Board` methods.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from . import turn
+from . import steps as card_steps  # the card game's turn steps (the one seam)
 from .cards import Card
 from .moves import DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space, step_text
 from .rules import RulePack
@@ -69,6 +72,20 @@ class BoardTables:
     effect: tuple[int, ...]            # effect[kind index]: ARTEFACT, POINTS or STEP
     value: tuple[int, ...]             # value[kind index]: a points tile's tokens
     bag: tuple[int, ...]               # every tile of the pack, as kind indices
+
+    # what the card game's steps (:mod:`.steps`) ask of a board pack, through its tables
+
+    def place_tiles(self, rng: random.Random) -> tuple[TilePlace, ...]:
+        """:func:`place_tiles` of these tables: a round's layout from ``rng``."""
+        return place_tiles(self, rng)
+
+    def check_tiles(self, pack: RulePack, tiles: tuple[TilePlace, ...]) -> None:
+        """:func:`check_tiles` of these tables (raises :class:`SetupError`)."""
+        check_tiles(pack, self, tiles)
+
+    def new_board(self, state: GameState, tiles: tuple[TilePlace, ...]) -> "Board":
+        """:func:`new_board`: the board of the round ``state`` starts, ``tiles`` laid out."""
+        return new_board(state, tiles)
 
 
 def compile_board(pack: RulePack) -> BoardTables:
@@ -134,6 +151,12 @@ class Board:
     def pawn_places(self, seat: Seat, leader: tuple[bool, ...]) -> tuple[PawnPlace, ...]:
         """``(track, space, leader)`` of each of ``seat``'s pawns (track -1: in the centre)."""
         return tuple(zip(self.tracks[seat], self.spaces[seat], leader))
+
+    def round_inputs(self, seat: Seat,
+                     leader: tuple[bool, ...]) -> tuple[tuple[PawnPlace, ...], int, int]:
+        """``(pawns, tokens, artefacts)`` of ``seat`` this round, as ``scoring.round`` takes
+        them (the card game's steps score a board pack's round with them)."""
+        return self.pawn_places(seat, leader), self.tokens[seat], self.artefacts[seat]
 
     def placed_tiles(self, bt: BoardTables) -> tuple[TilePlace, ...]:
         """The tiles still on the board, ``(track, space, kind, value)``, by track and space."""
@@ -235,7 +258,7 @@ def movable(state: GameState, seat: Seat) -> list[Track]:
 
 def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
     """The cards the player to move may play and discard: a row starts only with a free pawn."""
-    plays, discards = turn._card_options(state)
+    plays, discards = card_steps.card_options(state)
     p = state.to_move
     b = state.board
     if CENTRE not in b.tracks[p]:
@@ -267,7 +290,7 @@ def _decide_card(state: GameState, action: Action, card: Card) -> None:
     b = state.board
     b.turn_pawn = None
     b.turn_steps = []
-    turn._decide_card(state, action, card, settle=False)
+    card_steps.decide_card(state, action, card, settle=False)
     if action == DISCARD:
         _settle(state)
         return
@@ -309,7 +332,7 @@ def _advance(state: GameState, p: Seat, pawn: Pawn) -> None:
     if space == bt.bridge_after + 1:
         b.crossings += 1
         if b.crossings == bt.crossings_to_end:  # at once: the tile reached is not resolved
-            turn._end_turn(state, None, _made(state, None), BRIDGE_CROSSINGS)
+            card_steps.end_turn(state, None, _made(state, None), BRIDGE_CROSSINGS)
             return
     track = b.tracks[p][pawn]
     kind = b.tiles[track][space]
@@ -337,13 +360,13 @@ def _due(state: GameState, p: Seat) -> None:
 def _settle(state: GameState) -> None:
     """The turn's board decisions are done: the draw comes next (none after the last play)."""
     if state.last_play:
-        turn._end_turn(state, None, _made(state, None))
+        card_steps.end_turn(state, None, _made(state, None))
     else:
         state.phase = DRAW
 
 
 def _decide_draw(state: GameState, draw: DrawSource) -> None:
-    turn._decide_draw(state, draw, _made(state, draw))
+    card_steps.decide_draw(state, draw, _made(state, draw))
 
 
 def push(state: GameState, move: Move) -> None:
@@ -358,6 +381,11 @@ def push(state: GameState, move: Move) -> None:
         _decide_advance(state, move.steps[len(state.board.turn_steps)])
     if state.phase == DRAW:
         _decide_draw(state, move.draw)
+
+
+def _push_id(state: GameState, action_id: int) -> None:
+    """:func:`push_action` of an action id (the walks below push and pop decisions)."""
+    push_action(state, *action_space(state.pack).decode(action_id))
 
 
 def push_action(state: GameState, kind: str, arg: int) -> None:
@@ -407,7 +435,7 @@ def legal_moves(state: GameState) -> list[Move]:
     if state.phase != TRACK_CARD:
         action, card = state.pending  # type: ignore[misc]
         discarded = state.tables.colour_of[card] if action == DISCARD else -1
-        return _moves(action, card, _walk(state), turn._draws(state, discarded), codec)
+        return _moves(action, card, _walk(state), card_steps.draw_sources(state, discarded), codec)
     out: list[Move] = []
     for action, card, paths, draws in _options(state):
         out.extend(_moves(action, card, paths, draws, codec))
@@ -455,13 +483,13 @@ _NO_PATH: list[Path] = [(None, (), False)]
 def _options(state: GameState) -> list[tuple[Action, Card, list[Path], list[DrawSource]]]:
     """Each card decision of the turn with its board paths and its draws."""
     plays, discards = card_options(state)
-    base = turn._base_draws(state)
+    base = card_steps.base_draws(state)
     colour_of = state.tables.colour_of
     after: dict[int, list[DrawSource]] = {}  # the draws after a discard, by its colour
     for k in discards:
         colour = colour_of[k]
         if colour not in after:
-            after[colour] = turn._after_discard(state, base, colour)
+            after[colour] = card_steps.after_discard(state, base, colour)
     return [(PLAY, k, _paths(state, k), base) for k in plays] + \
         [(DISCARD, k, _NO_PATH, after[colour_of[k]]) for k in discards]
 
@@ -487,11 +515,11 @@ def _paths(state: GameState, card: Card) -> list[Path]:
         if kind < 0 or bt.effect[kind] != STEP:
             return [(None, (), False)] if pawn >= 0 else \
                 [(q, (), False) for q in free_pawns(state, p)]
-    turn.push_action(state, card)  # play card k is action k
+    _push_id(state, card)  # play card k is action k
     try:
         return _walk(state)
     finally:
-        turn.pop(state)
+        card_steps.pop(state)
 
 
 def _walk(state: GameState) -> list[Path]:
@@ -510,9 +538,9 @@ def _collect(state: GameState, key: tuple[int, int], out: list[Path]) -> None:
         out.append((state.board.turn_pawn, tuple(state.board.turn_steps), False))
         return
     for action_id in legal_actions(state):
-        turn.push_action(state, action_id)
+        _push_id(state, action_id)
         _collect(state, key, out)
-        turn.pop(state)
+        card_steps.pop(state)
 
 
 def why_illegal(state: GameState, move: Move) -> Optional[str]:
@@ -526,7 +554,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
     if not isinstance(move.steps, (tuple, list)):
         return f"steps {move.steps!r} is not a sequence of tracks (or NO_STEP)"
     if state.phase == TRACK_CARD:
-        reason = turn._card_reason(state, move)
+        reason = card_steps.card_reason(state, move)
         if reason is not None:
             return reason
         colour = state.tables.colour_of[move.card]
@@ -534,12 +562,12 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
             return (f"every pawn of {state.players[p]} is on a track: none can start the "
                     f"{state.pack.colours[colour].name} row")
         if move.action == DISCARD and move.pawn is None and not move.steps:
-            return turn._draw_reason(state, move)
+            return card_steps.draw_reason(state, move)
         if move.action == PLAY:  # the common case: one of the card's paths, a legal draw
             for pawn, steps, ended in _paths(state, move.card):
                 if pawn == move.pawn and steps == tuple(move.steps):
                     draw_ok = move.draw is None if ended else \
-                        turn._draw_reason(state, move) is None
+                        card_steps.draw_reason(state, move) is None
                     if draw_ok:
                         return None
                     break  # the walk below says what is wrong
@@ -556,7 +584,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
     pushed = 0
     try:
         if state.phase == TRACK_CARD:
-            turn.push_action(state, space.card_action(move.action, move.card))
+            _push_id(state, space.card_action(move.action, move.card))
             pushed += 1
         sent = state.board.turn_pawn is not None
         if (len(state.finished), state.turn) == key and state.phase == PAWN:
@@ -564,7 +592,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
             if reason is not None:
                 return reason
             pawn_id = space.ranges["pawn"].start + move.pawn  # type: ignore[operator]
-            turn.push_action(state, pawn_id)
+            _push_id(state, pawn_id)
             pushed += 1
         elif move.pawn is not None and not sent:
             return (f"{state.tables.codec.format(move.card)} continues a row: no pawn is sent "
@@ -578,7 +606,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
             reason = _advance_reason(state, move.steps[i])
             if reason is not None:
                 return reason
-            turn.push_action(state, space.advance_action(move.steps[i]))
+            _push_id(state, space.advance_action(move.steps[i]))
             pushed += 1
             i += 1
         ended = (len(state.finished), state.turn) != key
@@ -590,7 +618,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
                 return f"{extra}: the round already ended at the last bridge crossing"
             return f"{extra}: no pawn advance is due here"
         if not ended:
-            return turn._draw_reason(state, move)
+            return card_steps.draw_reason(state, move)
         if move.draw is None:
             return None
         if crossed:
@@ -599,7 +627,7 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
         return "the draw pile is empty: this last play or discard has no draw"
     finally:
         for _ in range(pushed):
-            turn.pop(state)
+            card_steps.pop(state)
 
 
 def _made_reason(state: GameState, move: Move) -> Optional[str]:
@@ -671,13 +699,12 @@ def _step_word(state: GameState, track: object) -> str:
 
 def round_inputs(state: GameState, seat: Seat) -> tuple[tuple[PawnPlace, ...], int, int]:
     """``(pawns, tokens, artefacts)`` of ``seat`` this round, as ``scoring.round`` takes them."""
-    b = state.board
-    return b.pawn_places(seat, state.tables.board.leader), b.tokens[seat], b.artefacts[seat]
+    return state.board.round_inputs(seat, state.tables.board.leader)
 
 
 def held(state: GameState, what: str) -> tuple[int, ...]:
     """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds and the one under way."""
-    kept = turn.kept(state, what)
+    kept = card_steps.kept(state, what)
     if state.phase == OVER:  # the last board's are counted in the last round already
         return kept
     return tuple(x + y for x, y in zip(kept, getattr(state.board, what)))

@@ -7,6 +7,8 @@ pack's condition; the next round is dealt at once from the seed, its starter
 chosen by the pack's rule. Scores come only from the pack's scoring formulas.
 A board pack's turn adds the moves of pawns between the card and the draw: its
 own phases, handed to :mod:`.board` (the card game's path never tests for them).
+The steps of a turn that both share (deal, card, draw, end of turn and round, undo)
+are :mod:`.steps`, the one seam between them.
 
 Two ways to drive it:
 
@@ -20,15 +22,18 @@ from __future__ import annotations
 import random
 from typing import Callable, Optional, Sequence, Union
 
-from . import board as _board
+from . import board as _board  # a board pack's phases only: they are handed to it
 from .cards import Card
 from ..errors import IllegalMoveError, InputError, InvalidMoveError
-from .moves import DECK, DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
-from .rows import refusal
+from .moves import DECK, DISCARD, NO_STEP, PLAY, Move, action_space
 from .rules import RulePack
-from .state import (CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, MOVES_SHARED, OVER, TRACK_CARD,
-                    TURN_CAP, Deal, GameState, RoundResult, Seat, SetupError)
-from .tables import NO_NUMBERS, tables_of
+from .state import (CARD, DECK_SHARED, DRAW, MOVES_SHARED, OVER, TRACK_CARD, Deal, GameState,
+                    Seat, SetupError)
+from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, decide_card,
+                    decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, kept,
+                    next_starter, pop, round_details, set_row_state, shuffle_deal, start_round,
+                    starts_lowest, totals)
+from .tables import tables_of
 
 Players = Union[int, Sequence[str]]
 
@@ -68,7 +73,7 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
     state.finished = []
     state.undo = []
     state.board = None
-    _start_round(state, 1, pack.first_starter)
+    start_round(state, 1, pack.first_starter)
     return state
 
 
@@ -80,109 +85,6 @@ def check_players(pack: RulePack, n: int) -> None:
         raise SetupError(f"{pack.id}: {n} players, the pack is for {span}")
 
 
-def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
-    """The deal of round ``round_number`` for ``seed``: stable across machines and processes.
-
-    A board pack's tiles are laid out by the same generator, after the shuffle.
-    """
-    t = tables_of(pack)
-    rng = random.Random(f"lostcities:{seed}:{round_number}")
-    cards = list(t.deck)
-    shuffle(rng, cards)
-    removed = pack.removed_unseen.get(players, 0)
-    hands = tuple(tuple(cards[removed + i * t.hand_size: removed + (i + 1) * t.hand_size])
-                  for i in range(players))
-    tiles = None if t.board is None else _board.place_tiles(t.board, rng)
-    return Deal(hands, tuple(cards[removed + players * t.hand_size:]),
-                tuple(cards[:removed]), tiles)
-
-
-def shuffle(rng: random.Random, cards: list) -> None:
-    """``rng.shuffle(cards)``: the same order from the same draws, faster for a plain
-    ``random.Random`` (``randrange`` inlined as :data:`SAME_DRAWS` checked)."""
-    if type(rng) is not random.Random or not SAME_DRAWS:
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    for i in reversed(range(1, len(cards))):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
-    """Raise :class:`SetupError` unless ``deal`` is a possible deal of ``pack``."""
-    t = tables_of(pack)
-    codec = pack.cards
-    if len(deal.hands) != players:
-        raise SetupError(f"the deal has {len(deal.hands)} hands for {players} players")
-    for seat, hand in enumerate(deal.hands):
-        if len(hand) != t.hand_size:
-            raise SetupError(f"hand {seat + 1} has {len(hand)} cards, the pack deals {t.hand_size}")
-    want = pack.removed_unseen.get(players, 0)
-    if len(deal.removed) != want:
-        raise SetupError(f"{len(deal.removed)} cards removed unseen, the pack removes {want} "
-                         f"at {players} players")
-    counts = [0] * t.n_kinds
-    for card in t.deck:
-        counts[card] += 1
-    for card in [c for h in deal.hands for c in h] + list(deal.draw_pile) + list(deal.removed):
-        if not 0 <= card < t.n_kinds:
-            raise SetupError(f"card {card!r} is not a card of {pack.id}")
-        counts[card] -= 1
-        if counts[card] < 0:
-            raise SetupError(f"the deal has more {codec.format(card)} than the pack's deck")
-    missing = [codec.format(k) for k, left in enumerate(counts) for _ in range(left)]
-    if missing:
-        raise SetupError(f"the deal lacks {len(missing)} card(s) of the deck: "
-                         f"{' '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}")
-    if deal.tiles is not None:
-        if t.board is None:
-            raise SetupError(f"{pack.id} has no board: a deal of it lays out no tiles")
-        _board.check_tiles(pack, t.board, deal.tiles)
-
-
-def _start_round(state: GameState, number: int, starter: Seat) -> None:
-    pack, t, n = state.pack, state.tables, state.n
-    if state.deals is None or number > len(state.deals):
-        deal = shuffle_deal(pack, n, state.seed, number)
-    else:
-        deal = state.deals[number - 1]
-        check_deal(pack, n, deal)
-        if t.board is not None and deal.tiles is None:
-            deal = Deal(deal.hands, deal.draw_pile, deal.removed,
-                        shuffle_deal(pack, n, state.seed, number).tiles)
-    state.round = number
-    state.starter = starter
-    state.to_move = starter
-    state.phase = t.card_phase
-    state.turn = 0
-    state.deal = deal
-    state.hands = [list(h) for h in deal.hands]
-    state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
-    state.shared_seats = state.shared_hands = state.shared_piles = state.shared_lists = 0
-    state.piles = [[] for _ in range(t.n_colours)]
-    # derive(state) of a new round's empty rows and piles, from the tables at once
-    state.row_states = [[NO_NUMBERS] * t.n_colours for _ in range(n)]
-    empty = t.allowed[NO_NUMBERS] * t.n_colours
-    state.playable = [list(empty) for _ in range(n)]
-    state.playable_bits = [sum(t.allowed_bits[NO_NUMBERS])] * n
-    state.held_bits = [sum(1 << k for k in set(hand)) for hand in state.hands]
-    state.pile_bits = 0
-    state.deck = list(reversed(deal.draw_pile))
-    state.last_play = False
-    state.pending = None
-    state.moves = []
-    if t.board is not None:
-        state.board = _board.new_board(state, deal.tiles)  # type: ignore[arg-type]
-    if not state.deck:
-        if t.last_play:
-            state.last_play = True
-        else:
-            _end_round(state, DRAW_PILE_EMPTY)
 
 
 def derive(state: GameState) -> None:
@@ -261,73 +163,6 @@ def with_hidden(state: GameState, *, hands: Optional[Sequence[Sequence[Card]]] =
 
 # --------------------------------------------------------------------------- legality
 
-def _card_options(state: GameState) -> tuple[list[Card], list[Card]]:
-    """The distinct cards the player to move may play, and may discard."""
-    t = state.tables
-    p = state.to_move
-    hand = state.hands[p]
-    discards = sorted(set(hand))
-    ok = state.playable[p]
-    plays = [k for k in discards if ok[k]]
-    if t.lowest_in_hand and plays:
-        plays = [k for k in plays if _starts_lowest(state, p, k)]
-    return plays, discards
-
-
-def _starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
-    """Row start "lowest-in-hand": the first number card of a row is the lowest held."""
-    t = state.tables
-    c = t.colour_of[card]
-    if t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
-        return True
-    slot = t.slot_of[card]
-    return all(t.slot_of[k] >= slot for k in state.hands[p]
-               if t.colour_of[k] == c and not t.is_wager[k])
-
-
-def _base_draws(state: GameState) -> list[DrawSource]:
-    """Where the player to move may draw when no card was discarded: deck, non-empty piles."""
-    if state.last_play:
-        return [None]
-    piles = state.piles
-    nonempty: list[DrawSource] = [c for c in state.tables.colours if piles[c]]
-    return [DECK, *nonempty] if state.deck else nonempty
-
-
-def _draw_ok(state: GameState, discarded: int, draw: DrawSource) -> bool:
-    """``draw in _draws(state, discarded)`` in constant time (a test keeps them equal)."""
-    if state.last_play:
-        return draw is None
-    if draw == DECK:
-        return bool(state.deck)
-    if type(draw) is not int or not 0 <= draw < state.tables.n_colours:  # noqa: E721
-        return False
-    if draw == discarded:
-        return not state.tables.no_retake
-    return bool(state.piles[draw])
-
-
-def _after_discard(state: GameState, base: list[DrawSource], colour: int) -> list[DrawSource]:
-    """``base`` once a card of ``colour`` is discarded: never that pile when no_retake."""
-    if state.last_play:
-        return base
-    if state.tables.no_retake:
-        return [d for d in base if d != colour]
-    return base if colour in base else sorted(base + [colour])  # type: ignore[type-var]
-
-
-def _draws(state: GameState, discarded: int) -> list[DrawSource]:
-    """Where the player may draw once the card decision is made.
-
-    ``discarded`` is the colour of the card just discarded, or -1 after a play.
-    """
-    base = _base_draws(state)
-    return base if discarded < 0 else _after_discard(state, base, discarded)
-
-
-def _discarded_colour(state: GameState, action: Action, card: Card) -> int:
-    return state.tables.colour_of[card] if action == DISCARD else -1
-
 
 def legal_moves(state: GameState) -> list[Move]:
     """Every legal whole turn, in a fixed order (plays first, by card, then by draw).
@@ -343,9 +178,9 @@ def legal_moves(state: GameState) -> list[Move]:
     if state.phase == DRAW:
         action, card = state.pending  # type: ignore[misc]
         return [t.move(action, card, d)
-                for d in _draws(state, _discarded_colour(state, action, card))]
+                for d in draw_sources(state, discarded_colour(state, action, card))]
     if state.last_play or t.lowest_in_hand:
-        plays, discards = _card_options(state)
+        plays, discards = card_options(state)
         if not state.last_play:
             play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
             return [m for k in plays for m in play_rows[k]] + \
@@ -370,19 +205,21 @@ def illegal_reason(state: GameState, move: Move) -> Optional[str]:
     t = state.tables
     if state.phase == CARD and type(move) is Move and move.pawn is None and not move.steps:
         # fast path for the common case, a well-formed legal move; anything else is
-        # explained by _why_illegal, which alone decides what is illegal
+        # explained by why_illegal, which alone decides what is illegal
         card, p = move.card, state.to_move
         if type(card) is int and card in state.hands[p]:  # noqa: E721
             if move.action == PLAY:
-                if state.playable[p][card] and _draw_ok(state, -1, move.draw) and (
-                        not t.lowest_in_hand or _starts_lowest(state, p, card)):
+                if state.playable[p][card] and draw_ok(state, -1, move.draw) and (
+                        not t.lowest_in_hand or starts_lowest(state, p, card)):
                     return None
-            elif move.action == DISCARD and _draw_ok(state, t.colour_of[card], move.draw):
+            elif move.action == DISCARD and draw_ok(state, t.colour_of[card], move.draw):
                 return None
-    return _why_illegal(state, move)
+    return why_illegal(state, move)
 
 
-def _why_illegal(state: GameState, move: Move) -> Optional[str]:
+def why_illegal(state: GameState, move: Move) -> Optional[str]:
+    """:func:`illegal_reason` by the full checks alone, without its fast path for a legal
+    duel move (the two agree: tests/test_engine_api.py)."""
     t = state.tables
     codec = state.tables.codec
     if state.phase == OVER:
@@ -402,47 +239,11 @@ def _why_illegal(state: GameState, move: Move) -> Optional[str]:
             action, card = state.pending  # type: ignore[misc]
             return f"this turn already {action}s {codec.format(card)}; only the draw is left"
     else:
-        reason = _card_reason(state, move)
+        reason = card_reason(state, move)
         if reason is not None:
             return reason
-    return _draw_reason(state, move)
+    return draw_reason(state, move)
 
-
-def _card_reason(state: GameState, move: Move) -> Optional[str]:
-    """Why the player to move may not play or discard ``move.card`` now, or None."""
-    t = state.tables
-    name = t.codec.format(move.card)
-    p = state.to_move
-    if move.card not in state.hands[p]:
-        return f"{state.players[p]} holds no {name}"
-    if move.action == PLAY:
-        colour = t.colour_of[move.card]
-        if not state.playable[p][move.card]:
-            return refusal(state.pack, state.rows[p][colour], move.card) \
-                or f"the row refuses {name}"
-        if t.lowest_in_hand and not _starts_lowest(state, p, move.card):
-            return f"a row starts with the lowest card of its colour in hand, not {name}"
-    return None
-
-
-def _draw_reason(state: GameState, move: Move) -> Optional[str]:
-    """Why ``move.draw`` cannot end the turn once its card decision is made, or None."""
-    t = state.tables
-    name = t.codec.format(move.card)
-    draws = _draws(state, _discarded_colour(state, move.action, move.card))
-    if move.draw in draws:
-        return None
-    if move.draw is None:
-        return "the turn must end with a draw (deck or a discard pile's top)"
-    if state.last_play:
-        return "the draw pile is empty: this last play or discard has no draw"
-    if move.draw == DECK:
-        return "the draw pile is empty"
-    if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
-        return f"{move.draw!r} is not a draw source"
-    if move.action == DISCARD and move.draw == t.colour_of[move.card]:
-        return f"cannot draw back the card just discarded ({name})"
-    return f"the {state.pack.colours[move.draw].name} discard pile is empty"
 
 
 def is_legal(state: GameState, move: Move) -> bool:
@@ -452,245 +253,24 @@ def is_legal(state: GameState, move: Move) -> bool:
 
 # --------------------------------------------------------------------------- decisions
 
-def _decide_card(state: GameState, action: Action, card: Card,
-                 move: Optional[Move] = None, settle: bool = True) -> None:
-    """The card decision: the card leaves the hand for its row or its pile (undoable).
-
-    Then the draw comes (none after the last play), unless ``settle`` is False: a
-    board pack's pawns move first (:mod:`.board` settles the turn itself).
-    """
-    t = state.tables
-    p = state.to_move
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    hand = state.hands[p]
-    index = hand.index(card)
-    del hand[index]
-    if card not in hand:
-        state.held_bits[p] ^= 1 << card
-    colour = t.colour_of[card]
-    old = -1
-    if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
-        state.rows[p][colour].append(card)
-        old = state.row_states[p][colour]
-        new = t.after[old][t.slot_of[card]]
-        if new != old:
-            _set_row_state(state, p, colour, new)
-    else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
-        state.piles[colour].append(card)
-        state.pile_bits |= 1 << colour
-    state.undo.append(("card", p, action, card, index, old))
-    state.pending = (action, card)
-    if not settle:
-        return
-    if state.last_play:
-        _end_turn(state, None, move)
-    else:
-        state.phase = DRAW
-
-
-def _set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
-    """Seat ``p``'s row of ``colour`` is now in row state ``rs``: what it accepts follows."""
-    t = state.tables
-    state.row_states[p][colour] = rs
-    s = t.slots
-    state.playable[p][colour * s:(colour + 1) * s] = t.allowed[rs]
-    state.playable_bits[p] = (state.playable_bits[p] & ~t.colour_bits[colour]) \
-        | t.allowed_bits[rs][colour]
-
-
-def _decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = None) -> None:
-    p = state.to_move
-    if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-        card = state.deck.pop()
-    else:
-        if state.shared_piles >> source & 1:  # type: ignore[operator]
-            state.own_pile(source)  # type: ignore[arg-type]
-        pile = state.piles[source]  # type: ignore[index]
-        card = pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << source  # type: ignore[operator]
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    state.hands[p].append(card)
-    state.held_bits[p] |= 1 << card
-    state.undo.append(("draw", p, source, card))
-    _end_turn(state, source, move)
-
-
-def _end_turn(state: GameState, source: DrawSource, move: Optional[Move],
-              ended: Optional[str] = None) -> None:
-    """Close the turn (``move``: as made); the round ends by ``ended`` or the pack's rules."""
-    t = state.tables
-    if move is None or move.codec is None:
-        action, card = state.pending  # type: ignore[misc]
-        move = t.move(action, card, source)
-    reason = None
-    last_play = state.last_play
-    if source is None:  # the last play, or the round ended mid-turn (``ended``)
-        reason = ended or DRAW_PILE_EMPTY
-    elif not state.deck and source == DECK:
-        if t.last_play:
-            last_play = True
-        else:
-            reason = DRAW_PILE_EMPTY
-    if reason is None and state.turn + 1 >= t.turn_cap:
-        reason = TURN_CAP
-    if state.shared_lists & MOVES_SHARED:
-        state.own_moves()
-    if reason is None:  # the common case: the next player's turn, a small undo entry
-        state.undo.append(("turn", state.to_move, state.pending, state.last_play))
-        state.moves.append(move)
-        state.turn += 1
-        state.pending = None
-        state.last_play = last_play
-        state.to_move = (state.to_move + 1) % state.n
-        state.phase = t.card_phase
-        return
-    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
-                       state.turn, state.last_play, state.pending, state.deal, state.hands,
-                       state.rows, state.row_states, state.playable, state.piles, state.deck,
-                       state.moves, len(state.finished), state.held_bits, state.playable_bits,
-                       state.pile_bits))
-    state.moves.append(move)
-    state.turn += 1
-    state.pending = None
-    state.last_play = last_play
-    _end_round(state, reason)
-
-
-def _row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
-    """``(colour, number values in play order, wagers)`` for each of the seat's rows."""
-    t = state.tables
-    out = []
-    for colour, row in enumerate(state.rows[seat]):
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
-        out.append((colour, values, len(row) - len(values)))
-    return out
-
-
-def _round_details(state: GameState) -> tuple:
-    """Each seat's ``RoundScore`` of the round under way, by the pack's round formula."""
-    scoring = state.pack.scoring
-    if state.board is None:
-        return tuple(scoring.round(_row_spec(state, p), (), 0, 0, state.round)
-                     for p in range(state.n))
-    return tuple(scoring.round(_row_spec(state, p), *_board.round_inputs(state, p), state.round)
-                 for p in range(state.n))
-
-
-def _end_round(state: GameState, reason: str) -> None:
-    details = _round_details(state)
-    scores = tuple(d.total for d in details)
-    b = state.board
-    board = {} if b is None else {
-        "tokens": tuple(b.tokens), "artefacts": tuple(b.artefacts), "crossings": b.crossings,
-        "pawns": tuple(b.pawn_places(p, state.tables.board.leader) for p in range(state.n))}
-    state.finished.append(RoundResult(state.round, state.starter, state.deal, tuple(state.moves),
-                                      scores, reason, details, **board))
-    state.pending = None
-    if state.round < state.rounds_total:
-        _start_round(state, state.round + 1, next_starter(state))
-    else:
-        state.phase = OVER
-
-
-def _undo_one(state: GameState, entry: tuple) -> None:
-    kind = entry[0]
-    if kind == "card":
-        _, p, action, card, index, old = entry
-        t = state.tables
-        colour = t.colour_of[card]
-        if action == PLAY:
-            if state.shared_seats >> p & 1:
-                state.own_seat(p)
-            state.rows[p][colour].pop()
-            if state.row_states[p][colour] != old:
-                _set_row_state(state, p, colour, old)
-        else:
-            if state.shared_piles >> colour & 1:
-                state.own_pile(colour)
-            pile = state.piles[colour]
-            pile.pop()
-            if not pile:
-                state.pile_bits ^= 1 << colour
-        if state.shared_hands >> p & 1:
-            state.own_hand(p)
-        state.hands[p].insert(index, card)
-        state.held_bits[p] |= 1 << card
-        state.pending = None
-        state.phase = t.card_phase
-    elif kind == "draw":
-        _, p, source, card = entry
-        if state.shared_hands >> p & 1:
-            state.own_hand(p)
-        hand = state.hands[p]
-        hand.pop()
-        if card not in hand:
-            state.held_bits[p] ^= 1 << card
-        if source == DECK:
-            if state.shared_lists & DECK_SHARED:
-                state.own_deck()
-            state.deck.append(card)
-        else:
-            if state.shared_piles >> source & 1:
-                state.own_pile(source)
-            state.piles[source].append(card)
-            state.pile_bits |= 1 << source
-        state.phase = DRAW
-    elif kind == "turn":
-        _, state.to_move, state.pending, state.last_play = entry
-        if state.shared_lists & MOVES_SHARED:
-            state.own_moves()
-        state.moves.pop()
-        state.turn -= 1
-        state.phase = DRAW
-    elif kind == "board":
-        _board.undo(state, entry)
-    else:
-        (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
-         state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
-         state.playable, state.piles, state.deck, state.moves, finished, state.held_bits,
-         state.playable_bits, state.pile_bits) = entry
-        state.share_all()  # the lists as they were: perhaps shared with a fork
-        state.own_moves()
-        state.moves.pop()
-        del state.finished[finished:]
-        state.phase = state.tables.card_phase if state.pending is None else DRAW
-
 
 # --------------------------------------------------------------------------- whole turns
 
 def push(state: GameState, move: Move) -> None:
-    """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with :func:`pop`."""
+    """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with
+    :func:`pop`."""
     if state.phase == CARD:
         state.undo.append(None)
-        _decide_card(state, move.action, move.card, move)
+        decide_card(state, move.action, move.card, move)
         if state.phase == DRAW:
-            _decide_draw(state, move.draw, move)
+            decide_draw(state, move.draw, move)
     elif state.board is not None:
         _board.push(state, move)
     else:
         state.undo.append(None)
         if state.phase == DRAW:
-            _decide_draw(state, move.draw, move)
+            decide_draw(state, move.draw, move)
 
-
-def pop(state: GameState) -> None:
-    """Undo the last :func:`push` or :func:`push_action` exactly."""
-    if not state.undo:
-        raise IndexError("pop from a state with nothing pushed")
-    while True:
-        entry = state.undo.pop()
-        if entry is None:
-            return
-        _undo_one(state, entry)
 
 
 def apply(state: GameState, move: Union[Move, str]) -> GameState:
@@ -737,7 +317,7 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
         new.rows[p][colour].append(card)
         rs = t.after[old][t.slot_of[card]]
         if rs != old:
-            _set_row_state(new, p, colour, rs)
+            set_row_state(new, p, colour, rs)
     else:
         piles[colour] = piles[colour] + [card]
         mine = 1 << colour
@@ -794,7 +374,7 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     held = state.held_bits[p]
     plays = held & state.playable_bits[p]
     if t.lowest_in_hand and plays:
-        plays = sum(1 << k for k in _card_options(state)[0])
+        plays = sum(1 << k for k in card_options(state)[0])
     n_plays = plays.bit_count()
     options = n_plays + held.bit_count()
     if state.last_play:
@@ -857,23 +437,6 @@ def playout(state: GameState, rng: random.Random,
     return state
 
 
-def _same_draws() -> bool:
-    """Whether ``randrange(n)`` is ``getrandbits(n.bit_length())`` with rejection here
-    (CPython's way since 3.2), which the fused playout inlines."""
-    a, b = random.Random(15), random.Random(15)
-    for n in (*range(1, 200), 1000, 12345):
-        for _ in range(3):
-            k = n.bit_length()
-            r = b.getrandbits(k)
-            while r >= n:
-                r = b.getrandbits(k)
-            if a.randrange(n) != r:
-                return False
-    return True
-
-
-#: whether this Python's ``randrange(n)`` is ``getrandbits`` with rejection (CPython 3.2+)
-SAME_DRAWS = _same_draws()
 
 
 def _random_playout(state: GameState, rng: random.Random) -> None:
@@ -1028,7 +591,7 @@ def _action_ok(state: GameState, action_id: int) -> bool:
     if state.phase == DRAW and state.board is None:
         action, card = state.pending  # type: ignore[misc]
         # drawing from the deck is action 2 n_kinds, from pile c 2 n_kinds + 1 + c
-        return action_id >= 2 * k and _draw_ok(state, _discarded_colour(state, action, card),
+        return action_id >= 2 * k and draw_ok(state, discarded_colour(state, action, card),
                                                 action_id - 2 * k - 1)
     if state.phase != CARD or t.lowest_in_hand:
         return action_id in legal_actions(state)
@@ -1061,8 +624,8 @@ def legal_actions(state: GameState) -> list[int]:
     if state.phase == DRAW:
         action, card = state.pending  # type: ignore[misc]
         return [space.draw_action(d)  # type: ignore[arg-type]
-                for d in _draws(state, _discarded_colour(state, action, card))]
-    plays, discards = _card_options(state)
+                for d in draw_sources(state, discarded_colour(state, action, card))]
+    plays, discards = card_options(state)
     return [space.card_action(PLAY, k) for k in plays] + \
            [space.card_action(DISCARD, k) for k in discards]
 
@@ -1088,7 +651,7 @@ def legal_action_mask(state: GameState) -> list[bool]:
     if state.phase == DRAW and state.board is None:
         action, card = state.pending  # type: ignore[misc]
         deck = 2 * t.n_kinds + 1  # drawing from pile c is action 2 n_kinds + 1 + c, DECK -1
-        for d in _draws(state, _discarded_colour(state, action, card)):
+        for d in draw_sources(state, discarded_colour(state, action, card)):
             mask[deck + d] = True  # type: ignore[operator]
         return mask
     for a in legal_actions(state):
@@ -1103,9 +666,9 @@ def push_action(state: GameState, action_id: int) -> None:
         if 0 <= action_id < 2 * k:  # play card k is action k, discard it n_kinds + k
             state.undo.append(None)
             if action_id < k:
-                _decide_card(state, PLAY, action_id)
+                decide_card(state, PLAY, action_id)
             else:
-                _decide_card(state, DISCARD, action_id - k)
+                decide_card(state, DISCARD, action_id - k)
             return
     space = action_space(state.pack)
     kind, arg = space.decode(action_id)
@@ -1114,9 +677,9 @@ def push_action(state: GameState, action_id: int) -> None:
         return
     state.undo.append(None)
     if kind == "draw":
-        _decide_draw(state, arg)
+        decide_draw(state, arg)
     else:
-        _decide_card(state, kind, arg)  # type: ignore[arg-type]
+        decide_card(state, kind, arg)  # type: ignore[arg-type]
 
 
 def step(state: GameState, action_id: int) -> GameState:
@@ -1144,7 +707,7 @@ def step(state: GameState, action_id: int) -> GameState:
 
 
 def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
-    """:func:`step` of a duel's card decision (not the last play), as :func:`_decide_card`
+    """:func:`step` of a duel's card decision (not the last play), as :func:`decide_card`
     makes it, on a fork; raises IllegalMoveError as step does."""
     p = state.to_move
     card = action_id - k if action_id >= k else action_id
@@ -1154,7 +717,7 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
                                f"is not legal now")
     new = state.fork()
     hand = hand[:]
-    hand.remove(card)  # its first copy, as _decide_card removes it
+    hand.remove(card)  # its first copy, as decide_card removes it
     new.hands[p] = hand
     new.shared_hands ^= 1 << p
     if card not in hand:
@@ -1166,7 +729,7 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
         old = new.row_states[p][colour]
         rs = t.after[old][t.slot_of[card]]
         if rs != old:
-            _set_row_state(new, p, colour, rs)
+            set_row_state(new, p, colour, rs)
         new.pending = (PLAY, card)
     else:
         new.piles[colour] = state.piles[colour] + [card]
@@ -1229,21 +792,7 @@ def round_scores(state: GameState) -> list[tuple[int, ...]]:
 
 def live_scores(state: GameState) -> tuple[int, ...]:
     """What each seat would score for this round if it ended now (rows, pawns, tiles)."""
-    return tuple(d.total for d in _round_details(state))
-
-
-def kept(state: GameState, what: str) -> tuple[int, ...]:
-    """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds (0 in a duel)."""
-    return tuple(sum(getattr(r, what)[p] for r in state.finished if getattr(r, what))
-                 for p in range(state.n))
-
-
-def totals(state: GameState) -> tuple[int, ...]:
-    """Match totals over the finished rounds, by the pack's match formula."""
-    scoring = state.pack.scoring
-    artefacts, tokens = kept(state, "artefacts"), kept(state, "tokens")
-    return tuple(scoring.match([r.scores[p] for r in state.finished], artefacts[p], tokens[p])
-                 for p in range(state.n))
+    return tuple(d.total for d in round_details(state))
 
 
 def winners(state: GameState) -> tuple[Seat, ...]:
@@ -1266,38 +815,6 @@ def winners(state: GameState) -> tuple[Seat, ...]:
     return tuple(tied)
 
 
-def next_starter(state: GameState) -> Seat:
-    """The starter of the round after the last finished one, by the pack's rules.
-
-    ``best-round-score`` / ``best-total``: the seat with the best score of the
-    round just played / the best total so far; on a tie, ``next_starter_tie``
-    chooses among the tied seats: ``alternate`` the first tied seat after the
-    previous starter in seating order (at two players: the other player),
-    ``same`` the previous starter if tied, else as ``alternate``.
-    ``alternate``: the seat after the previous starter; ``same``: the previous starter.
-    """
-    pack = state.pack
-    last = state.finished[-1]
-    prev = last.starter
-    seats = list(range(state.n))
-    candidates = _pick(state, pack.next_starter, seats, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, pack.next_starter_tie, candidates, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, "alternate", candidates, prev)
-    return candidates[0]
-
-
-def _pick(state: GameState, rule: str, seats: list[Seat], prev: Seat) -> list[Seat]:
-    if rule in ("best-round-score", "best-total"):
-        score = (state.finished[-1].scores if rule == "best-round-score" else totals(state))
-        best = max(score[p] for p in seats)
-        return [p for p in seats if score[p] == best]
-    if rule == "same" and prev in seats:
-        return [prev]
-    # alternate: the first of seats after prev, in seating order
-    return [min(seats, key=lambda p: (p - prev - 1) % state.n)]
-
 
 def continue_match(state: GameState) -> GameState:
     """A finished match played on for one more round, scores adding up (CONT).
@@ -1312,7 +829,7 @@ def continue_match(state: GameState) -> GameState:
                                f"(match.continuation is false)")
     new = state.copy()
     new.rounds_total += 1
-    _start_round(new, new.round + 1, next_starter(new))
+    start_round(new, new.round + 1, next_starter(new))
     return new
 
 

@@ -1,0 +1,551 @@
+"""The card game's turn steps: the one seam the board game builds on.
+
+A round is dealt (:func:`shuffle_deal`, :func:`start_round`); a turn is a card decision
+(:func:`decide_card`: the card leaves the hand for its row or its pile), then a draw
+(:func:`decide_draw`), then the end of the turn (:func:`end_turn`), which ends the round
+(:func:`end_round`: scores, the next deal) when the pack's rules say so. Each step keeps the
+state's derived fields in step and pushes an exact undo record, which :func:`pop` undoes.
+What the player to move may do comes from :func:`card_options` and :func:`draw_sources`
+(:func:`card_reason` and :func:`draw_reason` say why not).
+
+:mod:`.turn` (the public turn engine) and :mod:`.board` (the board game, whose pawns move
+between the card and the draw) both build on these steps; this module imports neither. A
+board pack's own facts reach it only through the objects its tables and state hold
+(``tables.board``: ``place_tiles``, ``check_tiles``, ``new_board``; ``state.board``:
+``round_inputs``), so the card game's steps never test for a board beyond ``is None``.
+"""
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from .cards import Card
+from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move
+from .rows import refusal
+from .rules import RulePack
+from .state import (DECK_SHARED, DRAW, DRAW_PILE_EMPTY, MOVES_SHARED, OVER, TURN_CAP, Deal,
+                    GameState, RoundResult, Seat, SetupError)
+from .tables import NO_NUMBERS, tables_of
+
+
+# --------------------------------------------------------------------------- dealing
+
+def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
+    """The deal of round ``round_number`` for ``seed``: stable across machines and processes.
+
+    A board pack's tiles are laid out by the same generator, after the shuffle.
+    """
+    t = tables_of(pack)
+    rng = random.Random(f"lostcities:{seed}:{round_number}")
+    cards = list(t.deck)
+    shuffle(rng, cards)
+    removed = pack.removed_unseen.get(players, 0)
+    hands = tuple(tuple(cards[removed + i * t.hand_size: removed + (i + 1) * t.hand_size])
+                  for i in range(players))
+    tiles = None if t.board is None else t.board.place_tiles(rng)
+    return Deal(hands, tuple(cards[removed + players * t.hand_size:]),
+                tuple(cards[:removed]), tiles)
+
+
+def shuffle(rng: random.Random, cards: list) -> None:
+    """``rng.shuffle(cards)``: the same order from the same draws, faster for a plain
+    ``random.Random`` (``randrange`` inlined as :data:`SAME_DRAWS` checked)."""
+    if type(rng) is not random.Random or not SAME_DRAWS:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    for i in reversed(range(1, len(cards))):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _same_draws() -> bool:
+    """Whether ``randrange(n)`` is ``getrandbits(n.bit_length())`` with rejection here
+    (CPython's way since 3.2), which the fused playout inlines."""
+    a, b = random.Random(15), random.Random(15)
+    for n in (*range(1, 200), 1000, 12345):
+        for _ in range(3):
+            k = n.bit_length()
+            r = b.getrandbits(k)
+            while r >= n:
+                r = b.getrandbits(k)
+            if a.randrange(n) != r:
+                return False
+    return True
+
+
+#: whether this Python's ``randrange(n)`` is ``getrandbits`` with rejection (CPython 3.2+)
+SAME_DRAWS = _same_draws()
+
+
+def check_deal(pack: RulePack, players: int, deal: Deal) -> None:
+    """Raise :class:`SetupError` unless ``deal`` is a possible deal of ``pack``."""
+    t = tables_of(pack)
+    codec = pack.cards
+    if len(deal.hands) != players:
+        raise SetupError(f"the deal has {len(deal.hands)} hands for {players} players")
+    for seat, hand in enumerate(deal.hands):
+        if len(hand) != t.hand_size:
+            raise SetupError(f"hand {seat + 1} has {len(hand)} cards, the pack deals "
+                             f"{t.hand_size}")
+    want = pack.removed_unseen.get(players, 0)
+    if len(deal.removed) != want:
+        raise SetupError(f"{len(deal.removed)} cards removed unseen, the pack removes {want} "
+                         f"at {players} players")
+    counts = [0] * t.n_kinds
+    for card in t.deck:
+        counts[card] += 1
+    for card in [c for h in deal.hands for c in h] + list(deal.draw_pile) + list(deal.removed):
+        if not 0 <= card < t.n_kinds:
+            raise SetupError(f"card {card!r} is not a card of {pack.id}")
+        counts[card] -= 1
+        if counts[card] < 0:
+            raise SetupError(f"the deal has more {codec.format(card)} than the pack's deck")
+    missing = [codec.format(k) for k, left in enumerate(counts) for _ in range(left)]
+    if missing:
+        raise SetupError(f"the deal lacks {len(missing)} card(s) of the deck: "
+                         f"{' '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}")
+    if deal.tiles is not None:
+        if t.board is None:
+            raise SetupError(f"{pack.id} has no board: a deal of it lays out no tiles")
+        t.board.check_tiles(pack, deal.tiles)
+
+
+def start_round(state: GameState, number: int, starter: Seat) -> None:
+    """Deal round ``number`` on ``state`` (the given deal, else the seed's), ``starter`` to
+    move; a round dealt with an empty draw pile goes to its last plays or ends at once."""
+    pack, t, n = state.pack, state.tables, state.n
+    if state.deals is None or number > len(state.deals):
+        deal = shuffle_deal(pack, n, state.seed, number)
+    else:
+        deal = state.deals[number - 1]
+        check_deal(pack, n, deal)
+        if t.board is not None and deal.tiles is None:
+            deal = Deal(deal.hands, deal.draw_pile, deal.removed,
+                        shuffle_deal(pack, n, state.seed, number).tiles)
+    state.round = number
+    state.starter = starter
+    state.to_move = starter
+    state.phase = t.card_phase
+    state.turn = 0
+    state.deal = deal
+    state.hands = [list(h) for h in deal.hands]
+    state.rows = [[[] for _ in range(t.n_colours)] for _ in range(n)]
+    state.shared_seats = state.shared_hands = state.shared_piles = state.shared_lists = 0
+    state.piles = [[] for _ in range(t.n_colours)]
+    # derive(state) of a new round's empty rows and piles, from the tables at once
+    state.row_states = [[NO_NUMBERS] * t.n_colours for _ in range(n)]
+    empty = t.allowed[NO_NUMBERS] * t.n_colours
+    state.playable = [list(empty) for _ in range(n)]
+    state.playable_bits = [sum(t.allowed_bits[NO_NUMBERS])] * n
+    state.held_bits = [sum(1 << k for k in set(hand)) for hand in state.hands]
+    state.pile_bits = 0
+    state.deck = list(reversed(deal.draw_pile))
+    state.last_play = False
+    state.pending = None
+    state.moves = []
+    if t.board is not None:
+        state.board = t.board.new_board(state, deal.tiles)  # type: ignore[arg-type]
+    if not state.deck:
+        if t.last_play:
+            state.last_play = True
+        else:
+            end_round(state, DRAW_PILE_EMPTY)
+
+
+# --------------------------------------------------------------------------- what may be done
+
+def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
+    """The distinct cards the player to move may play, and may discard."""
+    t = state.tables
+    p = state.to_move
+    hand = state.hands[p]
+    discards = sorted(set(hand))
+    ok = state.playable[p]
+    plays = [k for k in discards if ok[k]]
+    if t.lowest_in_hand and plays:
+        plays = [k for k in plays if starts_lowest(state, p, k)]
+    return plays, discards
+
+
+def starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
+    """Row start "lowest-in-hand": the first number card of a row is the lowest held."""
+    t = state.tables
+    c = t.colour_of[card]
+    if t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
+        return True
+    slot = t.slot_of[card]
+    return all(t.slot_of[k] >= slot for k in state.hands[p]
+               if t.colour_of[k] == c and not t.is_wager[k])
+
+
+def base_draws(state: GameState) -> list[DrawSource]:
+    """Where the player to move may draw when no card was discarded: deck, non-empty piles."""
+    if state.last_play:
+        return [None]
+    piles = state.piles
+    nonempty: list[DrawSource] = [c for c in state.tables.colours if piles[c]]
+    return [DECK, *nonempty] if state.deck else nonempty
+
+
+def draw_ok(state: GameState, discarded: int, draw: DrawSource) -> bool:
+    """``draw in draw_sources(state, discarded)`` in constant time (a test keeps them equal)."""
+    if state.last_play:
+        return draw is None
+    if draw == DECK:
+        return bool(state.deck)
+    if type(draw) is not int or not 0 <= draw < state.tables.n_colours:  # noqa: E721
+        return False
+    if draw == discarded:
+        return not state.tables.no_retake
+    return bool(state.piles[draw])
+
+
+def after_discard(state: GameState, base: list[DrawSource], colour: int) -> list[DrawSource]:
+    """``base`` once a card of ``colour`` is discarded: never that pile when no_retake."""
+    if state.last_play:
+        return base
+    if state.tables.no_retake:
+        return [d for d in base if d != colour]
+    return base if colour in base else sorted(base + [colour])  # type: ignore[type-var]
+
+
+def draw_sources(state: GameState, discarded: int) -> list[DrawSource]:
+    """Where the player may draw once the card decision is made.
+
+    ``discarded`` is the colour of the card just discarded, or -1 after a play.
+    """
+    base = base_draws(state)
+    return base if discarded < 0 else after_discard(state, base, discarded)
+
+
+def discarded_colour(state: GameState, action: Action, card: Card) -> int:
+    """The colour of ``card`` when ``action`` discards it, else -1 (the key of
+    :func:`draw_sources`)."""
+    return state.tables.colour_of[card] if action == DISCARD else -1
+
+
+def card_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why the player to move may not play or discard ``move.card`` now, or None."""
+    t = state.tables
+    name = t.codec.format(move.card)
+    p = state.to_move
+    if move.card not in state.hands[p]:
+        return f"{state.players[p]} holds no {name}"
+    if move.action == PLAY:
+        colour = t.colour_of[move.card]
+        if not state.playable[p][move.card]:
+            return refusal(state.pack, state.rows[p][colour], move.card) \
+                or f"the row refuses {name}"
+        if t.lowest_in_hand and not starts_lowest(state, p, move.card):
+            return f"a row starts with the lowest card of its colour in hand, not {name}"
+    return None
+
+
+def draw_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move.draw`` cannot end the turn once its card decision is made, or None."""
+    t = state.tables
+    name = t.codec.format(move.card)
+    draws = draw_sources(state, discarded_colour(state, move.action, move.card))
+    if move.draw in draws:
+        return None
+    if move.draw is None:
+        return "the turn must end with a draw (deck or a discard pile's top)"
+    if state.last_play:
+        return "the draw pile is empty: this last play or discard has no draw"
+    if move.draw == DECK:
+        return "the draw pile is empty"
+    if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
+        return f"{move.draw!r} is not a draw source"
+    if move.action == DISCARD and move.draw == t.colour_of[move.card]:
+        return f"cannot draw back the card just discarded ({name})"
+    return f"the {state.pack.colours[move.draw].name} discard pile is empty"
+
+
+# --------------------------------------------------------------------------- the steps
+
+def decide_card(state: GameState, action: Action, card: Card,
+                 move: Optional[Move] = None, settle: bool = True) -> None:
+    """The card decision: the card leaves the hand for its row or its pile (undoable).
+
+    Then the draw comes (none after the last play), unless ``settle`` is False: a
+    board pack's pawns move first (:mod:`.board` settles the turn itself).
+    """
+    t = state.tables
+    p = state.to_move
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    hand = state.hands[p]
+    index = hand.index(card)
+    del hand[index]
+    if card not in hand:
+        state.held_bits[p] ^= 1 << card
+    colour = t.colour_of[card]
+    old = -1
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        state.rows[p][colour].append(card)
+        old = state.row_states[p][colour]
+        new = t.after[old][t.slot_of[card]]
+        if new != old:
+            set_row_state(state, p, colour, new)
+    else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
+        state.piles[colour].append(card)
+        state.pile_bits |= 1 << colour
+    state.undo.append(("card", p, action, card, index, old))
+    state.pending = (action, card)
+    if not settle:
+        return
+    if state.last_play:
+        end_turn(state, None, move)
+    else:
+        state.phase = DRAW
+
+
+def set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
+    """Seat ``p``'s row of ``colour`` is now in row state ``rs``: what it accepts follows."""
+    t = state.tables
+    state.row_states[p][colour] = rs
+    s = t.slots
+    state.playable[p][colour * s:(colour + 1) * s] = t.allowed[rs]
+    state.playable_bits[p] = (state.playable_bits[p] & ~t.colour_bits[colour]) \
+        | t.allowed_bits[rs][colour]
+
+
+def decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = None) -> None:
+    """The draw: the top of the draw pile (``DECK``) or of pile ``source`` joins the hand
+    (undoable); then the turn ends (``move``: as made, if given)."""
+    p = state.to_move
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        card = state.deck.pop()
+    else:
+        if state.shared_piles >> source & 1:  # type: ignore[operator]
+            state.own_pile(source)  # type: ignore[arg-type]
+        pile = state.piles[source]  # type: ignore[index]
+        card = pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << source  # type: ignore[operator]
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    state.hands[p].append(card)
+    state.held_bits[p] |= 1 << card
+    state.undo.append(("draw", p, source, card))
+    end_turn(state, source, move)
+
+
+def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
+              ended: Optional[str] = None) -> None:
+    """Close the turn (``move``: as made); the round ends by ``ended`` or the pack's rules."""
+    t = state.tables
+    if move is None or move.codec is None:
+        action, card = state.pending  # type: ignore[misc]
+        move = t.move(action, card, source)
+    reason = None
+    last_play = state.last_play
+    if source is None:  # the last play, or the round ended mid-turn (``ended``)
+        reason = ended or DRAW_PILE_EMPTY
+    elif not state.deck and source == DECK:
+        if t.last_play:
+            last_play = True
+        else:
+            reason = DRAW_PILE_EMPTY
+    if reason is None and state.turn + 1 >= t.turn_cap:
+        reason = TURN_CAP
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
+    if reason is None:  # the common case: the next player's turn, a small undo entry
+        state.undo.append(("turn", state.to_move, state.pending, state.last_play))
+        state.moves.append(move)
+        state.turn += 1
+        state.pending = None
+        state.last_play = last_play
+        state.to_move = (state.to_move + 1) % state.n
+        state.phase = t.card_phase
+        return
+    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
+                       state.turn, state.last_play, state.pending, state.deal, state.hands,
+                       state.rows, state.row_states, state.playable, state.piles, state.deck,
+                       state.moves, len(state.finished), state.held_bits, state.playable_bits,
+                       state.pile_bits))
+    state.moves.append(move)
+    state.turn += 1
+    state.pending = None
+    state.last_play = last_play
+    end_round(state, reason)
+
+
+def row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
+    """``(colour, number values in play order, wagers)`` for each of the seat's rows."""
+    t = state.tables
+    out = []
+    for colour, row in enumerate(state.rows[seat]):
+        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        out.append((colour, values, len(row) - len(values)))
+    return out
+
+
+def round_details(state: GameState) -> tuple:
+    """Each seat's ``RoundScore`` of the round under way, by the pack's round formula."""
+    scoring = state.pack.scoring
+    if state.board is None:
+        return tuple(scoring.round(row_spec(state, p), (), 0, 0, state.round)
+                     for p in range(state.n))
+    board, leader = state.board, state.tables.board.leader
+    return tuple(scoring.round(row_spec(state, p), *board.round_inputs(p, leader), state.round)
+                 for p in range(state.n))
+
+
+def end_round(state: GameState, reason: str) -> None:
+    """Score the round (ended by ``reason``) into ``state.finished``, then deal the next
+    round, or end the match."""
+    details = round_details(state)
+    scores = tuple(d.total for d in details)
+    b = state.board
+    board = {} if b is None else {
+        "tokens": tuple(b.tokens), "artefacts": tuple(b.artefacts), "crossings": b.crossings,
+        "pawns": tuple(b.pawn_places(p, state.tables.board.leader) for p in range(state.n))}
+    state.finished.append(RoundResult(state.round, state.starter, state.deal, tuple(state.moves),
+                                      scores, reason, details, **board))
+    state.pending = None
+    if state.round < state.rounds_total:
+        start_round(state, state.round + 1, next_starter(state))
+    else:
+        state.phase = OVER
+
+
+def undo_one(state: GameState, entry: tuple) -> None:
+    """Undo one record that a step pushed on ``state.undo`` (see :func:`pop`)."""
+    kind = entry[0]
+    if kind == "card":
+        _, p, action, card, index, old = entry
+        t = state.tables
+        colour = t.colour_of[card]
+        if action == PLAY:
+            if state.shared_seats >> p & 1:
+                state.own_seat(p)
+            state.rows[p][colour].pop()
+            if state.row_states[p][colour] != old:
+                set_row_state(state, p, colour, old)
+        else:
+            if state.shared_piles >> colour & 1:
+                state.own_pile(colour)
+            pile = state.piles[colour]
+            pile.pop()
+            if not pile:
+                state.pile_bits ^= 1 << colour
+        if state.shared_hands >> p & 1:
+            state.own_hand(p)
+        state.hands[p].insert(index, card)
+        state.held_bits[p] |= 1 << card
+        state.pending = None
+        state.phase = t.card_phase
+    elif kind == "draw":
+        _, p, source, card = entry
+        if state.shared_hands >> p & 1:
+            state.own_hand(p)
+        hand = state.hands[p]
+        hand.pop()
+        if card not in hand:
+            state.held_bits[p] ^= 1 << card
+        if source == DECK:
+            if state.shared_lists & DECK_SHARED:
+                state.own_deck()
+            state.deck.append(card)
+        else:
+            if state.shared_piles >> source & 1:
+                state.own_pile(source)
+            state.piles[source].append(card)
+            state.pile_bits |= 1 << source
+        state.phase = DRAW
+    elif kind == "turn":
+        _, state.to_move, state.pending, state.last_play = entry
+        if state.shared_lists & MOVES_SHARED:
+            state.own_moves()
+        state.moves.pop()
+        state.turn -= 1
+        state.phase = DRAW
+    elif kind == "board":  # the board and phase a board pack's push saved
+        _, state.phase, state.board = entry
+    else:
+        (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
+         state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
+         state.playable, state.piles, state.deck, state.moves, finished, state.held_bits,
+         state.playable_bits, state.pile_bits) = entry
+        state.share_all()  # the lists as they were: perhaps shared with a fork
+        state.own_moves()
+        state.moves.pop()
+        del state.finished[finished:]
+        state.phase = state.tables.card_phase if state.pending is None else DRAW
+
+
+def pop(state: GameState) -> None:
+    """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly (its records
+    down to the ``None`` that opened it)."""
+    if not state.undo:
+        raise IndexError("pop from a state with nothing pushed")
+    while True:
+        entry = state.undo.pop()
+        if entry is None:
+            return
+        undo_one(state, entry)
+
+
+
+# --------------------------------------------------------------------------- results
+
+def kept(state: GameState, what: str) -> tuple[int, ...]:
+    """Per seat, the ``tokens`` or ``artefacts`` of the finished rounds (0 in a duel)."""
+    return tuple(sum(getattr(r, what)[p] for r in state.finished if getattr(r, what))
+                 for p in range(state.n))
+
+
+def totals(state: GameState) -> tuple[int, ...]:
+    """Match totals over the finished rounds, by the pack's match formula."""
+    scoring = state.pack.scoring
+    artefacts, tokens = kept(state, "artefacts"), kept(state, "tokens")
+    return tuple(scoring.match([r.scores[p] for r in state.finished], artefacts[p], tokens[p])
+                 for p in range(state.n))
+
+
+
+def next_starter(state: GameState) -> Seat:
+    """The starter of the round after the last finished one, by the pack's rules.
+
+    ``best-round-score`` / ``best-total``: the seat with the best score of the
+    round just played / the best total so far; on a tie, ``next_starter_tie``
+    chooses among the tied seats: ``alternate`` the first tied seat after the
+    previous starter in seating order (at two players: the other player),
+    ``same`` the previous starter if tied, else as ``alternate``.
+    ``alternate``: the seat after the previous starter; ``same``: the previous starter.
+    """
+    pack = state.pack
+    last = state.finished[-1]
+    prev = last.starter
+    seats = list(range(state.n))
+    candidates = _pick(state, pack.next_starter, seats, prev)
+    if len(candidates) > 1:
+        candidates = _pick(state, pack.next_starter_tie, candidates, prev)
+    if len(candidates) > 1:
+        candidates = _pick(state, "alternate", candidates, prev)
+    return candidates[0]
+
+
+def _pick(state: GameState, rule: str, seats: list[Seat], prev: Seat) -> list[Seat]:
+    if rule in ("best-round-score", "best-total"):
+        score = (state.finished[-1].scores if rule == "best-round-score" else totals(state))
+        best = max(score[p] for p in seats)
+        return [p for p in seats if score[p] == best]
+    if rule == "same" and prev in seats:
+        return [prev]
+    # alternate: the first of seats after prev, in seating order
+    return [min(seats, key=lambda p: (p - prev - 1) % state.n)]
+
