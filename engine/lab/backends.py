@@ -33,6 +33,9 @@ BACKENDS = ("local", "ray")
 OVERSUBSCRIBE_PER_CORE = 8
 #: at most this many batches in a run: beyond, batches grow (see :func:`batch_size`)
 MAX_BATCHES = 100_000
+#: while it waits for a local pool's batches, :func:`run_batches` hands the games played so
+#: far to its ``played`` callback this often (seconds)
+POLL_SECONDS = 0.5
 
 
 class BackendError(LostCitiesError, ValueError):
@@ -174,7 +177,8 @@ def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = 
                 workers: Optional[int] = None, address: Optional[str] = None,
                 done: Optional[dict[int, Any]] = None,
                 save: Optional[Callable[[int, Any], None]] = None,
-                oversubscribe: bool = False) -> Iterator[tuple[Batch, Any]]:
+                oversubscribe: bool = False,
+                played: Optional[Callable[[int], None]] = None) -> Iterator[tuple[Batch, Any]]:
     """Each batch of ``todo`` with its result, in batch order.
 
     ``done`` holds results already known (a resumed run): they are not run again.
@@ -182,6 +186,11 @@ def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = 
     the iterator early (an early stop) ends the workers. ``workers`` (local): the
     pool's size, default all cores, at most one per core unless ``oversubscribe``
     (:func:`check_workers`); 1 runs in this process.
+
+    ``played(games)``: on a local pool, the games its workers have finished so far
+    (counted by :func:`game_played`, batches not yet finished included), every
+    :data:`POLL_SECONDS` while waiting and as each batch comes back; a long batch then
+    still shows progress. Not called in this process (``workers=1``) nor on Ray.
     """
     if workers is not None and backend == "local":
         check_workers(workers, oversubscribe)
@@ -192,7 +201,7 @@ def run_batches(fn: BatchFn, job: Any, todo: Sequence[Batch], *, backend: str = 
     if backend == "ray":
         finished = _ray(fn, job, pending, address)
     else:
-        finished = _local(fn, job, pending, cores() if workers is None else workers)
+        finished = _local(fn, job, pending, cores() if workers is None else workers, played)
     try:
         for batch in todo:
             while batch.index not in done:
@@ -210,24 +219,81 @@ def _call(args: tuple[BatchFn, Any, int, int, int]) -> tuple[int, Any]:
     return index, fn(job, start, stop)
 
 
-def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int) -> Iterator[tuple[int, Any]]:
+#: in a local pool's worker process: the pool's shared count of finished games
+_PLAYED: dict[str, Any] = {}
+
+
+def game_played() -> None:
+    """Count one finished game: a batch function calls this after each of its games, so
+    that a local pool can tell how far it is before the batch ends (``played`` of
+    :func:`run_batches`). Outside a pool's worker (this process, Ray) it does nothing."""
+    counter = _PLAYED.get("counter")
+    if counter is not None:
+        with counter.get_lock():
+            counter.value += 1
+
+
+def polled(results: Any, counter: Any, played: Callable[[int], None],
+           seconds: float = POLL_SECONDS) -> Iterator[Any]:
+    """The items of a pool's ``imap`` or ``imap_unordered`` iterator ``results``, calling
+    ``played(counter.value)`` every ``seconds`` while none comes and after each one."""
+    from multiprocessing import TimeoutError as Waiting
+
+    while True:
+        try:
+            item = results.next(seconds)
+        except Waiting:
+            played(counter.value)
+            continue
+        except StopIteration:
+            return
+        played(counter.value)
+        yield item
+
+
+def counted_pool(ctx: Any, workers: int, counting: bool, initializer: Any = None,
+                 initargs: tuple = ()) -> tuple[Any, Any]:
+    """A pool of ``workers`` processes of ``ctx`` (garbage collector frozen while they
+    start: their inherited pages stay shared) and, with ``counting``, the shared count of
+    games its workers finish (:func:`game_played`), else None. ``initializer(*initargs)``
+    runs in each worker as well."""
+    import gc
+
+    counter = ctx.Value("q", 0) if counting else None
+    gc.freeze()
+    try:
+        pool = ctx.Pool(workers, initializer=_start_worker,
+                        initargs=(counter, initializer, initargs))
+    finally:
+        gc.unfreeze()
+    return pool, counter
+
+
+def _start_worker(counter: Any, initializer: Any, initargs: tuple) -> None:
+    """A pool worker's initializer: the count :func:`game_played` adds to, then the
+    caller's own initializer."""
+    _PLAYED.clear()
+    if counter is not None:
+        _PLAYED["counter"] = counter
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int,
+           played: Optional[Callable[[int], None]] = None) -> Iterator[tuple[int, Any]]:
     if workers == 1 or len(pending) <= 1:
         for b in pending:
             yield b.index, fn(job, b.start, b.stop)
         return
-    import gc
     import multiprocessing as mp
 
     # fork starts workers in milliseconds with everything loaded (no thread runs yet)
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    gc.freeze()
+    pool, counter = counted_pool(ctx, min(workers, len(pending)), played is not None)
     try:
-        pool = ctx.Pool(min(workers, len(pending)))
-    finally:
-        gc.unfreeze()
-    try:
-        yield from pool.imap_unordered(_call, [(fn, job, b.index, b.start, b.stop)
-                                                for b in pending])
+        results = pool.imap_unordered(_call, [(fn, job, b.index, b.start, b.stop)
+                                               for b in pending])
+        yield from (results if played is None else polled(results, counter, played))
     finally:
         pool.terminate()
         pool.join()

@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from .backends import Batch, RunDir, batch_size, batches, check_workers, run_batches
+from .backends import (Batch, RunDir, batch_size, batches, check_workers, game_played,
+                       run_batches)
 from ..game.rules import RulePack
 from .simulation import Z95, game_seed, wilson
 
@@ -229,6 +230,7 @@ def run_batch(job: BalanceJob, start: int, stop: int) -> dict[str, Any]:
                 entry["base"].add(b)
             if h is not None and b is not None:
                 entry["diff"].add(h - b)
+        game_played()
     return {"games": stop - start,
             "measures": {k: {s: m.to_list() for s, m in v.items()} for k, v in stats.items()},
             "scores": scores}
@@ -543,7 +545,9 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     :meth:`BalanceReport.precise`). ``run_dir``: write each batch there and skip the
     batches already written (resume); a batch file there that does not have a batch's
     shape (:func:`valid_result`) is played again. ``progress(games_done)`` after each
-    batch. ``workers``: at most one per core unless ``oversubscribe``
+    batch and, on a local pool, as its workers finish games (at most every
+    :data:`~.backends.POLL_SECONDS` while a batch runs); ``games_done`` never goes down
+    and counts the batches found in ``run_dir``. ``workers``: at most one per core unless ``oversubscribe``
     (:func:`~.backends.check_workers`). ``allow_import``: ``module:Class`` bots may be
     imported (give it only for names the person at the keyboard typed).
     ``allow_outside``: the packs' ``extends`` may name files outside their folders
@@ -582,13 +586,23 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
                            check=lambda index, result: 0 <= index < len(todo) and valid_result(
                                result, todo[index].stop - todo[index].start))
         save = folder.save
+    shown = 0
+    found = sum(todo[index].stop - todo[index].start for index in done)
+
+    def show(games: int) -> None:
+        nonlocal shown
+        if games > shown and progress is not None:
+            shown = games
+            progress(games)
+
     results = run_batches(run_batch, job, todo, backend=backend, workers=workers,
-                          address=address, done=done, save=save, oversubscribe=oversubscribe)
+                          address=address, done=done, save=save, oversubscribe=oversubscribe,
+                          played=None if progress is None else
+                          (lambda games: show(found + games)))
     try:
         for batch, result in results:
             report.add(result)
-            if progress is not None:
-                progress(report.games)
+            show(report.games)
             if precision is not None and batch.index < len(todo) - 1 \
                     and report.precise(precision):
                 report.stopped_early = True

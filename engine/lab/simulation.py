@@ -8,7 +8,6 @@ of games.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import math
 import os
@@ -22,6 +21,7 @@ from ..errors import LostCitiesError
 from ..game.rules import RulePack
 from ..game.state import OVER
 from ..game.turn import illegal_reason, kept, new_game, playout, push, totals, winners
+from .backends import check_workers, counted_pool, game_played, polled
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -310,6 +310,7 @@ def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: in
              record: bool) -> GameResult:
     gseed = game_seed(seed, index)
     state = play_match(pack, bots, gseed, specs)
+    game_played()
     return _result(index, gseed, state, record,
                    {"seed": seed, "game": index, "bots": list(specs)})
 
@@ -340,8 +341,9 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
     ``workers > 1`` the workers load it again by its path or id. Record lines go
     to ``record`` as games finish, in game order; ``progress(done)`` is called
-    after each game (start no thread before its first call: on Linux the workers
-    are forked). ``workers`` is at most one per core unless ``oversubscribe``
+    after each game and, with workers, as they finish games (at most every
+    :data:`~.backends.POLL_SECONDS` between their chunks); ``done`` never goes down.
+    Start no thread before its first call: on Linux the workers are forked. ``workers`` is at most one per core unless ``oversubscribe``
     (:func:`~.backends.check_workers`); ``allow_import`` lets ``module:Class`` bots be
     imported (give it only for names the person at the keyboard typed).
     ``allow_outside``: the pack's ``extends`` may name files outside its folder
@@ -349,8 +351,6 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     pack needed it, a :class:`RulePack` loaded with it included. Raises
     :class:`BotError`, :class:`~.backends.BackendError` or the engine's errors on bad input.
     """
-    from .backends import check_workers
-
     if games < 0:
         raise ValueError("games must be 0 or more")
     check_workers(workers, oversubscribe)
@@ -365,7 +365,13 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         raise SetupError(f"{loaded.id} is for {loaded.min_players}-{loaded.max_players} players: "
                          f"give that many bots, one per seat (got {n})")
     summary = Summary(loaded.id, tuple(specs), seed)
-    done = 0
+    done = shown = 0
+
+    def show(games: int) -> None:
+        nonlocal shown
+        if games > shown and progress is not None:
+            shown = games
+            progress(games)
 
     def take(result: GameResult) -> None:
         nonlocal done
@@ -374,7 +380,7 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
             record.write(result.record + "\n")
         done += 1
         if progress is not None:
-            progress(done)
+            show(done)
 
     if workers == 1 or games <= 1:
         for index in range(games):
@@ -387,18 +393,15 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     # fork starts workers in milliseconds with the pack already loaded; it is safe
     # here because no thread runs yet (a progress bar must start on its first call)
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    # frozen, the objects a forked worker inherits are never visited by its garbage
-    # collector, so their memory pages stay shared instead of being copied (fewer page
-    # faults, less CPU); the parent's collector gets them back once the workers exist
-    gc.freeze()
-    try:
-        pool = ctx.Pool(workers, initializer=_init_worker,
-                        initargs=(ref, specs, seed, record is not None, allow_import,
+    # the objects a forked worker inherits stay frozen while it starts (counted_pool): its
+    # garbage collector never visits them, so their memory pages stay shared
+    pool, counter = counted_pool(ctx, workers, progress is not None, _init_worker,
+                                 (ref, specs, seed, record is not None, allow_import,
                                   allow_outside))
-    finally:
-        gc.unfreeze()
     with pool:
-        for results in pool.imap(_run_chunk, _spans(games, size)):
+        chunks = pool.imap(_run_chunk, _spans(games, size))
+        # with a progress callback, the games the workers finished, every POLL_SECONDS
+        for results in chunks if counter is None else polled(chunks, counter, show):
             for result in results:
                 take(result)
     return summary
