@@ -34,6 +34,12 @@ END_REASONS = (DRAW_PILE_EMPTY, TURN_CAP, BRIDGE_CROSSINGS)
 
 #: bits of :attr:`GameState.shared_lists`: the draw pile, the round's moves are shared
 DECK_SHARED, MOVES_SHARED = 1, 2
+#: more bits of it: the outer lists a fork shares too, ``hands`` with ``held_bits``
+#: (:data:`HANDS_SHARED`), ``rows``, ``row_states``, ``playable`` with ``playable_bits``
+#: (:data:`SEATS_SHARED`), ``piles`` (:data:`PILES_SHARED`)
+HANDS_SHARED, SEATS_SHARED, PILES_SHARED = 4, 8, 16
+#: every bit of :attr:`GameState.shared_lists`
+ALL_SHARED = DECK_SHARED | MOVES_SHARED | HANDS_SHARED | SEATS_SHARED | PILES_SHARED
 
 
 class SetupError(LostCitiesError, ValueError):
@@ -129,8 +135,14 @@ class GameState:
     #: the same for the other lists a turn changes: bit p of ``shared_hands`` while
     #: ``hands[p]`` is shared, bit c of ``shared_piles`` while ``piles[c]`` is, and
     #: :data:`DECK_SHARED`, :data:`MOVES_SHARED` in ``shared_lists`` for ``deck`` and
-    #: ``moves`` (only :meth:`fork` shares them; the engine calls :meth:`own_hand`,
-    #: :meth:`own_pile`, :meth:`own_deck`, :meth:`own_moves` before it changes them)
+    #: ``moves``; :data:`HANDS_SHARED`, :data:`SEATS_SHARED`, :data:`PILES_SHARED` while
+    #: the outer lists themselves are shared (only :meth:`fork` shares them, and it marks
+    #: every inner list shared too: an inner list is this state's own only when its outer
+    #: list is; the engine calls :meth:`own_hand`, :meth:`own_seat`, :meth:`own_pile`,
+    #: :meth:`own_deck`, :meth:`own_moves` before it changes them). A bit may be set for a
+    #: list that is in fact this state's own (a copy made too many is harmless); never the
+    #: other way round. ``finished`` is never changed in place (a round's end makes a new
+    #: list), so it is shared freely.
     shared_hands: int
     shared_piles: int
     shared_lists: int
@@ -167,29 +179,25 @@ class GameState:
 
     def fork(self) -> "GameState":
         """A copy for the engine's own use (:func:`~.turn.apply`, :func:`~.turn.step`): it
-        shares every list a turn changes with this state, copy-on-write, so that it costs
-        a few list headers; either state copies a list before it changes it."""
+        shares every list with this state, copy-on-write (the outer lists too), so that it
+        costs a few attribute copies; either state copies a list before it changes it."""
         new = GameState.__new__(GameState)
         (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
          new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
-         new.last_play, new.pending, new.pile_bits, new.deck, new.moves) = (
+         new.last_play, new.pending, new.pile_bits, new.deck, new.moves, new.hands, new.rows,
+         new.row_states, new.playable, new.piles, new.finished, new.held_bits,
+         new.playable_bits) = (
             self.pack, self.tables, self.players, self.n, self.seed, self.deals, self.round,
             self.rounds_total, self.starter, self.to_move, self.phase, self.turn, self.deal,
-            self.last_play, self.pending, self.pile_bits, self.deck, self.moves)
-        new.hands = self.hands[:]
-        new.rows = self.rows[:]
-        new.row_states = self.row_states[:]
-        new.playable = self.playable[:]
-        new.piles = self.piles[:]
-        new.finished = self.finished[:]
-        new.held_bits = self.held_bits[:]
-        new.playable_bits = self.playable_bits[:]
+            self.last_play, self.pending, self.pile_bits, self.deck, self.moves, self.hands,
+            self.rows, self.row_states, self.playable, self.piles, self.finished,
+            self.held_bits, self.playable_bits)
         new.undo = []
         new.board = None if self.board is None else self.board.copy()
         new.shared_seats = self.shared_seats = new.shared_hands = self.shared_hands = \
             (1 << self.n) - 1
         new.shared_piles = self.shared_piles = (1 << len(self.piles)) - 1
-        new.shared_lists = self.shared_lists = DECK_SHARED | MOVES_SHARED
+        new.shared_lists = self.shared_lists = ALL_SHARED
         return new
 
     def share_all(self) -> None:
@@ -197,15 +205,24 @@ class GameState:
         put back lists that a fork may hold)."""
         self.shared_seats = self.shared_hands = (1 << self.n) - 1
         self.shared_piles = (1 << len(self.piles)) - 1
-        self.shared_lists = DECK_SHARED | MOVES_SHARED
+        self.shared_lists = ALL_SHARED
 
     def own_hand(self, seat: int) -> None:
-        """Give this state its own copy of ``hands[seat]`` (see :attr:`shared_hands`)."""
+        """Give this state its own copy of ``hands[seat]`` (and of the outer ``hands`` and
+        ``held_bits`` lists, if shared; see :attr:`shared_hands`)."""
+        if self.shared_lists & HANDS_SHARED:
+            self.hands = self.hands[:]
+            self.held_bits = self.held_bits[:]
+            self.shared_lists &= ~HANDS_SHARED
         self.hands[seat] = self.hands[seat][:]
         self.shared_hands &= ~(1 << seat)
 
     def own_pile(self, colour: int) -> None:
-        """Give this state its own copy of ``piles[colour]`` (see :attr:`shared_piles`)."""
+        """Give this state its own copy of ``piles[colour]`` (and of the outer ``piles``
+        list, if shared; see :attr:`shared_piles`)."""
+        if self.shared_lists & PILES_SHARED:
+            self.piles = self.piles[:]
+            self.shared_lists &= ~PILES_SHARED
         self.piles[colour] = self.piles[colour][:]
         self.shared_piles &= ~(1 << colour)
 
@@ -233,10 +250,21 @@ class GameState:
             self.own_deck()
         if self.shared_lists & MOVES_SHARED:
             self.own_moves()
+        if self.shared_lists:  # outer lists marked shared with no inner one: own them too
+            self.hands, self.held_bits, self.piles = self.hands[:], self.held_bits[:], \
+                self.piles[:]
+            self.rows, self.row_states, self.playable, self.playable_bits = (
+                self.rows[:], self.row_states[:], self.playable[:], self.playable_bits[:])
+            self.shared_lists = 0
 
     def own_seat(self, seat: int) -> None:
         """Give this state its own copy of ``seat``'s rows, row states and playable list
-        (they were shared with a copy: see :attr:`shared_seats`)."""
+        (and of the outer ``rows``, ``row_states``, ``playable`` and ``playable_bits``
+        lists, if shared; see :attr:`shared_seats`)."""
+        if self.shared_lists & SEATS_SHARED:
+            self.rows, self.row_states, self.playable, self.playable_bits = (
+                self.rows[:], self.row_states[:], self.playable[:], self.playable_bits[:])
+            self.shared_lists &= ~SEATS_SHARED
         self.rows[seat] = [row[:] for row in self.rows[seat]]
         self.row_states[seat] = self.row_states[seat][:]
         self.playable[seat] = self.playable[seat][:]

@@ -413,8 +413,9 @@ def end_round(state: GameState, reason: str) -> None:
     board = {} if b is None else {
         "tokens": tuple(b.tokens), "artefacts": tuple(b.artefacts), "crossings": b.crossings,
         "pawns": tuple(b.pawn_places(p, state.tables.board.leader) for p in range(state.n))}
-    state.finished.append(RoundResult(state.round, state.starter, state.deal, tuple(state.moves),
-                                      scores, reason, details, **board))
+    state.finished = [*state.finished, RoundResult(  # a new list: forks share the old one
+        state.round, state.starter, state.deal, tuple(state.moves), scores, reason, details,
+        **board)]
     state.pending = None
     if state.round < state.rounds_total:
         start_round(state, state.round + 1, next_starter(state))
@@ -483,7 +484,7 @@ def undo_one(state: GameState, entry: tuple) -> None:
         state.share_all()  # the lists as they were: perhaps shared with a fork
         state.own_moves()
         state.moves.pop()
-        del state.finished[finished:]
+        state.finished = state.finished[:finished]  # never changed in place: forks share it
         state.phase = state.tables.card_phase if state.pending is None else DRAW
 
 

@@ -20,6 +20,7 @@ Two ways to drive it:
 from __future__ import annotations
 
 import random
+from bisect import insort
 from typing import Callable, Optional, Sequence, Union
 
 from . import board as _board  # a board pack's phases only: they are handed to it
@@ -27,11 +28,12 @@ from .cards import Card
 from ..errors import IllegalMoveError, InputError, InvalidMoveError
 from .moves import DECK, DISCARD, NO_STEP, PLAY, Move, action_space
 from .rules import RulePack
-from .state import (CARD, DECK_SHARED, DRAW, MOVES_SHARED, OVER, TRACK_CARD, Deal, GameState,
-                    Seat, SetupError)
+from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_SHARED,
+                    MOVES_SHARED, OVER, PILES_SHARED, TRACK_CARD, TURN_CAP, Deal, GameState, Seat,
+                    SetupError)
 from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, decide_card,
                     decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, kept,
-                    next_starter, pop, round_details, set_row_state, shuffle_deal, start_round,
+                    end_round, next_starter, pop, round_details, shuffle_deal, start_round,
                     starts_lowest, totals)
 from .tables import tables_of
 
@@ -303,32 +305,32 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
         return new
     new = state.fork()
     p, card = state.to_move, move.card
-    hand = state.hands[p][:]
+    hands = new.hands = state.hands[:]
+    hand = hands[p] = hands[p][:]
     hand.remove(card)  # its first copy, as push removes it
-    held = state.held_bits[p]
+    held_bits = new.held_bits = state.held_bits[:]
+    held = held_bits[p]
     if card not in hand:
         held ^= 1 << card
     colour = t.colour_of[card]
-    piles = new.piles
+    lists = ALL_SHARED ^ HANDS_SHARED ^ MOVES_SHARED  # the outer lists this fork builds
     mine = 0  # the piles this fork has its own copy of
     if move.action == PLAY:
-        new.own_seat(p)
-        old = new.row_states[p][colour]
-        new.rows[p][colour].append(card)
-        rs = t.after[old][t.slot_of[card]]
-        if rs != old:
-            set_row_state(new, p, colour, rs)
+        _play_on_fork(new, state, p, colour, card)
     else:
+        piles = new.piles = state.piles[:]
         piles[colour] = piles[colour] + [card]
         mine = 1 << colour
         new.pile_bits |= mine
     if draw == DECK:
         drawn = deck[-1]
         new.deck = deck[:-1]
-        new.shared_lists = MOVES_SHARED
+        lists ^= DECK_SHARED
         if len(deck) == 1:
             new.last_play = True  # the pack plays on after the pile ran out
     else:
+        if not mine:
+            piles = new.piles = state.piles[:]
         pile = piles[draw]  # type: ignore[index]
         drawn = pile[-1]
         if mine >> draw & 1:  # type: ignore[operator]
@@ -338,16 +340,40 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
             mine |= 1 << draw  # type: ignore[operator]
         if not pile:
             new.pile_bits ^= 1 << draw  # type: ignore[operator]
-        new.shared_lists = DECK_SHARED
-    new.shared_piles ^= mine
+    if mine:
+        lists ^= PILES_SHARED
+        new.shared_piles ^= mine
+    new.shared_lists = lists
     hand.append(drawn)
-    new.hands[p] = hand
     new.shared_hands ^= 1 << p
-    new.held_bits[p] = held | 1 << drawn
+    held_bits[p] = held | 1 << drawn
     new.moves = state.moves + [move if move.codec is not None else t.move(move.action, card, draw)]
     new.turn += 1
     new.to_move = (p + 1) % state.n
     return new
+
+
+def _play_on_fork(new: GameState, state: GameState, p: Seat, colour: int, card: Card) -> None:
+    """Seat ``p`` of ``new``, a fresh :meth:`~GameState.fork` of ``state``, plays ``card`` on
+    its row of ``colour``: only the lists that change are built (the outer rows, that seat's
+    rows and that row; its row state, playable list and bits when the row state changes).
+    The seat's other rows stay shared, so its bit of ``shared_seats`` stays set."""
+    t = state.tables
+    rows = new.rows = state.rows[:]
+    seat = rows[p] = rows[p][:]
+    seat[colour] = seat[colour] + [card]
+    old = state.row_states[p][colour]
+    rs = t.after[old][t.slot_of[card]]
+    if rs != old:
+        row_states = new.row_states = state.row_states[:]
+        mine = row_states[p] = row_states[p][:]
+        mine[colour] = rs
+        playable = new.playable = state.playable[:]
+        ok = playable[p] = playable[p][:]
+        s = t.slots
+        ok[colour * s:(colour + 1) * s] = t.allowed[rs]
+        bits = new.playable_bits = state.playable_bits[:]
+        bits[p] = (bits[p] & ~t.colour_bits[colour]) | t.allowed_bits[rs][colour]
 
 
 def _move_text(state: GameState, move: object) -> str:
@@ -445,49 +471,52 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     A turn that neither ends the round nor is the last play is chosen as
     :func:`random_move` chooses it (the same draws of ``rng``: ``randrange`` inlined)
     and played as :func:`push` plays it, without undo records; any other turn goes
-    through :func:`random_move` and :func:`push` themselves.
+    through :func:`random_move` and :func:`push` themselves. Within a round the loop
+    keeps each seat's distinct cards in order (the n-th discard option is an index
+    there) and leaves the ``playable`` lists to be set from the row states when it
+    hands the state back (they follow the row states, which it keeps in step).
     """
     t = state.tables
     undo = state.undo
     fused = (type(rng) is random.Random and SAME_DRAWS and not t.lowest_in_hand
              and t.card_phase == CARD)
     getrandbits = rng.getrandbits
-    colour_of, slot_of, after = t.colour_of, t.slot_of, t.after
-    allowed, allowed_bits, colour_bits = t.allowed, t.allowed_bits, t.colour_bits
-    s = t.slots
+    colour_of, colour_bits = t.colour_of, t.colour_bits
+    after_card = t.after_card()
     play_moves, discard_moves = t.moves[PLAY], t.moves[DISCARD]
     pile_draws, retake = t.pile_draws, not t.no_retake
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
     next_seat = tuple((p + 1) % n for p in range(n))
-    nth, chunk, mask = NTH_OF_CHUNK, CHUNK, (1 << CHUNK) - 1
     state.own_all()  # the lists played on below are this state's own
     # a fused turn starts with cards in the draw pile (else the round is over or at its
     # last plays): its draws are the deck and the non-empty piles
-    draw_columns = tuple(1 + len(d) for d in pile_draws)
+    # by pile mask: the draws by column (the deck first), and how many
+    draws_of = tuple((DECK, *d) for d in pile_draws)
+    draw_columns = tuple(map(len, draws_of))
     while state.phase != OVER:
         if not fused or state.last_play or state.phase != CARD:
             push(state, random_move(state, rng))
             undo.clear()
             continue
         # one round's turns, with the round's lists at hand
-        hands, rows, row_states, playable = state.hands, state.rows, state.row_states, \
-            state.playable
+        hands, rows, row_states = state.hands, state.rows, state.row_states
         piles_of, deck = state.piles, state.deck
         add_move, draw_deck = state.moves.append, deck.pop
         held_bits, playable_bits = state.held_bits, state.playable_bits
+        distinct = [sorted(set(hand)) for hand in hands]  # each seat's cards, in order
         piles = state.pile_bits
         p = state.to_move
         turn = state.turn
         while True:
             held = held_bits[p]
+            mine = distinct[p]
             plays = held & playable_bits[p]
             n_plays = plays.bit_count()
-            options = n_plays + held.bit_count()
             # the choice: random_move's cells (option, column), inlined
             n_draws = draw_columns[piles]
             columns = n_draws + retake
-            cells = options * columns
+            cells = (n_plays + len(mine)) * columns
             k = cells.bit_length()
             while True:
                 r = getrandbits(k)
@@ -497,22 +526,18 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 if option < n_plays:
                     if column >= n_draws:
                         continue
-                    i, bits, card = option, plays, 0
-                else:
-                    i, bits, card = option - n_plays, held, 0
-                while True:  # card = nth_bit(bits, i)
-                    found = nth[bits & mask]
-                    if i < len(found):
-                        card += found[i]
-                        break
-                    i -= len(found)
-                    bits >>= chunk
-                    card += chunk
+                    while option:  # card = nth_bit(plays, option)
+                        plays &= plays - 1
+                        option -= 1
+                    card = (plays & -plays).bit_length() - 1
+                    draw = draws_of[piles][column]
+                    move = play_moves[card][draw]
+                    play = True
+                    break
+                card = mine[option - n_plays]  # nth_bit(held, option - n_plays)
+                play = False
                 if column < n_draws:
-                    draw = pile_draws[piles][column - 1] if column else DECK
-                    if option < n_plays:
-                        move = play_moves[card][draw]
-                        break
+                    draw = draws_of[piles][column]
                     if draw != colour_of[card] or retake:
                         move = discard_moves[card][draw]
                         break
@@ -521,27 +546,21 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                     if not piles >> draw & 1:
                         move = discard_moves[card][draw]
                         break
-            if (draw == DECK and len(deck) == 1 and deck_ends) or turn + 1 >= turn_cap:
-                state.to_move, state.turn, state.pile_bits = p, turn, piles
-                push(state, move)  # the round ends: scores, the next deal
-                undo.clear()
-                break
             # the turn, as push plays it
             hand = hands[p]
             hand.remove(card)  # its first copy, as push removes it
             if card not in hand:
                 held ^= 1 << card
+                mine.remove(card)
             colour = colour_of[card]
-            if option < n_plays:
+            if play:
                 rs = row_states[p]
                 old = rs[colour]
                 rows[p][colour].append(card)
-                new = after[old][slot_of[card]]
+                new, accepts = after_card[old][card]
                 if new != old:
                     rs[colour] = new
-                    playable[p][colour * s:(colour + 1) * s] = allowed[new]
-                    playable_bits[p] = (playable_bits[p] & ~colour_bits[colour]) \
-                        | allowed_bits[new][colour]
+                    playable_bits[p] = (playable_bits[p] & ~colour_bits[colour]) | accepts
             else:
                 piles_of[colour].append(card)
                 piles |= 1 << colour
@@ -553,14 +572,29 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 if not pile:
                     piles ^= 1 << draw
             hand.append(drawn)
+            if not held >> drawn & 1:
+                insort(mine, drawn)
             held_bits[p] = held | 1 << drawn
             add_move(move)
             turn += 1
-            p = next_seat[p]
-            if not deck:  # the pack plays on after the pile ran out: the last plays
-                state.to_move, state.turn, state.pile_bits = p, turn, piles
-                state.last_play = True
+            if not deck or turn >= turn_cap:  # the round ends, or its last plays begin
+                state.turn, state.pile_bits = turn, piles
+                state.playable = _playable_of(t, row_states)
+                if turn >= turn_cap or (not deck and deck_ends):  # as end_turn ends it
+                    state.to_move = p
+                    state.last_play = not deck and not deck_ends
+                    end_round(state, DRAW_PILE_EMPTY if not deck and deck_ends else TURN_CAP)
+                else:  # the pack plays on after the pile ran out: the last plays
+                    state.to_move = next_seat[p]
+                    state.last_play = True
                 break
+            p = next_seat[p]
+
+
+def _playable_of(t, row_states: list[list[int]]) -> list[list[bool]]:
+    """``state.playable`` of these row states (one bool per card kind and seat)."""
+    allowed = t.allowed
+    return [[ok for rs in states for ok in allowed[rs]] for states in row_states]
 
 
 #: NTH_OF_CHUNK[b]: the set bits of ``b`` (below ``1 << CHUNK``), lowest first
@@ -716,26 +750,26 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
         raise IllegalMoveError(f"action {action_id} ({action_space(state.pack).name(action_id)}) "
                                f"is not legal now")
     new = state.fork()
-    hand = hand[:]
+    hands = new.hands = state.hands[:]
+    hand = hands[p] = hand[:]
     hand.remove(card)  # its first copy, as decide_card removes it
-    new.hands[p] = hand
     new.shared_hands ^= 1 << p
+    held = new.held_bits = state.held_bits[:]
     if card not in hand:
-        new.held_bits[p] ^= 1 << card
+        held[p] ^= 1 << card
+    lists = ALL_SHARED ^ HANDS_SHARED
     colour = t.colour_of[card]
     if action_id < k:
-        new.own_seat(p)
-        new.rows[p][colour].append(card)
-        old = new.row_states[p][colour]
-        rs = t.after[old][t.slot_of[card]]
-        if rs != old:
-            set_row_state(new, p, colour, rs)
+        _play_on_fork(new, state, p, colour, card)
         new.pending = (PLAY, card)
     else:
-        new.piles[colour] = state.piles[colour] + [card]
+        piles = new.piles = state.piles[:]
+        piles[colour] = piles[colour] + [card]
         new.shared_piles ^= 1 << colour
+        lists ^= PILES_SHARED
         new.pile_bits |= 1 << colour
         new.pending = (DISCARD, card)
+    new.shared_lists = lists
     new.phase = DRAW
     return new
 
@@ -749,10 +783,10 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
         if not deck or (len(deck) == 1 and not t.last_play) or state.turn + 1 >= t.turn_cap:
             return None
         new = state.fork()
-        new.deck = deck = deck[:]
-        new.shared_lists ^= DECK_SHARED
-        drawn = deck.pop()
-        if not deck:
+        drawn = deck[-1]
+        new.deck = deck[:-1]
+        lists = ALL_SHARED ^ DECK_SHARED ^ MOVES_SHARED ^ HANDS_SHARED
+        if len(deck) == 1:
             new.last_play = True  # the pack plays on after the pile ran out
     else:
         pile = state.piles[draw]
@@ -760,17 +794,21 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
                 or state.turn + 1 >= t.turn_cap:
             return None
         new = state.fork()
-        new.piles[draw] = pile = pile[:]
+        piles = new.piles = state.piles[:]
+        pile = piles[draw] = pile[:-1]
+        drawn = state.piles[draw][-1]
         new.shared_piles ^= 1 << draw
-        drawn = pile.pop()
+        lists = ALL_SHARED ^ PILES_SHARED ^ MOVES_SHARED ^ HANDS_SHARED
         if not pile:
             new.pile_bits ^= 1 << draw
     p = state.to_move
-    new.hands[p] = state.hands[p] + [drawn]
+    hands = new.hands = state.hands[:]
+    hands[p] = hands[p] + [drawn]
     new.shared_hands ^= 1 << p
-    new.held_bits[p] |= 1 << drawn
+    held = new.held_bits = state.held_bits[:]
+    held[p] |= 1 << drawn
     new.moves = state.moves + [t.moves[action][card][draw]]
-    new.shared_lists ^= MOVES_SHARED
+    new.shared_lists = lists
     new.pending = None
     new.turn += 1
     new.to_move = (p + 1) % state.n
