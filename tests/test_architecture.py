@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: our top-level folders -> their package
 PACKAGES = {"engine": "lostcities.engine", "cli": "lostcities.cli", "server": "lostcities.server",
             "envs": "lostcities.envs", "i18n": "lostcities.i18n", "grammar": "lostcities.grammar"}
+#: data written by ``python -m lostcities.grammar.regenerate`` (big literals, no imports:
+#: tests/test_startup*.py check them), not read here
+GENERATED = {"grammar/scoring_tables.py", "cli/helptext.py", "engine/packs/pack_digests.py"}
 #: engine concern -> the engine concerns (and top-level modules) it may import
 ENGINE_LAYERS = {
     "game": {"game", "errors", "safeio"},
@@ -25,11 +28,20 @@ ENGINE_LAYERS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def syntax(path: Path) -> ast.Module:
+    """The parsed file, once per run."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
 def sources() -> list[tuple[str, Path]]:
     """(dotted module name, path) of every Python module of ours."""
     out = []
     for folder, package in PACKAGES.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.relative_to(ROOT).as_posix() in GENERATED:
+                continue
             parts = path.relative_to(ROOT / folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
@@ -40,7 +52,7 @@ def sources() -> list[tuple[str, Path]]:
 @functools.lru_cache(maxsize=None)
 def imports(module: str, path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
     """(line, absolute module imported from, names) of every import in the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = syntax(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
@@ -65,9 +77,9 @@ def test_the_rule_reads_relative_imports_right():
     assert "lostcities.engine.game.turn" in targets
 
 
-@pytest.mark.parametrize("module,path", sources(), ids=[m for m, _ in sources()])
-def test_no_module_imports_another_modules_private_names(module, path):
+def test_no_module_imports_another_modules_private_names():
     private = [f"{path.relative_to(ROOT)}:{line}: from {target} import {name}"
+               for module, path in sources()
                for line, target, names in imports(module, path) for name in names
                if name.startswith("_") and not name.startswith("__")]
     assert not private, "private names imported across modules:\n" + "\n".join(private)
@@ -78,12 +90,15 @@ def concern(module: str) -> str:
     return module.split(".")[2]
 
 
-@pytest.mark.parametrize("module,path", [(m, p) for m, p in sources()
-                                         if m.startswith("lostcities.engine.")
-                                         and concern(m) in ENGINE_LAYERS],
-                         ids=[m for m, _ in sources() if m.startswith("lostcities.engine.")
-                              and concern(m) in ENGINE_LAYERS])
-def test_engine_concerns_depend_one_way(module, path):
+@pytest.mark.parametrize("layer", sorted(ENGINE_LAYERS))
+def test_engine_concerns_depend_one_way(layer):
+    for module, path in sources():
+        if module.startswith("lostcities.engine.") and concern(module) == layer:
+            check_layer(module, path)
+
+
+def check_layer(module: str, path: Path) -> None:
+    """Every import of ``module`` stays inside what its concern may import."""
     allowed = ENGINE_LAYERS[concern(module)]
     wrong = [f"{path.relative_to(ROOT)}:{line}: imports {target}"
              for line, target, names in imports(module, path)
@@ -102,3 +117,56 @@ def test_every_engine_module_belongs_to_a_concern():
     assert top == ["__init__.py", "errors.py", "safeio.py"]
     assert sorted(p.name for p in (ROOT / "engine").iterdir()
                   if p.is_dir() and (p / "__init__.py").exists()) == sorted(ENGINE_LAYERS)
+
+
+@functools.lru_cache(maxsize=None)
+def module_names(module: str, path: Path) -> dict[str, str]:
+    """Local name -> our module it is bound to by an import (``from . import turn``,
+    ``import lostcities.engine.game.board as board``)."""
+    tree = syntax(path)
+    ours = {m for m, _ in sources()}
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in ours and alias.asname:
+                    bound[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                parent = ".".join(base + ([node.module] if node.module else []))
+            else:
+                parent = node.module or ""
+            for alias in node.names:
+                if f"{parent}.{alias.name}" in ours:
+                    bound[alias.asname or alias.name] = f"{parent}.{alias.name}"
+    return bound
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+    """``turn._end_turn`` through an imported module is the same breach as importing it."""
+    private = []
+    for module, path in sources():
+        bound = module_names(module, path)
+        private += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.id}.{node.attr}"
+                    for node in ast.walk(syntax(path))
+                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in bound and bound[node.value.id] != module
+                    and node.attr.startswith("_") and not node.attr.startswith("__")]
+    assert not private, "private names of other modules used:\n" + "\n".join(private)
+
+
+def test_the_board_game_builds_on_the_card_games_steps_not_its_turn():
+    """One seam between the two families: board.py uses steps.py's public functions, and
+    only turn.py knows both (it hands a board pack's phases to board.py)."""
+    def uses(name: str) -> set[str]:
+        module = f"lostcities.engine.game.{name}"
+        path = ROOT / "engine" / "game" / f"{name}.py"
+        return ({target for _, target, _ in imports(module, path)}
+                | set(module_names(module, path).values()))
+
+    assert "lostcities.engine.game.turn" not in uses("board")
+    assert "lostcities.engine.game.steps" in uses("board")
+    assert not {"lostcities.engine.game.turn", "lostcities.engine.game.board"} & uses("steps")
