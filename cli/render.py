@@ -265,14 +265,15 @@ def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:
 def table(obs: "Observation", pack: "RulePack", cat: "Catalogue", *, me: Optional[int],
           live: Sequence[int], hide_hand: bool = False,
           discard_only: Sequence[int] = (), width: Optional[int] = None) -> Group:
-    """The whole table as ``me`` sees it (``me`` None: a spectator, no hand shown).
+    """The whole table as ``me`` sees it (``me`` None: a spectator, no hand shown), under
+    the pack's name (a built-in pack's in the catalogue's language, a house pack's as written).
 
     ``live``: each player's score if the round ended now; ``discard_only``: cards of
     the hand no row accepts (drawn dimmed); ``width``: the terminal's, to narrow the
     colour columns when six do not fit.
     """
     head = Text()
-    head.append(plain(pack.name), style="bold")
+    head.append(plain(cat.pack_name(pack.id, pack.name)), style="bold")
     head.append("  ·  " + cat("table.round", round=obs.round, rounds=obs.rounds))
     head.append("  ·  " + cat("table.turn", turn=obs.turn + 1))
     parts: list[RenderableType] = [head, *_sections(obs, pack, cat, me, live, width)]

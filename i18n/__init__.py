@@ -13,11 +13,19 @@ A message with a ``count`` parameter may have plural forms: ``KEY.zero``,
 ``KEY.one`` and ``KEY.other`` (:func:`plural_form` picks one by the language's
 rule: French says "1 tour" and "0 tour", English "1 turn" and "0 turns"); a form
 missing falls back to ``KEY.other``, then to ``KEY``.
+
+A colour's name agrees with the noun it follows: a template says ``{colour:f}`` after a
+feminine noun (``la défausse {colour:f}``) and gets the feminine form, ``colour.NAME.f``
+(``verte``; English keeps the plain name), of the colour it is given, whether by its pack
+name (``green``) or already said in the language (``vert``); a name no catalogue knows
+stays as written. A built-in pack's name and description are ``pack.ID.name`` and
+``pack.ID.description`` (:meth:`Catalogue.pack_name`); a house pack's own stay its own.
 """
 from __future__ import annotations
 
 import json
 import os
+import string
 import unicodedata
 from functools import lru_cache
 from importlib.resources import files
@@ -71,6 +79,50 @@ def load_messages(lang: str) -> dict[str, str]:
     return messages
 
 
+#: the format spec of a placeholder that says a colour in the feminine (``{colour:f}``)
+FEMININE = "f"
+
+
+@lru_cache(maxsize=None)
+def feminine_forms(lang: str) -> dict[str, str]:
+    """The feminine colour names of ``lang``'s catalogue, keyed by the lower-case pack name
+    (``green``) and by the name as the language says it (``vert``): ``verte``."""
+    messages = load_messages(lang)
+    forms: dict[str, str] = {}
+    for key, text in messages.items():
+        base = key[len("colour."):-len(".f")]
+        if key.startswith("colour.") and key.endswith(".f") and base and "." not in base:
+            forms[base] = text
+    for base, text in list(forms.items()):
+        said = messages.get(f"colour.{base}", "").lower()
+        if said:
+            forms.setdefault(said, text)
+    return forms
+
+
+def same_case(text: str, like: str) -> str:
+    """``text`` in the case of ``like``: all capitals, a capital first, or as it is.
+
+    >>> same_case("verte", "VERT"), same_case("verte", "Vert"), same_case("verte", "vert")
+    ('VERTE', 'Verte', 'verte')
+    """
+    if len(like) > 1 and like.isupper():
+        return text.upper()
+    return text[:1].upper() + text[1:] if like[:1].isupper() else text
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` that also understands ``{colour:f}`` (:data:`FEMININE`)."""
+
+    def __init__(self, catalogue: "Catalogue"):
+        self.catalogue = catalogue
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == FEMININE:
+            return self.catalogue.feminine(str(value))
+        return super().format_field(value, format_spec)
+
+
 class Catalogue:
     """Translated messages of one language: ``cat("key", name=value)``."""
 
@@ -80,6 +132,7 @@ class Catalogue:
         self.lang = lang
         self._messages = load_messages(lang)
         self._fallback = load_messages(LANGS[0])
+        self._formatter = _Formatter(self)
 
     def has(self, key: str) -> bool:
         return key in self._messages or key in self._fallback
@@ -93,8 +146,8 @@ class Catalogue:
             key = next((k for k in forms if self.has(k)), key)
         template = self._messages.get(key) or self._fallback.get(key) or key
         try:
-            return template.format(**params)
-        except (KeyError, IndexError, ValueError):  # a template naming a missing parameter
+            return self._formatter.vformat(template, (), params)
+        except (KeyError, IndexError, ValueError, AttributeError):  # a missing parameter
             return template
 
     def get(self, key: str, default: str) -> str:
@@ -104,6 +157,36 @@ class Catalogue:
     def colour(self, name: str) -> str:
         """A pack's colour name (``yellow``) in this language; unknown names stay as they are."""
         return self.get(f"colour.{name.lower()}", name)
+
+    def feminine(self, name: str) -> str:
+        """A colour's name in the feminine, as after ``la défausse`` or ``la rangée``: the
+        ``colour.NAME.f`` of a pack name (``green``) or of a name said in this language
+        (``vert``), both ``verte``, in the case ``name`` is written in; a name no catalogue
+        knows (``orange``, a house pack's own) stays as written.
+
+        >>> Catalogue("fr").feminine("vert"), Catalogue("fr").feminine("white")
+        ('verte', 'blanche')
+        >>> Catalogue("fr").feminine("orange"), Catalogue("en").feminine("green")
+        ('orange', 'green')
+        """
+        form = feminine_forms(self.lang).get(name.lower())
+        return name if form is None else same_case(form, name)
+
+    def pack_name(self, pack_id: str, name: str) -> str:
+        """A pack's name in this language: a built-in pack's (``name`` is the English
+        ``pack.ID.name``) from the catalogue; any other name, a house pack's own whatever
+        its id, stays as written."""
+        return self._pack_text(pack_id, "name", name)
+
+    def pack_description(self, pack_id: str, description: str) -> str:
+        """A pack's description in this language, as :meth:`pack_name` says its name."""
+        return self._pack_text(pack_id, "description", description)
+
+    def _pack_text(self, pack_id: str, field: str, text: str) -> str:
+        key = f"pack.{pack_id}.{field}"
+        if not text or self._fallback.get(key) != text:
+            return text
+        return self._messages.get(key) or text
 
 
 def clean(text: str, keep_newlines: bool = False) -> str:

@@ -2,8 +2,10 @@
 sentences as message keys and values); :func:`render` words it through the catalogues
 ``rules_en.json`` / ``rules_fr.json`` (beside this module) and lays it out as plain
 text (wrapped to ``width``), Markdown or a standalone HTML page. ``lc explain`` prints it
-and the room server shows it. Every text taken from the pack (names, descriptions,
-colour names, formulas) is data: control characters are removed, and it is escaped for
+and the room server shows it. A built-in pack's name and description are said in the
+book's language (:meth:`lostcities.i18n.Catalogue.pack_name`), a house pack's as written;
+a colour after a feminine noun agrees with it (``{colour:f}``). Every text taken from the
+pack (names, descriptions, colour names, formulas) is data: control characters are removed, and it is escaped for
 Markdown and HTML.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from . import LANGS, Catalogue, clean
+from . import FEMININE, LANGS, Catalogue, clean
 
 if TYPE_CHECKING:
     from lostcities.engine.packs.explain import Example, Explanation, Sentence
@@ -105,11 +107,22 @@ class Words:
         """The catalogue's sentence ``key`` with its values; template text escaped too."""
         import string
 
+        from lostcities.engine.packs.explain import Term
+
         out = []
-        for literal, name, _spec, _conv in string.Formatter().parse(self.template(key)):
+        for literal, name, spec, _conv in string.Formatter().parse(self.template(key)):
             out.append(self.literal(literal))
-            if name is not None:
-                out.append(self.value(params[name]) if name in params else "{" + name + "}")
+            if name is None:
+                continue
+            value = params.get(name)
+            if name not in params:
+                out.append("{" + name + "}")
+            elif spec == FEMININE and isinstance(value, (Term, str)):  # a colour: {colour:f}
+                said = self.play.get(value.key, value.fallback) if isinstance(value, Term) \
+                    else value
+                out.append(self.data(self.play.feminine(said)))
+            else:
+                out.append(self.value(value))
         return "".join(out)
 
     def sentence(self, sentence: "Sentence") -> tuple[str, list[str]]:
@@ -231,8 +244,8 @@ def render(book: "Explanation", lang: str = "en", fmt: str = "text", width: int 
     words = Words(lang, fmt)
     sections, subtitle = _parts(book, words)
     marker = words.esc(words.template("marker.changed"))
-    name = words.data(book.name)
-    description = words.data(book.description)
+    name = words.data(words.play.pack_name(book.pack_id, book.name))
+    description = words.data(words.play.pack_description(book.pack_id, book.description))
     if fmt == "md":
         return _markdown(name, subtitle, description, sections, marker)
     if fmt == "html":

@@ -1,6 +1,9 @@
 // The page's words: lostcities' one catalogue (GET /i18n/LANG.json), the same texts as lc play.
 // t(key, params) fills {name} placeholders and picks plural forms (KEY.zero/.one/.other) by the
 // rule of lostcities.i18n.plural_form; a key missing falls back to English, then to the key.
+// {colour:f} says a colour in the feminine (colour.NAME.f: "la défausse verte"), as
+// lostcities.i18n.Catalogue does; a built-in pack's name and description are pack.ID.name
+// and pack.ID.description, a house pack's own stay as written (builtinPackText, packText).
 
 export const LANGS = ["en", "fr"];
 const SINGULAR = { en: [1], fr: [0, 1] };
@@ -9,6 +12,7 @@ const STORE_KEY = "lc-lang";
 let lang = "en";
 let messages = {};
 let fallback = {};
+let feminineForms = null;
 
 /** The language to start with: the one chosen before (localStorage), else the browser's. */
 export function startLang() {
@@ -32,6 +36,7 @@ export async function setLang(code) {
   if (!LANGS.includes(code)) code = "en";
   if (!Object.keys(fallback).length) fallback = await fetchCatalogue("en");
   messages = code === "en" ? fallback : await fetchCatalogue(code);
+  feminineForms = null;
   lang = code;
   safeSet(STORE_KEY, code);
   document.documentElement.lang = code;
@@ -53,8 +58,55 @@ export function t(key, params = {}) {
     key = forms.find(has) || key;
   }
   const template = messages[key] || fallback[key] || key;
-  return template.replace(/\{(\w+)\}/g, (whole, name) =>
-    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole);
+  return template.replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, spec) => {
+    if (!Object.prototype.hasOwnProperty.call(params, name)) return whole;
+    return spec === "f" ? feminine(String(params[name])) : String(params[name]);
+  });
+}
+
+/** The feminine names of the current catalogue's colours, keyed by the lower-case pack name
+ * (green) and by the name as the language says it (vert): verte. */
+function forms() {
+  if (feminineForms) return feminineForms;
+  const found = new Map();
+  for (const [key, text] of Object.entries(messages)) {
+    const match = /^colour\.([^.]+)\.f$/.exec(key);
+    if (match) found.set(match[1], text);
+  }
+  for (const [base, text] of [...found]) {
+    const said = String(messages[`colour.${base}`] || "").toLowerCase();
+    if (said && !found.has(said)) found.set(said, text);
+  }
+  feminineForms = found;
+  return found;
+}
+
+/** A colour's name in the feminine (after "la défausse", "la rangée"), from its pack name or
+ * its name in the current language, in the case it is written in; a name the catalogue does
+ * not know stays as written. */
+export function feminine(name) {
+  const form = forms().get(name.toLowerCase());
+  if (form === undefined) return name;
+  if (name.length > 1 && name === name.toUpperCase() && name !== name.toLowerCase()) {
+    return form.toUpperCase();
+  }
+  const first = name.charAt(0);
+  return first !== first.toLowerCase() ? form.charAt(0).toUpperCase() + form.slice(1) : form;
+}
+
+/** A pack's name (field "name") or description (field "description") in the current
+ * language: a built-in pack's, whose text is the English catalogue's pack.ID.FIELD, from the
+ * catalogue; any other text (a house pack's own, whatever its id) stays as written. */
+export function packText(id, field, text) {
+  if (!text || fallback[`pack.${id}.${field}`] !== text) return text || "";
+  return builtinPackText(id, field) || text;
+}
+
+/** A built-in pack's name or description ("name", "description") in the current language,
+ * known by its id alone (GET /packs lists ids), or "" when the catalogue has none. */
+export function builtinPackText(id, field) {
+  const key = `pack.${id}.${field}`;
+  return has(key) ? messages[key] || fallback[key] : "";
 }
 
 /** A pack's colour name in the current language (unknown names stay as they are). */

@@ -1,5 +1,6 @@
 // The landing page: choose a pack and open a room (POST /rooms), or open one by its id or link.
-import { applyLabels, setLang, startLang, t } from "./i18n.js";
+// The built-in packs are listed by their names in the page's language, the house packs by id.
+import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const ROOM_ID = /^[a-z2-7]{8}$/;
@@ -19,7 +20,12 @@ async function loadPacks() {
   for (const { pack, kind } of packs) {
     const option = document.createElement("option");
     option.value = pack;
-    option.textContent = kind === "house" ? `${pack} (${t("web.landing.house")})` : pack;
+    if (kind === "house") {  // GET /packs names it by its id alone: a house pack's own
+      option.textContent = `${pack} (${t("web.landing.house")})`;
+    } else {  // a built-in pack: its name and description in the page's language
+      option.textContent = builtinPackText(pack, "name") || pack;
+      option.title = builtinPackText(pack, "description");
+    }
     select.append(option);
   }
   const wanted = chosen || "duel-classic";

@@ -6,7 +6,7 @@
 // `legal` list of the last `state` message: first a card, then a target (my row or its
 // discard pile), then a draw (the deck or a pile), then, if several moves still remain (board
 // packs), a button of #choice. Text from the network is set with textContent only.
-import { applyLabels, currentLang, safeGet, safeRemove, safeSet, setLang, startLang, t }
+import { applyLabels, currentLang, packText, safeGet, safeRemove, safeSet, setLang, startLang, t }
   from "./i18n.js";
 import { cardElement, cardWords, chip, colourClass, colourIndex, colourLabel, colourSymbol, getFace,
   parseCard, setFace } from "./cards.js";
@@ -340,7 +340,7 @@ function render() {
 
 function renderHeader() {
   const face = getFace();
-  $("pack-name").textContent = face.name || "";
+  $("pack-name").textContent = packText(face.pack, "name", face.name);
   const v = S.view;
   const parts = [];
   if (v) {
@@ -659,7 +659,9 @@ function renderPrompt() {
   else if (p === "over") text = t("web.prompt.over");
   prompt.textContent = text;
   prompt.classList.toggle("your-turn", p === "card" || p === "draw");
-  document.title = `${p === "card" || p === "draw" ? "● " : ""}${getFace().name || t("web.brand")}`;
+  const face = getFace();
+  document.title = `${p === "card" || p === "draw" ? "● " : ""}${
+    packText(face.pack, "name", face.name) || t("web.brand")}`;
 }
 
 /** The turns before turn number `next` that the page was not sent (it was offline): one
