@@ -309,6 +309,60 @@ def decide_card(state: GameState, action: Action, card: Card,
         state.phase = DRAW
 
 
+def play_turn(state: GameState, move: Move) -> None:
+    """A duel's whole turn in place: ``move`` (trusted) is a card decision then a draw that
+    neither ends the round nor is a last play (the caller checks), made as
+    :func:`decide_card`, :func:`decide_draw` and :func:`end_turn` make it, with one undo
+    record instead of three."""
+    t = state.tables
+    p = state.to_move
+    action, card, source = move.action, move.card, move.draw
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    hand = state.hands[p]
+    held = state.held_bits
+    index = hand.index(card)
+    del hand[index]
+    if card not in hand:
+        held[p] ^= 1 << card
+    colour = t.colour_of[card]
+    old = -1
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        state.rows[p][colour].append(card)
+        old = state.row_states[p][colour]
+        new = t.after[old][t.slot_of[card]]
+        if new != old:
+            set_row_state(state, p, colour, new)
+    else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
+        state.piles[colour].append(card)
+        state.pile_bits |= 1 << colour
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        drawn = state.deck.pop()
+        if not state.deck:  # only a pack that plays on after the pile ran out comes here
+            state.last_play = True
+    else:
+        if state.shared_piles >> source & 1:  # type: ignore[operator]
+            state.own_pile(source)  # type: ignore[arg-type]
+        pile = state.piles[source]  # type: ignore[index]
+        drawn = pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << source  # type: ignore[operator]
+    hand.append(drawn)
+    held[p] |= 1 << drawn
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
+    state.moves.append(move if move.codec is not None else t.move(action, card, source))
+    state.undo.append(("whole", p, action, card, index, old, source, drawn))
+    state.turn += 1
+    state.to_move = (p + 1) % state.n
+
+
 def set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
     """Seat ``p``'s row of ``colour`` is now in row state ``rs``: what it accepts follows."""
     t = state.tables
@@ -426,7 +480,50 @@ def end_round(state: GameState, reason: str) -> None:
 def undo_one(state: GameState, entry: tuple) -> None:
     """Undo one record that a step pushed on ``state.undo`` (see :func:`pop`)."""
     kind = entry[0]
-    if kind == "card":
+    if kind == "whole":  # play_turn's record: the draw, then the card, undone
+        _, p, action, card, index, old, source, drawn = entry
+        t = state.tables
+        if state.shared_lists & MOVES_SHARED:
+            state.own_moves()
+        state.moves.pop()
+        state.turn -= 1
+        state.to_move = p
+        state.last_play = False
+        if state.shared_hands >> p & 1:
+            state.own_hand(p)
+        hand = state.hands[p]
+        held = state.held_bits
+        hand.pop()
+        if drawn not in hand:
+            held[p] ^= 1 << drawn
+        if source == DECK:
+            if state.shared_lists & DECK_SHARED:
+                state.own_deck()
+            state.deck.append(drawn)
+        else:
+            if state.shared_piles >> source & 1:
+                state.own_pile(source)
+            state.piles[source].append(drawn)
+            state.pile_bits |= 1 << source
+        colour = t.colour_of[card]
+        if action == PLAY:
+            if state.shared_seats >> p & 1:
+                state.own_seat(p)
+            state.rows[p][colour].pop()
+            if state.row_states[p][colour] != old:
+                set_row_state(state, p, colour, old)
+        else:
+            if state.shared_piles >> colour & 1:
+                state.own_pile(colour)
+            pile = state.piles[colour]
+            pile.pop()
+            if not pile:
+                state.pile_bits ^= 1 << colour
+        hand.insert(index, card)
+        held[p] |= 1 << card
+        state.pending = None
+        state.phase = t.card_phase
+    elif kind == "card":
         _, p, action, card, index, old = entry
         t = state.tables
         colour = t.colour_of[card]

@@ -33,8 +33,8 @@ from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_
                     SetupError)
 from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, decide_card,
                     decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, kept,
-                    end_round, next_starter, pop, round_details, shuffle_deal, start_round,
-                    starts_lowest, totals)
+                    end_round, next_starter, play_turn, pop, round_details, shuffle_deal,
+                    start_round, starts_lowest, totals)
 from .tables import tables_of
 
 Players = Union[int, Sequence[str]]
@@ -263,6 +263,12 @@ def push(state: GameState, move: Move) -> None:
     :func:`pop`."""
     if state.phase == CARD:
         state.undo.append(None)
+        t = state.tables
+        draw = move.draw
+        if not state.last_play and state.turn + 1 < t.turn_cap and draw is not None \
+                and (draw != DECK or len(state.deck) > 1 or t.last_play):
+            play_turn(state, move)  # the common turn: one undo record
+            return
         decide_card(state, move.action, move.card, move)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
