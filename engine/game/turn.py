@@ -414,7 +414,38 @@ def random_move(state: GameState, rng: random.Random) -> Move:
         if i < n_plays:
             return t.last_moves[PLAY][nth_bit(plays, i)]
         return t.last_moves[DISCARD][nth_bit(held, i - n_plays)]
-    return _sample_move(state, t, p, held, plays, n_plays, options, rng.randrange)
+    if type(rng) is not random.Random or not SAME_DRAWS:
+        return _sample_move(state, t, p, held, plays, n_plays, options, rng.randrange)
+    # _sample_move with ``randrange`` inlined (the same draws: SAME_DRAWS)
+    piles = state.pile_bits
+    draws = t.pile_draws[piles]
+    deck = 1 if state.deck else 0
+    n_draws = deck + len(draws)
+    retake = not t.no_retake
+    columns = n_draws + retake
+    cells = options * columns
+    k = cells.bit_length()
+    getrandbits = rng.getrandbits
+    while True:
+        r = getrandbits(k)
+        while r >= cells:
+            r = getrandbits(k)
+        option, column = divmod(r, columns)
+        if column < n_draws:
+            draw = DECK if column < deck else draws[column - deck]
+            if option < n_plays:
+                while option:  # nth_bit(plays, option)
+                    plays &= plays - 1
+                    option -= 1
+                return t.moves[PLAY][(plays & -plays).bit_length() - 1][draw]
+            card = nth_bit(held, option - n_plays)
+            if draw != t.colour_of[card] or retake:
+                return t.moves[DISCARD][card][draw]
+        elif option >= n_plays:  # the extra column: retake from a pile that was empty
+            card = nth_bit(held, option - n_plays)
+            colour = t.colour_of[card]
+            if not piles >> colour & 1:
+                return t.moves[DISCARD][card][colour]
 
 
 def _sample_move(state: GameState, t, p: Seat, held: int, plays: int, n_plays: int,
