@@ -113,17 +113,22 @@ class Tables:
     #: for each key (:meth:`draw_mask`, :meth:`draw_actions`)
     _draw_masks: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
 
-    def after_card(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+    def after_card(self) -> tuple[tuple[tuple[int, int, int], ...], ...]:
         """``[row_state][card]``: ``(row state once card is added, the cards of its colour
-        a row in that state accepts as bits)``, built on first use (the fused playout plays
-        a card with one lookup); ``(-1, 0)`` for a card the row refuses."""
+        a row in that state accepts, every other card)`` (bit masks: a seat's
+        ``playable_bits`` become ``bits & keeps | accepts``), built on first use (the fused
+        playout plays a card with one lookup); ``(-1, 0, -1)`` for a card the row refuses."""
         found = self._draw_masks.get("after_card")
         if found is None:
-            found = self._draw_masks["after_card"] = tuple(
-                tuple((-1, 0) if self.after[rs][self.slot_of[k]] < 0 else
-                      (self.after[rs][self.slot_of[k]],
-                       self.allowed_bits[self.after[rs][self.slot_of[k]]][self.colour_of[k]])
-                      for k in range(self.n_kinds)) for rs in range(len(self.after)))
+            out = []
+            for rs in range(len(self.after)):
+                row = []
+                for k in range(self.n_kinds):
+                    new, colour = self.after[rs][self.slot_of[k]], self.colour_of[k]
+                    row.append((-1, 0, -1) if new < 0 else
+                               (new, self.allowed_bits[new][colour], ~self.colour_bits[colour]))
+                out.append(tuple(row))
+            found = self._draw_masks["after_card"] = tuple(out)
         return found  # type: ignore[return-value]
 
     def draw_mask(self, pile_bits: int, deck: bool, discarded: int) -> tuple[bool, ...]:

@@ -518,7 +518,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     fused = (type(rng) is random.Random and SAME_DRAWS and not t.lowest_in_hand
              and t.card_phase == CARD)
     getrandbits = rng.getrandbits
-    colour_of, colour_bits = t.colour_of, t.colour_bits
+    colour_of = t.colour_of
     after_card = t.after_card()
     play_moves, discard_moves = t.moves[PLAY], t.moves[DISCARD]
     pile_draws, retake = t.pile_draws, not t.no_retake
@@ -541,13 +541,14 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
         piles_of, deck = state.piles, state.deck
         add_move, draw_deck = state.moves.append, deck.pop
         held_bits, playable_bits = state.held_bits, state.playable_bits
-        distinct = [sorted(set(hand)) for hand in hands]  # each seat's cards, in order
+        # each seat's hand, its distinct cards in order, its row states and rows
+        seats = [(hands[q], sorted(set(hands[q])), row_states[q], rows[q]) for q in range(n)]
         piles = state.pile_bits
         p = state.to_move
         turn = state.turn
         while True:
             held = held_bits[p]
-            mine = distinct[p]
+            hand, mine, rs, my_rows = seats[p]
             plays = held & playable_bits[p]
             n_plays = plays.bit_count()
             # the choice: random_move's cells (option, column), inlined
@@ -559,7 +560,8 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 r = getrandbits(k)
                 while r >= cells:
                     r = getrandbits(k)
-                option, column = divmod(r, columns)
+                option = r // columns
+                column = r - option * columns
                 if option < n_plays:
                     if column >= n_draws:
                         continue
@@ -584,20 +586,18 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                         move = discard_moves[card][draw]
                         break
             # the turn, as push plays it
-            hand = hands[p]
             hand.remove(card)  # its first copy, as push removes it
             if card not in hand:
                 held ^= 1 << card
                 mine.remove(card)
             colour = colour_of[card]
             if play:
-                rs = row_states[p]
                 old = rs[colour]
-                rows[p][colour].append(card)
-                new, accepts = after_card[old][card]
+                my_rows[colour].append(card)
+                new, accepts, keeps = after_card[old][card]
                 if new != old:
                     rs[colour] = new
-                    playable_bits[p] = (playable_bits[p] & ~colour_bits[colour]) | accepts
+                    playable_bits[p] = playable_bits[p] & keeps | accepts
             else:
                 piles_of[colour].append(card)
                 piles |= 1 << colour
