@@ -5,10 +5,14 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from bots_opener import OpenerBot
-from enginehelpers import pack
-from lostcities.engine import SeatView, game_seed, make_bot, new_game, play_match, push, totals
-from lostcities.engine.bots.expert import DUEL, Evaluation
+from enginehelpers import complete_deal, pack
+from lostcities.engine import (SeatView, game_seed, make_bot, new_game, play_match, push,
+                               refusal, totals)
+from lostcities.engine.bots.expert import DUEL, Evaluation, ExpertBot
+from lostcities.engine.game.moves import DISCARD
 from lostcities.engine.bots.knowledge import SeatMemory
 from lostcities.engine.game.tables import tables_of
 
@@ -73,3 +77,69 @@ def test_a_wager_or_a_card_of_an_unopened_colour_on_a_pile_counts_for_the_oppone
     high = list(empty)
     high[colours - 1] = c.card(colours - 1, 10)
     assert ev.opponents(high, deck) > nothing
+
+
+@pytest.mark.parametrize("hand, fed", [
+    ("yx y10 b3 b10 w3 g4 r3 r9", "yx"),   # a wager of a colour the opponent has not opened
+    ("y5 b2 w6 g2 g7 g10 r3 r7", "b2"),    # a low card of such a colour
+])
+def test_a_card_the_opener_would_take_is_kept_once_the_opponent_opens_every_colour(hand, fed):
+    """The first decision of a round, the opponent's rows all empty: the expert as it
+    was (readiness never counted, ``ready_from=1``) discards ``fed``, which an opponent
+    that opens every colour takes (it fits the empty row); once the expert's memory says
+    that opponent opened every colour last round, it keeps it (plays or discards another
+    card), because the card is worth to that opponent what it adds to the row it builds."""
+    p = pack("duel-classic")
+    c = p.cards
+    state = new_game(p, deals=[complete_deal(p, [hand], players=2)])
+    seat = state.to_move
+    view = SeatView(state, seat, random.Random(0))
+    obs = view.observation
+    card = c.parse(fed)
+    colour = c.colour_of[card]
+    assert refusal(p, obs.rows[1 - seat][colour], card) is None  # the opener would take it
+    memory = SeatMemory(tables_of(p), seat)
+    memory.observe(obs)
+    assert memory.opened_before == []  # a match's first round: nothing seen before
+    before = replace(DUEL, ready_from=1.0)
+    old = Evaluation(p, obs, memory, before).best(view.legal_moves)
+    assert (old.action, old.card) == (DISCARD, card)
+    memory.opened_before = [1.0, 1.0]  # every seat opened every colour last round
+    ev = Evaluation(p, obs, memory, DUEL)
+    assert ev.opponents_of.ready[1 - seat] == 1.0
+    new = ev.best(view.legal_moves)
+    assert (new.action, new.card) != (DISCARD, card)
+    tops = list(obs.pile_tops)
+    fed_tops = tops[:]
+    fed_tops[colour] = card
+    worth_now = ev.opponents(fed_tops, obs.draw_pile) - ev.opponents(tops, obs.draw_pile)
+    old_ev = Evaluation(p, obs, memory, before)
+    worth_before = old_ev.opponents(fed_tops, obs.draw_pile) - old_ev.opponents(tops, obs.draw_pile)
+    assert worth_now > worth_before
+
+
+class Remembering(ExpertBot):
+    """The expert, keeping what its memory says of the last round at each decision."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[tuple[int, list[float]]] = []
+
+    def decide(self, view, memory):
+        self.seen.append((view.observation.round, list(memory.opened_before)))
+        return super().decide(view, memory)
+
+
+def test_the_memory_keeps_how_many_colours_each_seat_opened_last_round():
+    p = pack("duel-classic")
+    bot = Remembering()
+    for seed in (1, 2):  # the same object plays a second match: it starts afresh
+        bot.seen.clear()
+        play_match(p, [bot, OpenerBot()], game_seed(15, seed))
+        rounds = {r for r, _ in bot.seen}
+        assert rounds == {1, 2, 3}
+        for r, before in bot.seen:
+            if r == 1:
+                assert before == []
+            else:  # the opener opened (nearly) every colour; the expert some of its own
+                assert len(before) == 2 and before[1] >= 0.8 and 0.0 <= before[0] <= 1.0

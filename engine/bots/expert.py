@@ -46,7 +46,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 
 from .base import Bot, SeatView
 from ..game.cards import Card
-from .knowledge import Determinizer, SeatMemory
+from .knowledge import Determinizer, SeatMemory, opened_share
 from ..game.moves import DECK, PLAY, Move, action_space
 from ..game.rules import RulePack
 from ..game.state import GameState
@@ -63,6 +63,8 @@ class ExpertParams:
     wager_margin: float = 8.0     #: what each wager must add beyond the row without it
     opponent: float = 0.8         #: weight of the opponents' prospects against ours
     unstarted: float = 0.15       #: an opponent's use of a card of a colour it has not opened
+    ready_from: float = 0.8       #: the share of its colours an opponent opens (this round or
+    #: the last) from which it counts as opening colours readily: from 0 there to 1 at all
     play_bias: float = 0.3        #: tie-break toward playing rather than discarding
     trust: float = 0.8            #: how much of the unseen cards' expected worth is counted
     crossing_pace: float = 6.0    #: board: a player's turns per step of a pawn toward its bridge
@@ -582,6 +584,13 @@ class OpponentProspects:
         self.kinds: list[list[Card]] = [[] for _ in t.colours]
         for card in sorted(set(t.deck)):
             self.kinds[t.colour_of[card]].append(card)
+        #: per seat, how readily it opens colours (:meth:`readiness`; on a board, where
+        #: every card is a step whatever its value, 0: the tuned BOARD weights as before)
+        before = getattr(memory, "opened_before", ())
+        self.ready = [0.0 if obs.board is not None else
+                      self.readiness(max(opened_share(obs.rows[seat]),
+                                         before[seat] if len(before) == self.n else 0.0))
+                      for seat in range(self.n)]
         self.tracks: list[list[Optional[TrackPlace]]] = []
         for seat in range(self.n):
             tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
@@ -591,6 +600,14 @@ class OpponentProspects:
                     if track >= 0:
                         tracks[track] = (spot, leader, len(obs.rows[seat][track]))
             self.tracks.append(tracks)
+
+    def readiness(self, share: float) -> float:
+        """How readily an opponent opens colours, from the share of its colours it opened
+        (this round, or the last round as it ended): 0 up to ``ready_from``, 1 for all.
+        An opponent that opens every colour will open one it has not opened yet, so a card
+        of that colour is worth to it what it adds to the row it will build there."""
+        low = self.p.ready_from
+        return 0.0 if share <= low else min(1.0, (share - low) / (1.0 - low))
 
     def total(self, tops: Sequence[Optional[Card]], deck: int, cap: Optional[int]) -> float:
         """What the opponents may still add to their rows (cached per position)."""
@@ -616,6 +633,7 @@ class OpponentProspects:
             held = self._held[(seat, chance)] = self._likely(seat, known, chance)
         gains = 0.0
         need = 0.0
+        fed = 0.0  # what the pile tops on offer add, of that
         for (weight, points, plays, fits, offered), top in zip(held, tops):
             bonus = 0.0
             if top is not None:
@@ -624,17 +642,26 @@ class OpponentProspects:
                     bonus = worth
                     if worth > 0:
                         need += 1
+                        fed += worth
                 else:
                     delta = fits.get(top)
                     if delta is not None:
                         points += delta
                         plays += 1
+                        if delta > 0:
+                            fed += weight * delta
             if points > 0:
                 gains += weight * points
                 need += plays
             gains += bonus
         if need > future:
-            gains *= future / need if need else 0.0
+            share = future / need if need else 0.0
+            gains *= share
+            # an opponent that opens colours readily plays every card that fits: what it
+            # takes from a pile counts in full, not as a share of the turns it has left
+            ready = self.ready[seat]
+            if ready:
+                gains += ready * fed * (1.0 - share)
         return gains
 
     def _likely(self, seat: int, known: Sequence[Card], chance: float
@@ -642,9 +669,12 @@ class OpponentProspects:
         """Per colour: the weight of its use, what its held and unseen cards promise
         (points, plays), and what each card that could top a pile adds to that."""
         out = []
+        ready = self.ready[seat]
         for colour, (weight, unseen, fits) in enumerate(self.opponent_rows(seat)):
             row = self.obs.rows[seat][colour]
             track = self.tracks[seat][colour]
+            if not row and ready > weight:  # it will open this colour too
+                weight = ready
             points = plays = 0.0
             for delta in unseen:
                 points += chance * delta
@@ -687,6 +717,7 @@ class OpponentProspects:
         rows = self.obs.rows[seat]
         weight = 1.0 if opened else max(self.p.unstarted,
                                         (sum(1 for r in rows if r) / max(1, len(rows))) ** 2)
+        ready = self.ready[seat]
         offered: dict[Card, float] = {}
         for card in self.kinds[colour]:
             if t.after[rs][t.slot_of[card]] < 0:
@@ -698,10 +729,12 @@ class OpponentProspects:
             else:
                 continue
             if not opened:
-                # an unopened colour: worth only what it brings beyond leaving it alone
-                before = max(0.0, now)
-                worth = max(0.0, max(0.0, now + worth) - before)
-            offered[card] = weight * max(0.0, worth)
+                # an unopened colour: worth what it brings beyond leaving it alone, but to
+                # an opponent that opens colours readily, what it adds to the row it builds
+                clipped = max(0.0, max(0.0, now + worth) - max(0.0, now))
+                offered[card] = max(0.0, ready * worth + (1.0 - ready) * weight * clipped)
+            else:
+                offered[card] = weight * max(0.0, worth)
         return offered
 
     def opponent_rows(self, seat: int) -> list[tuple[float, list[float], dict[Card, float]]]:

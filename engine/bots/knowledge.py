@@ -47,6 +47,9 @@ class SeatMemory:
         self.move: Optional[Move] = None
         #: observations in a row (this one included) since the draw pile last shrank
         self.stalled = 0
+        #: per seat, the share of the colours it had opened when the match's previous
+        #: round ended (as this seat last saw it); empty in a match's first round
+        self.opened_before: list[float] = []
         #: copies[card]: how many of that card the pack's deck holds
         self.copies = [0] * tables.n_kinds
         for card in tables.deck:
@@ -59,6 +62,9 @@ class SeatMemory:
         n = len(obs.players)
         same = prev is not None and prev.round == obs.round and prev.draw_pile == obs.draw_pile
         self.stalled = self.stalled + 1 if same else 0
+        if prev is None or prev.round != obs.round:
+            self.opened_before = [] if prev is None or obs.round != prev.round + 1 \
+                or len(prev.rows) != n else [opened_share(rows) for rows in prev.rows]
         if (prev is None or prev.round != obs.round or obs.turn != prev.turn + n
                 or len(self.piles) != len(obs.pile_sizes)):
             self._restart(obs)
@@ -179,13 +185,18 @@ class SeatMemory:
         return [max(0, c) for c in count]
 
 
+def opened_share(rows: tuple[tuple[Card, ...], ...]) -> float:
+    """The share of a seat's colours that its ``rows`` have opened (0 to 1)."""
+    return sum(1 for row in rows if row) / max(1, len(rows))
+
+
 class WatchedMemory:
     """What a seat that watched the whole round knows of a full ``state``: every discard
     pile card by card (it saw each fall) and, of the other hands, the draw pile and the
     cards removed, only that it has not seen them. Searches give it to the players they
     imagine (:mod:`.ismcts`); it answers what :class:`SeatMemory` answers."""
 
-    __slots__ = ("t", "seat", "piles", "known", "stalled", "_unseen")
+    __slots__ = ("t", "seat", "piles", "known", "stalled", "opened_before", "_unseen")
 
     def __init__(self, state: GameState, seat: int):
         t = self.t = state.tables
@@ -193,6 +204,7 @@ class WatchedMemory:
         self.piles: list[Pile] = [list(p) for p in state.piles]
         self.known: list[list[Card]] = [[] for _ in range(state.n)]
         self.stalled = 0
+        self.opened_before: list[float] = []   # the round alone: no earlier rounds seen
         unseen = [0] * t.n_kinds
         for other, hand in enumerate(state.hands):
             if other != seat:
