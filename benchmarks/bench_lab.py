@@ -153,20 +153,48 @@ def in_process(games: int, rounds: int) -> None:
             run(r)
             cpu[name].append(time.process_time() - start)
     added = [s / b - 1 for s, b in zip(cpu["simulate()"], cpu["bare playout"])]
+    extra_us = statistics.median(s - b for s, b in zip(cpu["simulate()"], cpu["bare playout"]))
+    extra_us *= 1e6 / games
     print(f"in this process, {games} matches a round, {rounds} rounds:")
     for name, values in cpu.items():
         print(f"  {name:<14} best {min(values):.3f} CPU-s, median {statistics.median(values):.3f}")
     print(f"  simulate() beyond new_game + playout: median {statistics.median(added):+.1%} "
-          f"(best {min(added):+.1%}); per game "
-          f"{statistics.median(s - b for s, b in zip(cpu['simulate()'], cpu['bare playout'])) / games * 1e6:.0f} us")
+          f"(best {min(added):+.1%}); per game {extra_us:.0f} us")
     print(f"  yardstick / simulate(): "
           f"{spread([y / s for y, s in zip(cpu['yardstick'], cpu['simulate()'])])}; "
           f"yardstick / bare playout: "
           f"{spread([y / b for y, b in zip(cpu['yardstick'], cpu['bare playout'])])}")
 
 
+def expert_decision_ms(matches: int = 2) -> tuple[float, int]:
+    """The expert's mean CPU milliseconds a decision over ``matches`` expert-against-expert
+    duel-classic matches in this process, and the decisions a match."""
+    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.lab.simulation import game_seed, play_match
+    from lostcities.engine.packs.loader import load_pack
+
+    pack = load_pack("duel-classic")
+    bots = [make_bot("expert"), make_bot("expert")]
+    decisions = [0]
+    for bot in bots:
+        choose = bot.choose
+
+        def counted(view, choose=choose):
+            decisions[0] += 1
+            return choose(view)
+
+        bot.choose = counted
+    start = time.process_time()
+    for i in range(matches):
+        play_match(pack, bots, game_seed(0, i))
+    return (time.process_time() - start) / decisions[0] * 1000, decisions[0] // matches
+
+
 def balance_run(games: int, workers: int, env: dict[str, str]) -> None:
     """Section 3: one ``lc balance`` of expert against expert, extrapolated to 1,000 games."""
+    ms, per_match = expert_decision_ms()
+    print(f"the expert now: {ms:.2f} CPU-ms a decision, {per_match} decisions a match "
+          f"(duel-classic, in this process)")
     lc = lc_command()
     start_cpu, start_wall = child_cpu([*lc, "simulate", "--games", "0", "--json"], env)
     command = [*lc, "balance", "duel-equal", "--base", "duel-classic", "--games", str(games),
@@ -177,8 +205,10 @@ def balance_run(games: int, workers: int, env: dict[str, str]) -> None:
           f"games ({2 * games} matches), --workers {workers}:")
     print(f"  {wall:.1f} s wall, {cpu:.1f} CPU-s in all its processes "
           f"({cpu / (2 * games):.3f} CPU-s a match)")
+    idle = (cpu - start_cpu) / games * 1000 / workers + start_cpu
     print(f"  1,000 paired games extrapolated: {(start_wall + 1000 * per_game) / 60:.1f} min wall "
-          f"(target under 10 min on 2 cores), {cpu / games * 1000 / 60:.1f} CPU-min")
+          f"at this load, {cpu / games * 1000 / 60:.1f} CPU-min in all; on {workers} idle cores "
+          f"(its CPU shared evenly) {idle / 60:.1f} min (target under 10 min on 2 cores)")
 
 
 def main() -> None:
@@ -190,8 +220,8 @@ def main() -> None:
     parser.add_argument("--balance", type=int, default=0, metavar="M",
                         help="paired games of lc balance, expert against expert (0: none)")
     parser.add_argument("--workers", type=int, default=2, help="lc balance --workers")
-    parser.add_argument("--only", choices=("processes", "in-process"),
-                        help="run one section only")
+    parser.add_argument("--only", choices=("processes", "in-process", "balance"),
+                        help="run one section only (balance: with --balance M)")
     args = parser.parse_args()
     if not YARDSTICK.exists():
         raise SystemExit(f"bench_lab: the yardstick is not at {YARDSTICK}")
@@ -199,11 +229,11 @@ def main() -> None:
         env, note = child_env(os.path.join(folder, "pycache"))
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
               f"{os.getloadavg()[0]:.2f}; {note}")
-        if args.only != "in-process":
+        if args.only in (None, "processes"):
             whole_processes(args.games, args.rounds, env, folder)
-        if args.only != "processes":
+        if args.only in (None, "in-process"):
             in_process(args.in_process_games, args.rounds)
-        if args.balance:
+        if args.balance and args.only in (None, "balance"):
             balance_run(args.balance, args.workers, env)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 

@@ -226,3 +226,27 @@ def test_records_the_engine_writes_take_the_fast_shape_check(classic):
 
     assert _surely_valid(classic) and _surely_valid(SMALL)
     assert not list(_validator().iter_errors(SMALL))
+
+
+EXTRA = st.dictionaries(
+    st.sampled_from(["simulation", "note", "seed", "rounds", "engine", "pack_data", "x"]),
+    st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),
+                 lambda inner: st.lists(inner, max_size=3)
+                 | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6),
+    max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pack_id=st.sampled_from(["duel-classic", "duel-six", "board-classic", "board-short"]),
+       players=st.integers(2, 3), seed=st.integers(0, 10**9), extra=EXTRA)
+def test_dumps_writes_exactly_json_dumps_of_record_of(pack_id, players, seed, extra):
+    """dumps and record_line put the line together field by field: the very text of
+    json.dumps(record_of(...)), extra fields (even ones named like the record's) included."""
+    from lostcities.engine.game.turn import winners
+    from lostcities.engine.lab.records import record_line
+
+    p = pack(pack_id)
+    state = finished(players=min(players, p.max_players), seed=seed, p=p)
+    want = json.dumps(record_of(state, **extra), separators=(",", ":"))
+    assert dumps(state, **extra) == want
+    assert record_line(state, extra, totals(state), winners(state)) == want

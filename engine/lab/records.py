@@ -12,7 +12,7 @@ import json
 import re
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
 from ..errors import InputError, LostCitiesError, RecordError
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
@@ -168,11 +168,26 @@ def dumps(state: GameState, **extra: Any) -> str:
     """The record of ``state`` as one JSON line (no newline).
 
     The same text as ``json.dumps(record_of(state, **extra), separators=(",", ":"))``,
-    written faster: each distinct turn's JSON is made once and reused.
+    written faster: each distinct turn's JSON is made once and reused, each list of cards
+    and the pack's claims are joined from JSON already made, and the line is put together
+    field by field without the dict of :func:`record_of`.
     """
+    return record_line(state, extra)
+
+
+def record_line(state: GameState, extra: dict[str, Any],
+                totals: Optional[Sequence[int]] = None,
+                winners: Optional[Sequence[int]] = None) -> str:
+    """:func:`dumps` of ``state`` with the ``extra`` fields, for a caller that has the
+    match's ``totals`` and ``winners`` at hand already (the engine's, as
+    :func:`~.turn.totals` and :func:`~.turn.winners` give them): they are not worked out
+    again. The same line as ``dumps(state, **extra)``."""
     codec = state.pack.cards
     texts = _turn_texts(codec)
     n = state.n
+    names = texts.card_json
+    if len(names) != codec.n_kinds:
+        names[:] = [_encode(codec.format(c)) for c in range(codec.n_kinds)]
 
     def turns(r: Any) -> str:
         moves = r.moves
@@ -185,14 +200,12 @@ def dumps(state: GameState, **extra: Any) -> str:
                     out[j] = texts.add(moves[j], (r.starter + j) % n)
         return "[" + ",".join(out) + "]"
 
-    names = texts.card_json
-    if len(names) != codec.n_kinds:
-        names[:] = [_encode(codec.format(c)) for c in range(codec.n_kinds)]
-
     def cards(row: Any) -> str:
         return "[" + ",".join(map(names.__getitem__, row)) + "]"
 
-    record = _record(state, turns, cards, extra)
+    if _RECORD_KEYS.isdisjoint(extra):
+        return _line(state, turns, cards, extra, totals, winners)
+    record = _record(state, turns, cards, extra)  # extra fields replace the record's own
     out = []
     for key, value in record.items():
         if key == "rounds" and "rounds" not in extra:  # our rounds: cards and turns are JSON
@@ -204,6 +217,53 @@ def dumps(state: GameState, **extra: Any) -> str:
             text = _encode(value)
         out.append(f"{_encode(key)}:{text}")
     return "{" + ",".join(out) + "}"
+
+
+#: the fields :func:`_record` writes (an extra field of the same name replaces one)
+_RECORD_KEYS = frozenset(("format", "pack", "pack_sha256", "pack_data", "seed", "players",
+                          "rounds", "totals", "winners", "engine"))
+
+
+def _line(state: GameState, turns: Callable[[Any], str], cards: Callable[[Any], str],
+          extra: dict[str, Any], scores: Optional[Sequence[int]],
+          won: Optional[Sequence[int]]) -> str:
+    """:func:`dumps` when no extra field has the name of one of the record's: the JSON of
+    :func:`_record`'s fields in its order, then the extra fields, written directly."""
+    from ..game.board import tile_dict
+    from ..game.turn import totals, winners
+
+    if scores is None or won is None:
+        scores, won = totals(state), winners(state)
+    keys = state.pack.cards.keys
+    rounds = []
+    for r in state.finished:
+        deal = r.deal
+        text = (f'{{"starter":{_encode(r.starter)},"hands":['
+                + ",".join(map(cards, deal.hands))
+                + f'],"draw_pile":{cards(deal.draw_pile)},"removed":{cards(deal.removed)}'
+                f',"turns":{turns(r)},"scores":{_ints(r.scores)},"end":{_encode(r.end)}')
+        if deal.tiles is not None:
+            text += (f',"tiles":{_encode([tile_dict(t, keys) for t in deal.tiles])}'
+                     f',"tokens":{_encode(list(r.tokens))}'
+                     f',"artefacts":{_encode(list(r.artefacts))}')
+        rounds.append(text + "}")
+    head = (f'{{"format":{_FORMAT_JSON},"pack":{_encode(state.pack.id)},'
+            f'{claims_json(state.pack)},"seed":{_encode(state.seed)},'
+            f'"players":{_encode(list(state.players))},"rounds":[')
+    tail = (f'],"totals":{_ints(scores)},"winners":{_ints(won)},'
+            f'"engine":{_encode(engine_version())}')
+    more = "".join(f",{_encode(key)}:{_encode(value)}" for key, value in extra.items())
+    return head + ",".join(rounds) + tail + more + "}"
+
+
+_FORMAT_JSON = json.dumps(FORMAT)
+
+
+def _ints(values: Sequence[int]) -> str:
+    """The JSON of a list of numbers, written directly when they are all plain ints."""
+    if all(type(v) is int for v in values):
+        return "[" + ",".join(map(str, values)) + "]"
+    return _encode(list(values))
 
 
 def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int, dict[str, Any]]]:
@@ -491,6 +551,24 @@ def _canonical_sha256(data: Any) -> str:
 #: the claims of the last packs recorded, by identity of their data (a simulation records
 #: thousands of matches of one pack): (data, claims)
 _CLAIMS: "OrderedDict[int, tuple[Any, dict[str, Any]]]" = OrderedDict()
+
+
+def claims_json(pack: RulePack) -> str:
+    """:func:`pack_claims` as the JSON of the fields of a record, without the braces
+    (``"pack_sha256":"…"`` and any ``"pack_data":{…}``), made once a pack."""
+    claims = pack_claims(pack)
+    hit = _CLAIMS_JSON.get(id(claims))
+    if hit is not None and hit[0] is claims:
+        return hit[1]
+    text = ",".join(f"{_encode(key)}:{_encode(value)}" for key, value in claims.items())
+    _CLAIMS_JSON[id(claims)] = (claims, text)
+    while len(_CLAIMS_JSON) > 8:
+        _CLAIMS_JSON.popitem(last=False)
+    return text
+
+
+#: id of a pack's claims (:func:`pack_claims`) -> (those claims, their JSON)
+_CLAIMS_JSON: "OrderedDict[int, tuple[dict[str, Any], str]]" = OrderedDict()
 
 
 def pack_claims(pack: RulePack) -> dict[str, Any]:

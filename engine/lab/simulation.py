@@ -138,9 +138,9 @@ def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResu
     # one best total is the sole winner; equal best totals go to the pack's tie-breaks
     won = top if len(top) == 1 else winners(state)
     if record:
-        from .records import dumps
+        from .records import record_line
 
-        text: Optional[str] = dumps(state, simulation=extra)
+        text: Optional[str] = record_line(state, {"simulation": extra}, scores, won)
     else:
         text = None
     return GameResult(index, seed, scores, won, tuple(len(r.moves) for r in finished),
@@ -343,7 +343,8 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     to ``record`` as games finish, in game order; ``progress(done)`` is called
     after each game and, with workers, as they finish games (at most every
     :data:`~.backends.POLL_SECONDS` between their chunks); ``done`` never goes down.
-    Start no thread before its first call: on Linux the workers are forked. ``workers`` is at most one per core unless ``oversubscribe``
+    Start no thread before its first call: on Linux the workers are forked.
+    ``workers`` is at most one per core unless ``oversubscribe``
     (:func:`~.backends.check_workers`); ``allow_import`` lets ``module:Class`` bots be
     imported (give it only for names the person at the keyboard typed).
     ``allow_outside``: the pack's ``extends`` may name files outside its folder
@@ -377,7 +378,8 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         nonlocal done
         summary.add(result)
         if record is not None and result.record is not None:
-            record.write(result.record + "\n")
+            record.write(result.record)  # not joined with the newline: 26 kB copied less
+            record.write("\n")
         done += 1
         if progress is not None:
             show(done)
