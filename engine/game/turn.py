@@ -309,8 +309,15 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
         push(new, move)
         new.undo.clear()
         return new
-    new = state.fork()
-    p, card = state.to_move, move.card
+    # the new state built at once: the fields a turn keeps, then the lists it changes
+    p, card, n = state.to_move, move.card, state.n
+    new = GameState.__new__(GameState)
+    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
+     new.rounds_total, new.starter, new.phase, new.deal, new.pending, new.finished, new.board,
+     new.undo, new.rows, new.row_states, new.playable, new.playable_bits) = (
+        state.pack, t, state.players, n, state.seed, state.deals, state.round,
+        state.rounds_total, state.starter, CARD, state.deal, None, state.finished, None, [],
+        state.rows, state.row_states, state.playable, state.playable_bits)
     hands = new.hands = state.hands[:]
     hand = hands[p] = hands[p][:]
     hand.remove(card)  # its first copy, as push removes it
@@ -319,24 +326,27 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
     if card not in hand:
         held ^= 1 << card
     colour = t.colour_of[card]
-    lists = ALL_SHARED ^ HANDS_SHARED ^ MOVES_SHARED  # the outer lists this fork builds
-    mine = 0  # the piles this fork has its own copy of
+    lists = ALL_SHARED ^ HANDS_SHARED ^ MOVES_SHARED  # the outer lists built here
+    pile_bits = state.pile_bits
+    mine = 0  # the piles this state has its own copy of
+    piles = state.piles
     if move.action == PLAY:
         _play_on_fork(new, state, p, colour, card)
     else:
-        piles = new.piles = state.piles[:]
+        piles = piles[:]
         piles[colour] = piles[colour] + [card]
         mine = 1 << colour
-        new.pile_bits |= mine
+        pile_bits |= mine
     if draw == DECK:
         drawn = deck[-1]
         new.deck = deck[:-1]
         lists ^= DECK_SHARED
-        if len(deck) == 1:
-            new.last_play = True  # the pack plays on after the pile ran out
+        new.last_play = len(deck) == 1  # the pack plays on after the pile ran out
     else:
+        new.deck = deck
+        new.last_play = False
         if not mine:
-            piles = new.piles = state.piles[:]
+            piles = piles[:]
         pile = piles[draw]  # type: ignore[index]
         drawn = pile[-1]
         if mine >> draw & 1:  # type: ignore[operator]
@@ -345,17 +355,22 @@ def _turn_on_fork(state: GameState, move: Move) -> GameState:
             pile = piles[draw] = pile[:-1]  # type: ignore[index]
             mine |= 1 << draw  # type: ignore[operator]
         if not pile:
-            new.pile_bits ^= 1 << draw  # type: ignore[operator]
+            pile_bits ^= 1 << draw  # type: ignore[operator]
+    all_piles = (1 << len(piles)) - 1
     if mine:
         lists ^= PILES_SHARED
-        new.shared_piles ^= mine
-    new.shared_lists = lists
+    new.piles, new.pile_bits, new.shared_piles = piles, pile_bits, all_piles ^ mine
     hand.append(drawn)
-    new.shared_hands ^= 1 << p
     held_bits[p] = held | 1 << drawn
     new.moves = state.moves + [move if move.codec is not None else t.move(move.action, card, draw)]
-    new.turn += 1
-    new.to_move = (p + 1) % state.n
+    new.turn = state.turn + 1
+    new.to_move = (p + 1) % n
+    everyone = (1 << n) - 1
+    new.shared_seats, new.shared_hands, new.shared_lists = everyone, everyone ^ 1 << p, lists
+    # this state shares its lists with the new one now
+    state.shared_seats = state.shared_hands = everyone
+    state.shared_piles = all_piles
+    state.shared_lists = ALL_SHARED
     return new
 
 
