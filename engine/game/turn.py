@@ -794,77 +794,105 @@ def step(state: GameState, action_id: int) -> GameState:
 
 def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
     """:func:`step` of a duel's card decision (not the last play), as :func:`decide_card`
-    makes it, on a fork; raises IllegalMoveError as step does."""
+    makes it, on a new state built at once (the lists it changes, the others shared);
+    raises IllegalMoveError as step does."""
     p = state.to_move
     card = action_id - k if action_id >= k else action_id
     hand = state.hands[p]
     if card not in hand or (action_id < k and not state.playable[p][card]):
         raise IllegalMoveError(f"action {action_id} ({action_space(state.pack).name(action_id)}) "
                                f"is not legal now")
-    new = state.fork()
+    n = state.n
+    new = GameState.__new__(GameState)
+    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
+     new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
+     new.last_play, new.deck, new.moves, new.finished, new.board, new.undo, new.rows,
+     new.row_states, new.playable, new.playable_bits) = (
+        state.pack, t, state.players, n, state.seed, state.deals, state.round,
+        state.rounds_total, state.starter, p, DRAW, state.turn, state.deal, False,
+        state.deck, state.moves, state.finished, None, [], state.rows, state.row_states,
+        state.playable, state.playable_bits)
     hands = new.hands = state.hands[:]
     hand = hands[p] = hand[:]
     hand.remove(card)  # its first copy, as decide_card removes it
-    new.shared_hands ^= 1 << p
     held = new.held_bits = state.held_bits[:]
     if card not in hand:
         held[p] ^= 1 << card
     lists = ALL_SHARED ^ HANDS_SHARED
     colour = t.colour_of[card]
+    all_piles = (1 << len(state.piles)) - 1
     if action_id < k:
         _play_on_fork(new, state, p, colour, card)
         new.pending = (PLAY, card)
+        new.piles, new.pile_bits, new.shared_piles = state.piles, state.pile_bits, all_piles
     else:
         piles = new.piles = state.piles[:]
         piles[colour] = piles[colour] + [card]
-        new.shared_piles ^= 1 << colour
+        new.shared_piles = all_piles ^ 1 << colour
         lists ^= PILES_SHARED
-        new.pile_bits |= 1 << colour
+        new.pile_bits = state.pile_bits | 1 << colour
         new.pending = (DISCARD, card)
-    new.shared_lists = lists
-    new.phase = DRAW
+    everyone = (1 << n) - 1
+    new.shared_seats, new.shared_hands, new.shared_lists = everyone, everyone ^ 1 << p, lists
+    # this state shares its lists with the new one now
+    state.shared_seats = state.shared_hands = everyone
+    state.shared_piles = all_piles
+    state.shared_lists = ALL_SHARED
     return new
 
 
 def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
-    """:func:`step` of a duel's draw from ``draw`` (DECK or a colour) on a fork, when it
-    is legal and does not end the round (else None: the generic path decides)."""
+    """:func:`step` of a duel's draw from ``draw`` (DECK or a colour) on a new state built
+    at once, when it is legal and does not end the round (else None: the generic path
+    decides)."""
     action, card = state.pending  # type: ignore[misc]
     deck = state.deck
+    piles = state.piles
+    pile_bits = state.pile_bits
+    all_piles = (1 << len(piles)) - 1
+    mine = 0
     if draw == DECK:
         if not deck or (len(deck) == 1 and not t.last_play) or state.turn + 1 >= t.turn_cap:
             return None
-        new = state.fork()
         drawn = deck[-1]
-        new.deck = deck[:-1]
+        deck = deck[:-1]
         lists = ALL_SHARED ^ DECK_SHARED ^ MOVES_SHARED ^ HANDS_SHARED
-        if len(deck) == 1:
-            new.last_play = True  # the pack plays on after the pile ran out
+        last_play = not deck  # the pack plays on after the pile ran out
     else:
-        pile = state.piles[draw]
+        pile = piles[draw]
         if not pile or (draw == t.colour_of[card] and action == DISCARD and t.no_retake) \
                 or state.turn + 1 >= t.turn_cap:
             return None
-        new = state.fork()
-        piles = new.piles = state.piles[:]
+        drawn = pile[-1]
+        piles = piles[:]
         pile = piles[draw] = pile[:-1]
-        drawn = state.piles[draw][-1]
-        new.shared_piles ^= 1 << draw
+        mine = 1 << draw
         lists = ALL_SHARED ^ PILES_SHARED ^ MOVES_SHARED ^ HANDS_SHARED
         if not pile:
-            new.pile_bits ^= 1 << draw
-    p = state.to_move
+            pile_bits ^= 1 << draw
+        last_play = False
+    p, n = state.to_move, state.n
+    new = GameState.__new__(GameState)
+    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
+     new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
+     new.last_play, new.pending, new.deck, new.piles, new.pile_bits, new.finished, new.board,
+     new.undo, new.rows, new.row_states, new.playable, new.playable_bits) = (
+        state.pack, t, state.players, n, state.seed, state.deals, state.round,
+        state.rounds_total, state.starter, (p + 1) % n, CARD, state.turn + 1, state.deal,
+        last_play, None, deck, piles, pile_bits, state.finished, None, [], state.rows,
+        state.row_states, state.playable, state.playable_bits)
     hands = new.hands = state.hands[:]
     hands[p] = hands[p] + [drawn]
-    new.shared_hands ^= 1 << p
     held = new.held_bits = state.held_bits[:]
     held[p] |= 1 << drawn
     new.moves = state.moves + [t.moves[action][card][draw]]
-    new.shared_lists = lists
-    new.pending = None
-    new.turn += 1
-    new.to_move = (p + 1) % state.n
-    new.phase = CARD
+    everyone = (1 << n) - 1
+    new.shared_seats, new.shared_hands, new.shared_piles, new.shared_lists = (
+        everyone, everyone ^ 1 << p, all_piles ^ mine, lists)
+    # this state shares its lists with the new one now
+    state.shared_seats = state.shared_hands = everyone
+    state.shared_piles = all_piles
+    state.shared_lists = ALL_SHARED
     return new
 
 
