@@ -17,12 +17,15 @@ Contenders, fastest path first (as docs/api.md teaches them):
 * ``legal_moves + apply``: the same choice, each turn a new state (``apply`` copies);
 * ``legal_action_mask + step``: the action-id loop of learning code (a mask, the legal ids
   picked from it with ``itertools.compress``, then ``step``);
+* ``legal_action_mask + step, ids a tuple``: the same loop with the ids kept as a tuple
+  (``tuple(range(num_actions(pack)))``): ``compress`` walks a tuple faster than a range;
 * ``legal_actions + step``: the same decisions, the legal ids listed by ``legal_actions``;
 * ``(mask picks alone, no engine)``: the mask loop's picking (``compress`` over the whole
   mask, ``rng.choice``) as many times as a match has decisions, with no engine at all:
-  the ceiling of that loop, however fast ``legal_action_mask`` and ``step`` are.
+  the ceiling of that loop, however fast ``legal_action_mask`` and ``step`` are; and the
+  same picks with the ids a tuple.
 
-Then the peak memory (tracemalloc) of one match of each. Figures, not assertions.
+The load average is printed before and after (a shared machine). Then the peak memory (tracemalloc) of one match of each. Figures, not assertions.
 """
 from __future__ import annotations
 
@@ -84,11 +87,17 @@ def contenders(yardstick) -> dict:
             state = apply(state, rng.choice(legal_moves(state)))
 
     ids = range(num_actions(duel))
+    id_tuple = tuple(ids)
 
     def mask_step(i: int) -> None:
         state, rng = new_game(duel, 2, i), random.Random(i)
         while not is_over(state):
             state = step(state, rng.choice(list(compress(ids, legal_action_mask(state)))))
+
+    def mask_step_tuple(i: int) -> None:
+        state, rng = new_game(duel, 2, i), random.Random(i)
+        while not is_over(state):
+            state = step(state, rng.choice(list(compress(id_tuple, legal_action_mask(state)))))
 
     def actions_step(i: int) -> None:
         state, rng = new_game(duel, 2, i), random.Random(i)
@@ -108,11 +117,17 @@ def contenders(yardstick) -> dict:
         for _ in range(decisions):
             rng.choice(list(compress(ids, mask)))
 
+    def mask_picks_tuple(i: int) -> None:
+        rng = random.Random(i)
+        for _ in range(decisions):
+            rng.choice(list(compress(id_tuple, mask)))
+
     return {"yardstick (plain_duel.py)": plain, "playout": fused,
             "random_move + push": random_push, "legal_moves + push/pop": moves_push,
             "legal_moves + apply": moves_apply, "legal_action_mask + step": mask_step,
-            "legal_actions + step": actions_step,
-            "(mask picks alone, no engine)": mask_picks}
+            "mask + step, ids a tuple": mask_step_tuple, "legal_actions + step": actions_step,
+            "(mask picks alone, no engine)": mask_picks,
+            "(the same, ids a tuple)": mask_picks_tuple}
 
 
 def measure(runs: dict, games: int, rounds: int) -> dict[str, list[float]]:
@@ -156,6 +171,7 @@ def main() -> None:
         print(f"  {name:<28}{args.games / best:>8.1f} matches/CPU-s  "
               f"ratio to the yardstick: best {min(base) / best:.2f}x, paired median "
               f"{statistics.median(paired):.2f}x (min {min(paired):.2f}, max {max(paired):.2f})")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
     print("peak memory of one match (tracemalloc):")
     for name, run in runs.items():
         print(f"  {name:<28}{peak_memory(run) / 1024:>8.1f} KiB")
