@@ -295,7 +295,7 @@ class MoveEntry:
         """DECK or a colour index for a draw word (deck, pioche, a colour key or name in
         any language of the catalogue), else None."""
         from lostcities.engine import DECK
-        from lostcities.i18n import LANGS, load_messages
+        from lostcities.i18n import colour_words
 
         from .session import DECK_WORDS
 
@@ -303,10 +303,7 @@ class MoveEntry:
         if word in DECK_WORDS:
             return DECK
         for index, colour in enumerate(self.pack.colours):
-            names = {colour.key, colour.name.lower()}
-            names.update(load_messages(lang).get(f"colour.{colour.name.lower()}", "").lower()
-                         for lang in LANGS)
-            if word in names - {""}:
+            if word == colour.key or word in colour_words(colour.name):
                 return index
         return None
 

@@ -824,16 +824,13 @@ class Session:
 
     def _draw_word(self, word: str) -> Optional[str]:
         """``deck`` or a colour key for a draw word (deck, pioche, a key, a colour name)."""
-        from lostcities.i18n import LANGS, load_messages
+        from lostcities.i18n import colour_words
 
         word = word.lower()
         if word in DECK_WORDS:
             return "deck"
         for colour in self.pack.colours:
-            names = {colour.key, colour.name.lower()}
-            names.update(load_messages(lang).get(f"colour.{colour.name.lower()}", "")
-                         for lang in LANGS)
-            if word in names:
+            if word == colour.key or word in colour_words(colour.name):
                 return colour.key
         return None
 

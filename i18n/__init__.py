@@ -100,6 +100,20 @@ def feminine_forms(lang: str) -> dict[str, str]:
     return forms
 
 
+@lru_cache(maxsize=None)
+def colour_words(name: str) -> frozenset[str]:
+    """Every lower-case word that names the pack colour ``name`` in some language of
+    :data:`LANGS`: the pack's own name and each catalogue's plain and feminine forms
+    (``green``: green, vert, verte), what a player may type for a draw from its pile."""
+    base = name.lower()
+    words = {base}
+    for lang in LANGS:
+        messages = load_messages(lang)
+        words.update((messages.get(f"colour.{base}", "").lower(),
+                      messages.get(f"colour.{base}.{FEMININE}", "").lower()))
+    return frozenset(words - {""})
+
+
 def same_case(text: str, like: str) -> str:
     """``text`` in the case of ``like``: all capitals, a capital first, or as it is.
 

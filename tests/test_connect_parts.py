@@ -194,6 +194,9 @@ def test_a_turn_is_completed_from_the_legal_list_as_lc_play_does() -> None:
             pack.cards.keys[m.draw]]
         kind, move = MoveEntry(pack, legal).start("discard", [pack.cards.format(m.card), name])
         assert kind == "move" and move == m
+        said = {"b": "bleue", "w": "blanche", "g": "verte"}.get(pack.cards.keys[m.draw], name)
+        kind, move = MoveEntry(pack, legal).start("discard", [pack.cards.format(m.card), said])
+        assert kind == "move" and move == m  # the feminine form French uses for the pile
     assert MoveEntry(pack, legal).start("play", ["q9"])[0] == "error"
     assert MoveEntry(pack, legal).start("play", [])[0] == "error"
     assert MoveEntry(pack, legal).start("play", [card, "nowhere"])[0] == "error"

@@ -306,3 +306,11 @@ def test_any_other_pack_name_stays_as_written(pack_id: str, name: str) -> None:
 def test_any_message_with_any_parameters_gives_text(key: str, params: dict) -> None:
     for cat in (EN, FR):
         assert isinstance(cat(key, **params), str)
+
+
+def test_the_words_for_a_colour_are_its_names_in_every_language():
+    from lostcities.i18n import colour_words
+
+    assert colour_words("White") == {"white", "blanc", "blanche"}
+    assert colour_words("yellow") == {"yellow", "jaune"}
+    assert colour_words("orange") == {"orange"}  # a house pack's own colour: as written

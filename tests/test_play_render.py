@@ -123,7 +123,7 @@ def test_turns_in_words():
     assert text_of(render.describe(second, CLASSIC, "Bob", EN)).strip() == \
         "Bob plays [g9] and takes [w6] from the white pile."
     assert text_of(render.describe(second, CLASSIC, "Bob", FR)).strip() == \
-        "Bob pose [g9] et prend [w6] sur la défausse blanc."
+        "Bob pose [g9] et prend [w6] sur la défausse blanche."
 
 
 def test_round_scores_show_the_packs_breakdown():
@@ -178,7 +178,7 @@ def test_notes_translate_colour_parameters():
 
     note = Note("illegal.pile-empty", {"colour": "green"})
     assert render.note_text(note, EN) == "the green discard pile is empty"
-    assert render.note_text(note, FR) == "la défausse vert est vide"
+    assert render.note_text(note, FR) == "la défausse verte est vide"
 
 
 # --------------------------------------------------------------------------- catalogues
@@ -333,7 +333,7 @@ def test_board_turns_say_which_pawn_and_steps():
                     "track. The blue pawn moves on one more space. The red pawn moves on one "
                     "more space.")
     move = Move.parse("p g4 pawn=2 deck", board)
-    assert "Le pion 2 part sur la piste vert." in text_of(
+    assert "Le pion 2 part sur la piste verte." in text_of(
         render.describe(Turn(0, move, 1), board, "Ada", FR))
     declined = Move.parse("p g4 pawn=0 step=b step=none deck", board)
     text = text_of(render.describe(Turn(0, declined, 1), board, "Ada", EN), width=300).strip()

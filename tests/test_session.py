@@ -219,6 +219,9 @@ def test_colour_names_in_either_language_and_pioche_are_draws():
     assert str(s.history[-1][1]) == "p r3 g"
     s.command("p g8 pioche")
     assert str(s.history[-1][1]) == "p g8 deck"
+    s.command("d g4 deck")                       # the pile as French says it after "la
+    s.command("p g9 verte")                      # défausse": its feminine form is a draw too
+    assert str(s.history[-1][1]) == "p g9 g"
 
 
 def test_a_new_card_replaces_the_pending_one_a_refused_line_does_not():

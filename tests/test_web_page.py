@@ -265,7 +265,9 @@ def test_rules_page_of_a_room(client: Any) -> None:
     room = new_room(client, "board-classic")
     answer = client.get(f"/rooms/{room}/rules?lang=fr")
     assert answer.status_code == 200
-    assert "Lost Cities – the board game" in answer.text
+    assert "Les Cités perdues – le jeu de plateau" in answer.text
+    english = client.get(f"/rooms/{room}/rules?lang=en")
+    assert "Lost Cities – the board game" in english.text
     assert '<html lang="fr">' in answer.text
     policy = answer.headers["content-security-policy"]
     assert "style-src 'sha256-" in policy and "script" not in policy
