@@ -54,13 +54,24 @@ def shuffle(rng: random.Random, cards: list) -> None:
         rng.shuffle(cards)
         return
     getrandbits = rng.getrandbits
-    for i in reversed(range(1, len(cards))):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _swaps(len(cards)):
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+#: the swaps of a shuffle of n cards, by n: (i, i + 1, its bit length), i from n - 1 down
+_SWAPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
+def _swaps(size: int) -> tuple[tuple[int, int, int], ...]:
+    found = _SWAPS.get(size)
+    if found is None:
+        found = tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, size)))
+        if len(_SWAPS) < 64:  # a few deck sizes: bounded whatever the packs
+            _SWAPS[size] = found
+    return found
 
 
 def _same_draws() -> bool:
@@ -440,9 +451,10 @@ def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
 def row_spec(state: GameState, seat: Seat) -> list[tuple[int, list[int], int]]:
     """``(colour, number values in play order, wagers)`` for each of the seat's rows."""
     t = state.tables
+    value_of, is_wager = t.value_of, t.is_wager
     out = []
     for colour, row in enumerate(state.rows[seat]):
-        values = [t.value_of[k] for k in row if not t.is_wager[k]]
+        values = [value_of[k] for k in row if not is_wager[k]] if row else []
         out.append((colour, values, len(row) - len(values)))
     return out
 
