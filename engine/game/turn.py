@@ -559,6 +559,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
         # each seat's hand, its distinct cards in order, its row states and rows
         seats = [(hands[q], sorted(set(hands[q])), row_states[q], rows[q]) for q in range(n)]
         piles = state.pile_bits
+        draws, n_draws = draws_of[piles], draw_columns[piles]  # kept with piles below
         p = state.to_move
         turn = state.turn
         while True:
@@ -567,7 +568,6 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
             plays = held & playable_bits[p]
             n_plays = plays.bit_count()
             # the choice: random_move's cells (option, column), inlined
-            n_draws = draw_columns[piles]
             columns = n_draws + retake
             cells = (n_plays + len(mine)) * columns
             k = cells.bit_length()
@@ -584,14 +584,14 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                         plays &= plays - 1
                         option -= 1
                     card = (plays & -plays).bit_length() - 1
-                    draw = draws_of[piles][column]
+                    draw = draws[column]
                     move = play_moves[card][draw]
                     play = True
                     break
                 card = mine[option - n_plays]  # nth_bit(held, option - n_plays)
                 play = False
                 if column < n_draws:
-                    draw = draws_of[piles][column]
+                    draw = draws[column]
                     if draw != colour_of[card] or retake:
                         move = discard_moves[card][draw]
                         break
@@ -614,8 +614,11 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                     rs[colour] = new
                     playable_bits[p] = playable_bits[p] & keeps | accepts
             else:
-                piles_of[colour].append(card)
-                piles |= 1 << colour
+                pile = piles_of[colour]
+                pile.append(card)
+                if len(pile) == 1:
+                    piles |= 1 << colour
+                    draws, n_draws = draws_of[piles], draw_columns[piles]
             if draw == DECK:
                 drawn = draw_deck()
             else:
@@ -623,6 +626,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 drawn = pile.pop()
                 if not pile:
                     piles ^= 1 << draw
+                    draws, n_draws = draws_of[piles], draw_columns[piles]
             hand.append(drawn)
             if not held >> drawn & 1:
                 insort(mine, drawn)
