@@ -198,6 +198,9 @@ class SharedPlans:
         self.params = params
         self.plans: dict[tuple, ColourPlan] = {}
         self.curves: dict[tuple, list[float]] = {}
+        #: per colour, held cards, row and the colour's unseen cards: each drawn card's
+        #: plan options (:meth:`RowPlans.draws`)
+        self.drawn: dict[tuple, list] = {}
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
         self.extras: dict[tuple, Options] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
@@ -225,7 +228,7 @@ class SharedPlans:
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
-        return len(self.plans) + len(self.curves) + len(self.extras) \
+        return len(self.plans) + len(self.curves) + len(self.extras) + len(self.drawn) \
             + len(self.opponent_rows) + len(self.unseen) + len(self.chains) + len(self.fitting)
 
 
@@ -248,6 +251,8 @@ class Unseen:
         #: each colour's unseen number cards by short name: what a shared plan depends
         #: on beyond the colour's own cards and the draw chance
         self.keys = [names.setdefault(cards, len(names)) for cards in map(tuple, self.numbers)]
+        #: the same for all the colour's unseen cards, wagers included, with their copies
+        self.all_keys = [names.setdefault(cards, len(names)) for cards in map(tuple, self.cards)]
 
 
 class RowScore:
@@ -305,6 +310,7 @@ class RowPlans:
         self.t, self.p, self.score, self.unseen = t, params, score, unseen
         self._shared = shared.plans
         self._curves = shared.curves
+        self._drawn = shared.drawn
         self._extras = shared.extras
         self._local: dict[tuple, ColourPlan] = {}
         self._chains = shared.chains
@@ -400,7 +406,6 @@ class RowPlans:
     def _plan(self, colour: int, chain: tuple[int, ...], held_wagers: int,
               row: tuple[Card, ...], chance: float,
               track: Optional[TrackPlace]) -> ColourPlan:
-        p = self.p
         if track is None:  # each card adds its own value: the same for every turns left
             key = (colour, row, chain, held_wagers, self.unseen.keys[colour])
             options = self._extras.get(key)
@@ -408,11 +413,18 @@ class RowPlans:
                 options = self._extras[key] = self._options(colour, chain, held_wagers, row)
         else:  # each card adds a step: the expected steps, one after the other
             options = self._board_options(colour, chain, held_wagers, row, track, chance)
+        return self._with_chance(options, row, chance, track is None)
+
+    def _with_chance(self, options: Options, row: tuple[Card, ...], chance: float,
+                     credit: bool) -> ColourPlan:
+        """The plan from its ``options`` and the draw chance (``credit``: the unseen
+        cards' credit is still to be multiplied by it, as in a duel)."""
+        p = self.p
         fitting, choices, key = options
         best = None
         best_score = 0.0
         for choice in choices:
-            extra = choice[1] * chance if track is None else choice[1]
+            extra = choice[1] * chance if credit else choice[1]
             score = choice[0] + extra - choice[2]
             if best is None or score > best_score:
                 best, best_score, best_extra = choice, score, extra
@@ -530,16 +542,31 @@ class RowPlans:
         most_need = 0
         most_both = 0.0
         each = []
-        t = self.t
-        # a card the row refuses leaves the held cards that follow it, and so the plan,
-        # as they are (a wager: while the row takes no wager; a number: while refused
-        # cards stay refused); the same plan as the hand's, found without a lookup
-        rs = t.state_of(row)
         same: Optional[ColourPlan] = None
-        skip_numbers = rs >= 0 and self._refusals_last()
+        if track is None:  # what each drawn card makes of the plan, whatever the chance
+            key = (colour, hand, row, self.unseen.all_keys[colour])
+            drawn = self._drawn.get(key)
+            if drawn is None:
+                drawn = self._drawn[key] = self._drawn_options(colour, hand, row)
+            chance = self.chance(future)
+            with_chance = self._with_chance
+            for times, options in drawn:
+                if options is None:
+                    if same is None:
+                        same = self.plan(colour, hand, row, future)
+                    q = same
+                else:
+                    q = with_chance(options, row, chance, True)
+                count += times
+                total += times * (q.value + q.extra)
+                if q.need > most_need:
+                    most_need = q.need
+                if q.need + q.extra_need > most_both:
+                    most_both = q.need + q.extra_need
+                each.append((times, q))
+            return count, total, most_need, most_both, each
         for card, times in self.unseen.cards[colour]:
-            if rs >= 0 and (not t.allowed[rs][0] if t.is_wager[card] else
-                            skip_numbers and t.after[rs][t.slot_of[card]] < 0):
+            if self._refused(row, card):
                 if same is None:
                     same = self.plan(colour, hand, row, future, track)
                 q = same
@@ -553,6 +580,36 @@ class RowPlans:
                 most_both = q.need + q.extra_need
             each.append((times, q))
         return count, total, most_need, most_both, each
+
+    def _refused(self, row: tuple[Card, ...], card: Card) -> bool:
+        """Whether a drawn ``card`` leaves the colour's plan as it is: a card the row
+        refuses leaves the held cards that follow it as they are (a wager: while the row
+        takes no wager; a number: while refused cards stay refused)."""
+        t = self.t
+        rs = t.state_of(row)
+        if rs < 0:
+            return False
+        if t.is_wager[card]:
+            return not t.allowed[rs][0]
+        return self._refusals_last() and t.after[rs][t.slot_of[card]] < 0
+
+    def _drawn_options(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...]
+                       ) -> list[tuple[int, Optional[Options]]]:
+        """Duel packs: for each unseen card of ``colour``, its copies unseen and the
+        options of the plan with it in hand (None: the hand's own plan, a card the row
+        refuses); shared across decisions, the draw chance applied afterwards."""
+        out: list[tuple[int, Optional[Options]]] = []
+        for card, times in self.unseen.cards[colour]:
+            if self._refused(row, card):
+                out.append((times, None))
+                continue
+            chain, held = self.chain(row, _insert(hand, card))
+            key = (colour, row, chain, held, self.unseen.keys[colour])
+            options = self._extras.get(key)
+            if options is None:
+                options = self._extras[key] = self._options(colour, chain, held, row)
+            out.append((times, options))
+        return out
 
 
 class OpponentProspects:
