@@ -253,7 +253,8 @@ def simulate_runs(games: int, repeats: int = 3) -> None:
     (one, _, cpu1), (two, _, cpu2), (halves, _, cpu_h) = (
         min(r, key=lambda x: x[0]) for r in runs.values())
     print(f"lc simulate, {games} random duel-classic matches, best of {repeats} interleaved runs "
-          f"(start-up of about 0.3 CPU-s per process included)")
+          f"(start-up included: about 0.17 CPU-s a process; bench_lab.py pairs it with "
+          f"the yardstick)")
     print(f"  --workers 1: {games / one:9.1f} matches/s ({one:.2f} s wall; {cpu1:.2f} CPU-s)")
     print(f"  --workers 2: {games / two:9.1f} matches/s ({two:.2f} s wall; {cpu2:.2f} CPU-s in all "
           f"processes); speed-up {one / two:.2f}x, CPU {cpu2 / cpu1:.2f}x that of 1 worker")

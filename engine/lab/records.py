@@ -180,7 +180,8 @@ def record_line(state: GameState, extra: dict[str, Any],
                 winners: Optional[Sequence[int]] = None) -> str:
     """:func:`dumps` of ``state`` with the ``extra`` fields, for a caller that has the
     match's ``totals`` and ``winners`` at hand already (the engine's, as
-    :func:`~.turn.totals` and :func:`~.turn.winners` give them): they are not worked out
+    :func:`~lostcities.engine.game.turn.totals` and
+    :func:`~lostcities.engine.game.turn.winners` give them): they are not worked out
     again. The same line as ``dumps(state, **extra)``."""
     codec = state.pack.cards
     texts = _turn_texts(codec)
