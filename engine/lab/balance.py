@@ -547,9 +547,10 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     shape (:func:`valid_result`) is played again. ``progress(games_done)`` after each
     batch and, on a local pool, as its workers finish games (at most every
     :data:`~.backends.POLL_SECONDS` while a batch runs); ``games_done`` never goes down
-    and counts the batches found in ``run_dir``. ``workers``: at most one per core unless ``oversubscribe``
-    (:func:`~.backends.check_workers`). ``allow_import``: ``module:Class`` bots may be
-    imported (give it only for names the person at the keyboard typed).
+    and counts the batches found in ``run_dir``. ``workers``: at most one per core
+    unless ``oversubscribe`` (:func:`~.backends.check_workers`). ``allow_import``:
+    ``module:Class`` bots may be imported (give it only for names the person at the
+    keyboard typed).
     ``allow_outside``: the packs' ``extends`` may name files outside their folders
     (:func:`~.packs.load_pack`); workers that load the packs again (Ray) do it with it,
     so give it whenever a pack needed it. It is not part of the run folder's
