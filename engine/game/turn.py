@@ -173,6 +173,20 @@ def legal_moves(state: GameState) -> list[Move]:
     moves completing the turn with that card.
     """
     t = state.tables
+    if state.phase == CARD and not state.last_play and not t.lowest_in_hand:
+        # the common case first (CARD is a duel's card phase): each card's turns by where
+        # it may draw, ready in the tables for these piles
+        p = state.to_move
+        play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
+        ok = state.playable[p]
+        cards = sorted(set(state.hands[p]))
+        out: list[Move] = []
+        for card in cards:
+            if ok[card]:
+                out += play_rows[card]
+        for card in cards:
+            out += discard_rows[card]
+        return out
     if state.board is not None:
         return _board.legal_moves(state)
     if state.phase == OVER:
@@ -181,25 +195,13 @@ def legal_moves(state: GameState) -> list[Move]:
         action, card = state.pending  # type: ignore[misc]
         return [t.move(action, card, d)
                 for d in draw_sources(state, discarded_colour(state, action, card))]
-    if state.last_play or t.lowest_in_hand:
-        plays, discards = card_options(state)
-        if not state.last_play:
-            play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
-            return [m for k in plays for m in play_rows[k]] + \
-                [m for k in discards for m in discard_rows[k]]
-        return [t.last_moves[PLAY][k] for k in plays] + \
-            [t.last_moves[DISCARD][k] for k in discards]
-    # each card's turns by where it may draw, ready in the tables for these piles
-    play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
-    ok = state.playable[state.to_move]
-    cards = sorted(set(state.hands[state.to_move]))
-    out: list[Move] = []
-    for card in cards:
-        if ok[card]:
-            out += play_rows[card]
-    for card in cards:
-        out += discard_rows[card]
-    return out
+    plays, discards = card_options(state)  # a last play, or rows started lowest in hand
+    if not state.last_play:
+        play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
+        return [m for k in plays for m in play_rows[k]] + \
+            [m for k in discards for m in discard_rows[k]]
+    return [t.last_moves[PLAY][k] for k in plays] + \
+        [t.last_moves[DISCARD][k] for k in discards]
 
 
 def illegal_reason(state: GameState, move: Move) -> Optional[str]:
