@@ -1,16 +1,17 @@
 """ismcts: time per move at each level and pack, and strength on paired seat-swapped seeds.
 
 Run: ``python benchmarks/bench_ismcts.py [--only time|strength] [--timed BOT,...]
-[--packs duel-classic,board-classic] [--moves N] [--seeds N] [--board-seeds N]
+[--packs duel-classic,board-classic] [--yardstick PATH] [--moves N] [--seeds N] [--board-seeds N]
 [--pairings expert,baseline,board2] [--baseline module:Class] [--expert module:Class]
 [--path DIR] [--workers K] [--run-dir DIR] [--batch N]``. Prints:
 
 1. **time per move** of each of ``--timed`` (default ismcts at levels 1-3; a frozen
-   earlier search by its module:Class) on each of ``--packs``, against the expert: mean CPU (this process's ``time.process_time``) and wall time a decision,
-   the worst CPU, over the first ``--moves`` decisions of seeded matches; each line
-   beside the yardstick (``../shared/bench/plain_duel.py``, the plain random duel) run in
-   the same process just before, as the yardstick's random matches per CPU second, so
-   that figures from a loaded machine compare. The load average is in the header;
+   earlier search by its module:Class) on each of ``--packs``, against the expert: mean
+   CPU (this process's ``time.process_time``) and wall time a decision, the worst CPU,
+   over the first ``--moves`` decisions of seeded matches; each line beside the
+   yardstick (``../shared/bench/plain_duel.py``, the plain random duel) run in the same
+   process just before, as its random matches per CPU second, so that figures from a
+   loaded machine compare. The load average is in the header;
 2. **strength**: every seed played once with ismcts at each seat (``2 * seeds`` matches
    at 2 players), ismcts's share of wins (ties count half) with a Wilson 95% interval,
    its wins/ties/losses, its mean score difference a match (95% interval over the
@@ -176,13 +177,13 @@ def strength(job: Pairing, seeds: int, workers: int, label: str,
           f"win share above 50% {(share - 0.5) * 100 / cpu:+.0f} points", flush=True)
 
 
-def yardstick(matches: int = 40) -> float:
+def yardstick(path: Path, matches: int = 40) -> float:
     """The yardstick's random duel-classic matches per CPU second, in this process."""
     import random
 
-    spec = importlib.util.spec_from_file_location("plain_duel", YARDSTICK)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"bench_ismcts: no yardstick at {YARDSTICK}")
+    spec = importlib.util.spec_from_file_location("plain_duel", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise SystemExit(f"bench_ismcts: no yardstick at {path} (--yardstick PATH)")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rng = random.Random(0)
@@ -233,6 +234,8 @@ def main() -> None:
                         help="bots timed, comma-separated (names or module:Class)")
     parser.add_argument("--packs", default="duel-classic,board-classic",
                         help="packs timed, comma-separated")
+    parser.add_argument("--yardstick", default=str(YARDSTICK),
+                        help="the yardstick's plain_duel.py (default: ../shared/bench/)")
     parser.add_argument("--moves", type=int, default=60, help="decisions timed per level")
     parser.add_argument("--level", type=int, default=2, help="ismcts level in strength runs")
     parser.add_argument("--seeds", type=int, default=50, help="seeds per duel pairing")
@@ -256,7 +259,7 @@ def main() -> None:
         print("time per move (against the expert; CPU of this process):")
         for pack_id in args.packs.split(","):
             for bot in args.timed.split(","):
-                pace = yardstick()
+                pace = yardstick(Path(args.yardstick))
                 timed = time_per_move(pack_id.strip(), bot.strip(), args.moves, args.expert,
                                       args.path)
                 n = timed.decisions

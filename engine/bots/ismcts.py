@@ -28,7 +28,8 @@ search:
 * **the choice**: the expert's first choice is kept unless another candidate
   beats it by more than ``confidence`` standard errors of the paired differences.
 
-The budget is a number of passes per decision (:data:`LEVELS`; on a board
+The budget is a number of passes per decision (:data:`LEVELS`, with the lookahead's
+turns of :data:`LEVEL_DEPTH`; on a board
 :data:`BOARD_LEVELS` with :data:`BOARD_SEARCH`'s shorter lookahead), so a seeded
 match is reproducible; ``SearchParams.seconds`` adds a time limit. Measured
 against the expert and against the search before issue #15 with paired seeds and
@@ -53,7 +54,11 @@ from ..game.view import BoardView, Observation, observation
 
 #: passes (deals) searched at most per decision at each level of ``lc play --level`` on a
 #: duel pack (2 is the default, the level measured against the expert)
-LEVELS: dict[int, int] = {1: 20, 2: 40, 3: 80, 4: 200, 5: 500}
+LEVELS: dict[int, int] = {1: 20, 2: 40, 3: 50, 4: 100, 5: 250}
+#: the turns each level's lookahead plays after a candidate on a duel pack: 2 (the
+#: opponent's reply and our next turn) for a quick answer; from level 3, 4 turns, the
+#: search of before issue #15 (levels 3-5 are its levels 2-4, with racing)
+LEVEL_DEPTH: dict[int, int] = {1: 2, 2: 2, 3: 4, 4: 4, 5: 4}
 #: the same on a board pack, whose lookahead (:data:`BOARD_SEARCH`) is shorter
 BOARD_LEVELS: dict[int, int] = {1: 8, 2: 16, 3: 32, 4: 80, 5: 200}
 DEFAULT_LEVEL = 2
@@ -100,7 +105,7 @@ class ISMCTSBot(Bot):
         if level not in LEVELS:
             raise ValueError(f"ismcts level must be one of {', '.join(map(str, LEVELS))}, "
                              f"not {level!r}")
-        self.params = params or SearchParams(iterations=LEVELS[level])
+        self.params = params or SearchParams(iterations=LEVELS[level], depth=LEVEL_DEPTH[level])
         self.board_params = board_params or replace(BOARD_SEARCH,
                                                     iterations=BOARD_LEVELS[level])
         self.expert = ExpertBot()
