@@ -528,7 +528,8 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     through :func:`random_move` and :func:`push` themselves. Within a round the loop
     keeps each seat's distinct cards in order (the n-th discard option is an index
     there) and leaves the ``playable`` lists to be set from the row states when it
-    hands the state back (they follow the row states, which it keeps in step).
+    hands the state back (they follow the row states, which it keeps in step). A turn
+    that ends the round ends it as :func:`~.steps.end_turn` does (scores, the next deal).
     """
     t = state.tables
     undo = state.undo
@@ -544,8 +545,8 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     next_seat = tuple((p + 1) % n for p in range(n))
     state.own_all()  # the lists played on below are this state's own
     # a fused turn starts with cards in the draw pile (else the round is over or at its
-    # last plays): its draws are the deck and the non-empty piles
-    # by pile mask: the draws by column (the deck first), and how many
+    # last plays): its draws are the deck and the non-empty piles; by pile mask, those
+    # draws by column (the deck first) and how many
     draws_of = tuple((DECK, *d) for d in pile_draws)
     draw_columns = tuple(map(len, draws_of))
     while state.phase != OVER:
