@@ -114,7 +114,8 @@ def test_a_card_the_opener_would_take_is_kept_once_the_opponent_opens_every_colo
     fed_tops[colour] = card
     worth_now = ev.opponents(fed_tops, obs.draw_pile) - ev.opponents(tops, obs.draw_pile)
     old_ev = Evaluation(p, obs, memory, before)
-    worth_before = old_ev.opponents(fed_tops, obs.draw_pile) - old_ev.opponents(tops, obs.draw_pile)
+    worth_before = (old_ev.opponents(fed_tops, obs.draw_pile)
+                    - old_ev.opponents(tops, obs.draw_pile))
     assert worth_now > worth_before
 
 

@@ -51,7 +51,7 @@ from ..game.moves import DECK, PLAY, Move, action_space
 from ..game.rules import RulePack
 from ..game.state import GameState
 from ..game.tables import Tables, tables_of
-from ..game.view import Observation
+from ..game.view import BoardView, Observation
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,8 @@ class SharedPlans:
     Each entry is keyed by everything its value depends on (the colour's row, the held
     cards that can still follow it, the colour's unseen cards and the draw chance, the
     very float the plan is worked out with, from the turns left and the number of cards
-    unseen in all), so a shared entry is the value the evaluation would work out itself. Packs with a board are not shared: their values depend on the board too.
+    unseen in all), so a shared entry is the value the evaluation would work out itself.
+    Packs with a board are not shared: their values depend on the board too.
     """
 
     def __init__(self, pack: RulePack, params: ExpertParams):
@@ -923,14 +924,148 @@ class BoardReading:
         return 1.0 if len(tied) == 1 else 0.0
 
 
+class DeckDraw:
+    """What our rows are worth on average once a card is drawn from the deck, over the
+    cards unseen (each with its copies): while every card drawn leaves the rows' plans
+    within the turns left (the usual case), the rows add up, so the average is our
+    rows' worth plus, colour by colour, what a card of that colour changes on average
+    (:meth:`RowPlans.draws`, shared by the moves that leave the colour as it is);
+    otherwise each card is combined (:meth:`each_card`)."""
+
+    def __init__(self, t: Tables, rows: RowPlans):
+        self.t, self.rows = t, rows
+        #: each colour's draw (:meth:`RowPlans.draws`) by (colour, hand, row, turns, track)
+        self._draws: dict[tuple, tuple] = {}
+
+    def average(self, hand: list[tuple[Card, ...]], rows: list[tuple[Card, ...]], future: int,
+                after: Optional[BoardAfter], mine: Optional[list[ColourPlan]] = None) -> float:
+        """Our rows' expected worth after the draw (``hand`` and ``rows`` by colour,
+        ``future`` our turns left after it; ``mine``: their plans if worked out)."""
+        rows_ = self.rows
+        if mine is None:
+            mine = rows_.plans(hand, rows, future, after)
+        need = 0
+        xneed = 0.0
+        worth = 0.0
+        for plan in mine:
+            need += plan.need
+            xneed += plan.extra_need
+            worth += plan.value + plan.extra
+        gain = 0.0
+        weight = 0
+        simple = need <= future and xneed <= future - need
+        entries = []
+        draws = self._draws
+        for c in self.t.colours:
+            track = None if after is None else after.tracks[c]
+            key = (c, hand[c], rows[c], future, track)
+            entry = draws.get(key)
+            if entry is None:
+                entry = draws[key] = rows_.draws(c, hand[c], rows[c], future, track)
+            entries.append(entry)
+            count, total, most_need, most_both, _ = entry
+            if not count or not simple:
+                continue
+            m = mine[c]
+            room = future - need + m.need
+            if most_need > room or most_both > room + m.extra_need - xneed:
+                simple = False
+                continue
+            gain += total - count * (m.value + m.extra)
+            weight += count
+        if simple:
+            return worth + gain / weight if weight else rows_.combine(mine, future)
+        return self.each_card(mine, entries, future, need, xneed)
+
+    def each_card(self, mine: list[ColourPlan], entries: list[tuple], future: int,
+                  need: int, xneed: float) -> float:
+        """The average over the unseen cards card by card (when the turns left bind):
+        the rows' sums with one colour's plan changed, or the knapsack when its plays
+        no longer fit the turns left."""
+        rows_ = self.rows
+        values = extras = 0.0
+        for plan in mine:
+            values += plan.value
+            extras += plan.extra
+        total = 0.0
+        weight = 0
+        for c, entry in enumerate(entries):
+            m = mine[c]
+            for times, q in entry[4]:
+                n = need - m.need + q.need
+                if n <= future:
+                    spare = future - n
+                    x = xneed - m.extra_need + q.extra_need
+                    scale = 1.0 if x <= spare else spare / x
+                    worth = values - m.value + q.value + scale * (extras - m.extra + q.extra)
+                else:
+                    plans = mine[:]
+                    plans[c] = q
+                    worth = rows_.knapsack(plans, future)
+                total += times * worth
+                weight += times
+        return total / weight if weight else rows_.combine(mine, future)
+
+
+class TurnsLeft:
+    """Time: our turns still to come, from the draw pile and, on a board, the bridge
+    crossings that end the round (bridge timing, at a rough guess)."""
+
+    def __init__(self, n: int, board: Optional[BoardView], params: ExpertParams):
+        self.n, self.board, self.p = n, board, params
+
+    def future(self, deck: int, after: Optional[BoardAfter]) -> int:
+        """Our turns still to come once the draw pile holds ``deck`` cards (and, on a
+        board, before the bridge crossings that end the round)."""
+        turns = deck // self.n
+        cap = self.crossing_turns(after)
+        return turns if cap is None else min(turns, cap)
+
+    def crossing_turns(self, after: Optional[BoardAfter]) -> Optional[int]:
+        """Each player's turns until the crossings that end the round, roughly: a pawn
+        ``d`` steps from its bridge crosses in about ``crossing_pace * d`` turns of its
+        player; the round ends with the ``k``-th such crossing still to come."""
+        if after is None or not after.crossings_left:
+            return None
+        times = sorted(after.distances) + [self.board.bridge_after + 1] * after.crossings_left
+        return max(1, round(self.p.crossing_pace * times[after.crossings_left - 1]))
+
+
+class BoardGains:
+    """Board packs: what a move takes this turn (tokens, artefacts valued) and where the
+    free leader may go (leader placement: the colour where leading would gain most)."""
+
+    def __init__(self, rows: RowPlans):
+        self.rows = rows
+
+    def __call__(self, hand: Sequence[tuple[Card, ...]], future: int,
+                 after: Optional[BoardAfter]) -> float:
+        if after is None:
+            return 0.0
+        extra = after.gained
+        if after.leader_free:
+            best = 0.0
+            for c, track in enumerate(after.tracks):
+                if track[0] or track[2]:
+                    continue  # engaged already
+                ordinary = self.rows.plan(c, hand[c], (), future, track)
+                led = self.rows.plan(c, hand[c], (), future, (0, True, 0))
+                best = max(best, led.value + led.extra - ordinary.value - ordinary.extra)
+            extra += best
+        return extra
+
+
 class Evaluation:
     """The expert's view of one decision: values of the positions its moves leave.
 
-    The steps, each its own object: :class:`RowPlans` (what our rows are worth),
-    :class:`OpponentProspects` (what the opponents may add, and what a card is worth to
-    each), :class:`BoardReading` (what a move does to the board); this class adds the
-    draw's value (a pile's top, or the average over the unseen cards for the deck) and
-    time (the turns left, bridge crossings, the free leader).
+    The steps, each its own object: :class:`Unseen` (the cards not seen), :class:`RowScore`
+    (what a row scores), :class:`RowPlans` (what our rows are worth), :class:`DeckDraw`
+    (their average over a card drawn from the deck), :class:`OpponentProspects` (what the
+    opponents may add, and what a card is worth to each), :class:`TurnsLeft` (time: the
+    draw pile, the bridge crossings), :class:`BoardReading` (what a move does to the
+    board) and :class:`BoardGains` (what it takes, the free leader); this class values
+    each move: the hand, rows and pile tops its card decision leaves, then its draw (a
+    pile's top joins the hand, or the deck's average), less the opponents' prospects.
 
     ``shared``: caches to share with other evaluations of the same pack and weights
     (:class:`SharedPlans`); the values are the same with or without them.
@@ -956,8 +1091,9 @@ class Evaluation:
         self.rows = RowPlans(t, params, self.score, self.unseen, shared)
         self.opponents_of = OpponentProspects(t, obs, memory, params, self.score,
                                               self.unseen, shared)
-        #: each colour's draw (:meth:`RowPlans.draws`) by (colour, hand, row, turns, track)
-        self._draws: dict[tuple, tuple] = {}
+        self.deck = DeckDraw(t, self.rows)
+        self.turns = TurnsLeft(self.n, self.board, params)
+        self.gains = BoardGains(self.rows)
         self.reading: Optional[BoardReading] = None
         if self.board is not None:
             self.reading = BoardReading(pack, obs, memory, t, self.score.artefact)
@@ -1089,80 +1225,13 @@ class Evaluation:
                      future: int, tops: list[Optional[Card]], deck: int,
                      after: Optional[BoardAfter],
                      mine: Optional[list[ColourPlan]] = None) -> float:
-        """The expected value after drawing an unseen card from the draw pile.
-
-        While every card drawn leaves the rows' plans within the turns left (the usual
-        case), the rows add up, so the average is our rows' worth plus, colour by colour,
-        what a card of that colour changes on average (:meth:`RowPlans.draws`, shared by
-        the moves that leave the colour as it is); otherwise each card is combined.
-        ``mine``: the plans of ``hand`` and ``rows`` if already worked out."""
-        rows_ = self.rows
-        if mine is None:
-            mine = rows_.plans(hand, rows, future, after)
-        need = 0
-        xneed = 0.0
-        worth = 0.0
-        for plan in mine:
-            need += plan.need
-            xneed += plan.extra_need
-            worth += plan.value + plan.extra
-        gain = 0.0
-        weight = 0
-        simple = need <= future and xneed <= future - need
-        entries = []
-        draws = self._draws
-        for c in self.t.colours:
-            track = None if after is None else after.tracks[c]
-            key = (c, hand[c], rows[c], future, track)
-            entry = draws.get(key)
-            if entry is None:
-                entry = draws[key] = rows_.draws(c, hand[c], rows[c], future, track)
-            entries.append(entry)
-            count, total, most_need, most_both, _ = entry
-            if not count or not simple:
-                continue
-            m = mine[c]
-            room = future - need + m.need
-            if most_need > room or most_both > room + m.extra_need - xneed:
-                simple = False
-                continue
-            gain += total - count * (m.value + m.extra)
-            weight += count
-        if simple:
-            expected = worth + gain / weight if weight else rows_.combine(mine, future)
-        else:
-            expected = self._each_card(mine, entries, future, need, xneed)
-        return expected + self.board_extra(hand, future, after) \
+        """The expected value after drawing an unseen card from the draw pile: our rows'
+        average over the cards drawn (:class:`DeckDraw`), the board's extras, less the
+        opponents' prospects. ``mine``: the plans of ``hand`` and ``rows`` if already
+        worked out."""
+        return self.deck.average(hand, rows, future, after, mine) \
+            + self.board_extra(hand, future, after) \
             - self.p.opponent * self.opponents(tops, deck, after)
-
-    def _each_card(self, mine: list[ColourPlan], entries: list[tuple], future: int,
-                   need: int, xneed: float) -> float:
-        """The average over the unseen cards card by card (when the turns left bind):
-        the rows' sums with one colour's plan changed, or the knapsack when its plays
-        no longer fit the turns left."""
-        rows_ = self.rows
-        values = extras = 0.0
-        for plan in mine:
-            values += plan.value
-            extras += plan.extra
-        total = 0.0
-        weight = 0
-        for c, entry in enumerate(entries):
-            m = mine[c]
-            for times, q in entry[4]:
-                n = need - m.need + q.need
-                if n <= future:
-                    spare = future - n
-                    x = xneed - m.extra_need + q.extra_need
-                    scale = 1.0 if x <= spare else spare / x
-                    worth = values - m.value + q.value + scale * (extras - m.extra + q.extra)
-                else:
-                    plans = mine[:]
-                    plans[c] = q
-                    worth = rows_.knapsack(plans, future)
-                total += times * worth
-                weight += times
-        return total / weight if weight else rows_.combine(mine, future)
 
     # ------------------------------------------------------------------ values
 
@@ -1182,38 +1251,20 @@ class Evaluation:
         return self.opponents_of.total(tops, deck, cap)
 
     def future(self, deck: int, after: Optional[BoardAfter]) -> int:
-        """Our turns still to come once the draw pile holds ``deck`` cards (and, on a
-        board, before the bridge crossings that end the round, at a rough guess)."""
-        turns = deck // self.n
-        cap = self.crossing_turns(after)
-        return turns if cap is None else min(turns, cap)
+        """Our turns still to come once the draw pile holds ``deck`` cards
+        (:meth:`TurnsLeft.future`)."""
+        return self.turns.future(deck, after)
 
     def crossing_turns(self, after: Optional[BoardAfter]) -> Optional[int]:
-        """Each player's turns until the crossings that end the round, roughly: a pawn
-        ``d`` steps from its bridge crosses in about ``crossing_pace * d`` turns of its
-        player; the round ends with the ``k``-th such crossing still to come."""
-        if after is None or not after.crossings_left:
-            return None
-        times = sorted(after.distances) + [self.board.bridge_after + 1] * after.crossings_left
-        return max(1, round(self.p.crossing_pace * times[after.crossings_left - 1]))
+        """Each player's turns until the crossings that end the round, roughly
+        (:meth:`TurnsLeft.crossing_turns`)."""
+        return self.turns.crossing_turns(after)
 
     def board_extra(self, hand: Sequence[tuple[Card, ...]], future: int,
                     after: Optional[BoardAfter]) -> float:
         """On a board: this turn's tokens and artefacts, and where the free leader may go
-        (leader placement: the colour where leading would gain most)."""
-        if after is None:
-            return 0.0
-        extra = after.gained
-        if after.leader_free:
-            best = 0.0
-            for c, track in enumerate(after.tracks):
-                if track[0] or track[2]:
-                    continue  # engaged already
-                ordinary = self.rows.plan(c, hand[c], (), future, track)
-                led = self.rows.plan(c, hand[c], (), future, (0, True, 0))
-                best = max(best, led.value + led.extra - ordinary.value - ordinary.extra)
-            extra += best
-        return extra
+        (:class:`BoardGains`); 0 in a duel."""
+        return self.gains(hand, future, after)
 
 
 def _insert(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
