@@ -324,7 +324,8 @@ def play_turn(state: GameState, move: Move) -> None:
     """A duel's whole turn in place: ``move`` (trusted) is a card decision then a draw that
     neither ends the round nor is a last play (the caller checks), made as
     :func:`decide_card`, :func:`decide_draw` and :func:`end_turn` make it, with one undo
-    record instead of three."""
+    record instead of three, which is a whole push by itself (:func:`pop` undoes it alone,
+    no ``None`` before it)."""
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw
@@ -598,15 +599,19 @@ def undo_one(state: GameState, entry: tuple) -> None:
 
 
 def pop(state: GameState) -> None:
-    """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly (its records
-    down to the ``None`` that opened it)."""
-    if not state.undo:
+    """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly: its records
+    down to the ``None`` that opened it, or the one record of :func:`play_turn` (a whole
+    push by itself)."""
+    undo = state.undo
+    if not undo:
         raise IndexError("pop from a state with nothing pushed")
-    while True:
-        entry = state.undo.pop()
-        if entry is None:
-            return
+    entry = undo.pop()
+    if entry is not None and entry[0] == "whole":
         undo_one(state, entry)
+        return
+    while entry is not None:
+        undo_one(state, entry)
+        entry = undo.pop()
 
 
 

@@ -264,13 +264,13 @@ def push(state: GameState, move: Move) -> None:
     """Play ``move`` in place (trusted: check with :func:`is_legal` first); undo with
     :func:`pop`."""
     if state.phase == CARD:
-        state.undo.append(None)
         t = state.tables
         draw = move.draw
         if not state.last_play and state.turn + 1 < t.turn_cap and draw is not None \
                 and (draw != DECK or len(state.deck) > 1 or t.last_play):
-            play_turn(state, move)  # the common turn: one undo record
+            play_turn(state, move)  # the common turn: one undo record, a push of its own
             return
+        state.undo.append(None)
         decide_card(state, move.action, move.card, move)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
