@@ -20,6 +20,8 @@ Contenders, fastest path first (as docs/api.md teaches them):
 * ``legal_action_mask + step, ids a tuple``: the same loop with the ids kept as a tuple
   (``tuple(range(num_actions(pack)))``): ``compress`` walks a tuple faster than a range;
 * ``legal_actions + step``: the same decisions, the legal ids listed by ``legal_actions``;
+* ``legal_actions + push_action/pop``: the action-id loop in place, as a search on action
+  ids runs it (the stack unwound at the end);
 * ``(mask picks alone, no engine)``: the mask loop's picking (``compress`` over the whole
   mask, ``rng.choice``) as many times as a match has decisions, with no engine at all:
   the ceiling of that loop, however fast ``legal_action_mask`` and ``step`` are; and the
@@ -58,7 +60,7 @@ def contenders(yardstick) -> dict:
     """Name -> ``run(i)`` playing match ``i``."""
     from lostcities.engine import (apply, is_over, legal_action_mask, legal_actions, legal_moves,
                                    load_pack, new_game, num_actions, playout, pop, push,
-                                   random_move, step)
+                                   push_action, random_move, step)
 
     duel = load_pack("duel-classic")
     playout(new_game(duel, 2, 0), random.Random(0))  # warm up: tables, formulas
@@ -104,6 +106,13 @@ def contenders(yardstick) -> dict:
         while not is_over(state):
             state = step(state, rng.choice(legal_actions(state)))
 
+    def actions_push(i: int) -> None:
+        state, rng = new_game(duel, 2, i), random.Random(i)
+        while not is_over(state):
+            push_action(state, rng.choice(legal_actions(state)))
+        while state.undo:  # the stack a search would unwind
+            pop(state)
+
     # the mask loop's own work without the engine: as many picks from a mask as a match
     # has decisions (the ceiling of that loop however fast the engine)
     sample = new_game(duel, 2, 0)
@@ -126,6 +135,7 @@ def contenders(yardstick) -> dict:
             "random_move + push": random_push, "legal_moves + push/pop": moves_push,
             "legal_moves + apply": moves_apply, "legal_action_mask + step": mask_step,
             "mask + step, ids a tuple": mask_step_tuple, "legal_actions + step": actions_step,
+            "legal_actions + push_action/pop": actions_push,
             "(mask picks alone, no engine)": mask_picks,
             "(the same, ids a tuple)": mask_picks_tuple}
 
