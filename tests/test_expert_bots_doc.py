@@ -64,3 +64,14 @@ def test_the_documented_ismcts_levels_are_the_code_s():
     bots = DOC.read_text(encoding="utf-8")
     budget = re.search(r"level 1-5 = ([\d,\s]+)", bots).group(1).strip().rstrip(",")
     assert [int(n) for n in budget.split(",")] == list(LEVELS.values())
+
+
+def test_the_doc_gives_the_readiness_threshold_the_expert_uses():
+    """docs/bots.md says from which share of colours opened an opponent counts as opening
+    colours readily: the value of ``ExpertParams.ready_from``."""
+    from lostcities.engine.bots.expert import DUEL, ExpertParams
+
+    text = DOC.read_text(encoding="utf-8")
+    assert "`ExpertParams.ready_from`" in text and "`SeatMemory.opened_before`" in text
+    assert f"`ExpertParams.ready_from`, {DUEL.ready_from:g}" in text
+    assert ExpertParams().ready_from == DUEL.ready_from
