@@ -20,7 +20,9 @@ the first ones of a longer run in the same folder. Prints:
    equal player wins 25%). ``--against module:Class`` adds expert vs that bot (e.g. a copy
    of an earlier expert, to check a change keeps its strength: ``--pairings expert-against``);
 2. **time per move** of each bot on duel-classic (mean and worst, and the mean CPU time
-   of this process), ismcts at each level;
+   of this process, also as a number of the yardstick's random matches,
+   ``../shared/bench/plain_duel.py`` timed in the same process, when it is there), ismcts
+   at each level;
 3. **matches per second** of random, greedy, expert and ismcts (default level) pairs through
    :func:`~lostcities.engine.lab.simulation.simulate` at 1 and 2 workers.
 
@@ -182,6 +184,26 @@ def time_per_move(bot: str, matches: int, most: Optional[int] = None
     return times, late, cpu
 
 
+def yardstick(matches: int = 30) -> Optional[float]:
+    """Random matches a CPU second of the plain loop ``../shared/bench/plain_duel.py`` in
+    this process (None where it is not there), to pair time figures with."""
+    import random
+
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "..", "shared", "bench")
+    if not os.path.isfile(os.path.join(folder, "plain_duel.py")):
+        return None
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import plain_duel  # the yardstick: a file of this machine, not of the project
+
+    rng = random.Random(1)
+    start = time.process_time()
+    for _ in range(matches):
+        plain_duel.random_match(rng)
+    return matches / max(1e-9, time.process_time() - start)
+
+
 def speed(bot: str, matches: int, workers: int) -> float:
     """Matches per second of ``bot`` against itself through simulate()."""
     from lostcities.engine.lab.simulation import simulate
@@ -238,6 +260,11 @@ def main() -> None:
             strength(job, seeds, args.workers, label, args.run_dir, args.batch)
     if args.only in (None, "time"):
         print("time per move (duel-classic, against expert):")
+        rate = yardstick()
+        if rate is not None:
+            print(f"  yardstick (../shared/bench/plain_duel.py, this process): {rate:.0f} random "
+                  "matches a CPU second; a bot's CPU ms a decision times this is its "
+                  "figure in yardstick matches", flush=True)
         for bot, matches, most in (("random", 20, None), ("greedy", 10, None),
                                    ("expert", 10, None), ("ismcts@1", 2, None),
                                    ("ismcts@2", 1, None), ("ismcts@3", 1, None),
@@ -248,7 +275,8 @@ def main() -> None:
                    " (the round's first moves)")
             print(f"  {bot:<10} mean {sum(times) / len(times) * 1000:9.2f} ms   worst "
                   f"{max(times) * 1000:9.1f} ms   CPU mean {sum(cpu) / len(cpu) * 1000:9.2f} ms"
-                  f"   ({len(times)} moves){end}", flush=True)
+                  + (f" = {sum(cpu) / len(cpu) * rate:.3f} yardstick matches" if rate else "")
+                  + f"   ({len(times)} moves){end}", flush=True)
     if args.only in (None, "speed"):
         print("matches per second (duel-classic, the bot against itself):")
         for bot, matches in (("random", 4000), ("greedy", 400), ("expert", 60), ("ismcts", 4)):
