@@ -473,17 +473,18 @@ class RowPlans:
                  row: tuple[Card, ...]) -> Options:
         """For each number of held wagers played: the row's score with the held chain,
         and what the unseen cards that fit add to it in all (before their chance)."""
-        t, f = self.t, self.score
+        t, f = self.t, self.score.f  # a duel's row: the expedition formula itself
         extras = self._fitting(colour, t.state_of(row))
         values = [t.value_of[k] for k in row if not t.is_wager[k]]
         wagers = len(row) - len(values)
         plan_values = values + list(chain)
+        each = [sorted(plan_values + [v]) for v in extras]  # the row with each unseen card
         out = []
         for w in range(held_wagers + 1):
             base = f(colour, plan_values, wagers + w)
             extra = 0.0
-            for v in extras:
-                extra += f(colour, sorted(plan_values + [v]), wagers + w) - base
+            for with_card in each:
+                extra += f(colour, with_card, wagers + w) - base
             out.append((base, extra))
         return (len(extras), *self._choices(colour, chain, held_wagers, row, None, out))
 
