@@ -88,15 +88,17 @@ def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
 
 
 def engine_digest() -> str:
-    """A digest of the engine's source: a run folder resumes only with the same bots."""
+    """A digest of the engine's source, its packages (bots, game, ...) included: a run
+    folder resumes only with the same bots."""
     import hashlib
     from pathlib import Path
 
     import lostcities.engine as engine
 
+    root = Path(engine.__file__).parent
     digest = hashlib.sha256()
-    for path in sorted(Path(engine.__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
