@@ -116,7 +116,7 @@ def test_the_default_level_and_the_board_search():
     assert bot.params == SearchParams(iterations=ismcts.LEVELS[ismcts.DEFAULT_LEVEL])
     assert bot.board_params == ismcts.BOARD_SEARCH
     assert make_bot("ismcts@4").board_params.iterations == ismcts.BOARD_LEVELS[4]
-    assert [make_bot(f"ismcts@{k}").params.depth for k in range(1, 6)] == [2, 2, 4, 4, 4]
+    assert [make_bot(f"ismcts@{k}").params.depth for k in range(1, 6)] == [2, 4, 4, 4, 4]
     assert sorted(ismcts.LEVEL_DEPTH) == sorted(ismcts.LEVELS)
     assert sorted(ismcts.BOARD_LEVELS) == sorted(ismcts.LEVELS)
     assert [ismcts.BOARD_LEVELS[k] for k in range(1, 6)] == sorted(ismcts.BOARD_LEVELS.values())

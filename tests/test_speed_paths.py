@@ -122,7 +122,7 @@ DIGESTS: dict[str, str] = {
     'actions duel-grenoble@3': 'c3dfb60db22cc44355ec87194c6c6b11',
     'actions duel-grenoble@4': 'f6b95654d51aac69c804472369d54525',
     'actions duel-six@2': 'ec824d9f59c05762b7d46c4c547aa145',
-    'ismcts duel-classic@2': '62b03583d7013fa2f7ffa116b287256b',
+    'ismcts duel-classic@2': '3041b6b5a138c2fd3b92cd6f64ffad28',
     'match-expert-greedy board-classic@2': '63d5f27607440a987cffed1302e4059d',
     'match-expert-greedy board-short@2': '8c7014c789eaeb81fa0d51f0862cf827',
     'match-expert-greedy board-updown@2': 'b86d85cf199ca8bce43de7090d2d47e9',
