@@ -286,8 +286,23 @@ def decide_card(state: GameState, action: Action, card: Card,
     Then the draw comes (none after the last play), unless ``settle`` is False: a
     board pack's pawns move first (:mod:`.board` settles the turn itself).
     """
-    t = state.tables
     p = state.to_move
+    index, old = place_card(state, p, action, card)
+    state.undo.append(("card", p, action, card, index, old))
+    state.pending = (action, card)
+    if not settle:
+        return
+    if state.last_play:
+        end_turn(state, None, move)
+    else:
+        state.phase = DRAW
+
+
+def place_card(state: GameState, p: Seat, action: Action, card: Card) -> tuple[int, int]:
+    """Seat ``p``'s ``card`` leaves its hand for its row (``PLAY``) or its colour's pile, the
+    bits and row state kept in step; return the card's index in the hand and the row's
+    previous state (-1 for a discard), what the undo record keeps."""
+    t = state.tables
     if state.shared_hands >> p & 1:
         state.own_hand(p)
     hand = state.hands[p]
@@ -310,14 +325,23 @@ def decide_card(state: GameState, action: Action, card: Card,
             state.own_pile(colour)
         state.piles[colour].append(card)
         state.pile_bits |= 1 << colour
-    state.undo.append(("card", p, action, card, index, old))
-    state.pending = (action, card)
-    if not settle:
-        return
-    if state.last_play:
-        end_turn(state, None, move)
-    else:
-        state.phase = DRAW
+    return index, old
+
+
+def take_card(state: GameState, source: DrawSource) -> Card:
+    """The top card of the draw pile (``DECK``) or of pile ``source``, taken off it (the
+    pile bits kept in step); the caller puts it in a hand."""
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        return state.deck.pop()
+    if state.shared_piles >> source & 1:  # type: ignore[operator]
+        state.own_pile(source)  # type: ignore[arg-type]
+    pile = state.piles[source]  # type: ignore[index]
+    card = pile.pop()
+    if not pile:
+        state.pile_bits ^= 1 << source  # type: ignore[operator]
+    return card
 
 
 def play_turn(state: GameState, move: Move) -> None:
@@ -329,44 +353,12 @@ def play_turn(state: GameState, move: Move) -> None:
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    hand = state.hands[p]
-    held = state.held_bits
-    index = hand.index(card)
-    del hand[index]
-    if card not in hand:
-        held[p] ^= 1 << card
-    colour = t.colour_of[card]
-    old = -1
-    if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
-        state.rows[p][colour].append(card)
-        old = state.row_states[p][colour]
-        new = t.after[old][t.slot_of[card]]
-        if new != old:
-            set_row_state(state, p, colour, new)
-    else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
-        state.piles[colour].append(card)
-        state.pile_bits |= 1 << colour
-    if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-        drawn = state.deck.pop()
-        if not state.deck:  # only a pack that plays on after the pile ran out comes here
-            state.last_play = True
-    else:
-        if state.shared_piles >> source & 1:  # type: ignore[operator]
-            state.own_pile(source)  # type: ignore[arg-type]
-        pile = state.piles[source]  # type: ignore[index]
-        drawn = pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << source  # type: ignore[operator]
-    hand.append(drawn)
-    held[p] |= 1 << drawn
+    index, old = place_card(state, p, action, card)
+    drawn = take_card(state, source)
+    if source == DECK and not state.deck:
+        state.last_play = True  # only a pack that plays on after the pile ran out comes here
+    state.hands[p].append(drawn)
+    state.held_bits[p] |= 1 << drawn
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
     state.moves.append(move if move.codec is not None else t.move(action, card, source))
@@ -389,17 +381,7 @@ def decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = Non
     """The draw: the top of the draw pile (``DECK``) or of pile ``source`` joins the hand
     (undoable); then the turn ends (``move``: as made, if given)."""
     p = state.to_move
-    if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-        card = state.deck.pop()
-    else:
-        if state.shared_piles >> source & 1:  # type: ignore[operator]
-            state.own_pile(source)  # type: ignore[arg-type]
-        pile = state.piles[source]  # type: ignore[index]
-        card = pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << source  # type: ignore[operator]
+    card = take_card(state, source)
     if state.shared_hands >> p & 1:
         state.own_hand(p)
     state.hands[p].append(card)
