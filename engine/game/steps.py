@@ -328,6 +328,26 @@ def place_card(state: GameState, p: Seat, action: Action, card: Card) -> tuple[i
     return index, old
 
 
+def unplace_card(state: GameState, p: Seat, action: Action, card: Card, old: int) -> None:
+    """Undo :func:`place_card`'s row or pile side: seat ``p``'s ``card`` leaves its row (back
+    to row state ``old``) or its colour's pile; the caller puts it back in the hand."""
+    t = state.tables
+    colour = t.colour_of[card]
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        state.rows[p][colour].pop()
+        if state.row_states[p][colour] != old:
+            set_row_state(state, p, colour, old)
+    else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
+        pile = state.piles[colour]
+        pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << colour
+
+
 def take_card(state: GameState, source: DrawSource) -> Card:
     """The top card of the draw pile (``DECK``) or of pile ``source``, taken off it (the
     pile bits kept in step); the caller puts it in a hand."""
@@ -500,20 +520,7 @@ def undo_one(state: GameState, entry: tuple) -> None:
                 state.own_pile(source)
             state.piles[source].append(drawn)
             state.pile_bits |= 1 << source
-        colour = t.colour_of[card]
-        if action == PLAY:
-            if state.shared_seats >> p & 1:
-                state.own_seat(p)
-            state.rows[p][colour].pop()
-            if state.row_states[p][colour] != old:
-                set_row_state(state, p, colour, old)
-        else:
-            if state.shared_piles >> colour & 1:
-                state.own_pile(colour)
-            pile = state.piles[colour]
-            pile.pop()
-            if not pile:
-                state.pile_bits ^= 1 << colour
+        unplace_card(state, p, action, card, old)
         hand.insert(index, card)
         held[p] |= 1 << card
         state.pending = None
@@ -521,20 +528,7 @@ def undo_one(state: GameState, entry: tuple) -> None:
     elif kind == "card":
         _, p, action, card, index, old = entry
         t = state.tables
-        colour = t.colour_of[card]
-        if action == PLAY:
-            if state.shared_seats >> p & 1:
-                state.own_seat(p)
-            state.rows[p][colour].pop()
-            if state.row_states[p][colour] != old:
-                set_row_state(state, p, colour, old)
-        else:
-            if state.shared_piles >> colour & 1:
-                state.own_pile(colour)
-            pile = state.piles[colour]
-            pile.pop()
-            if not pile:
-                state.pile_bits ^= 1 << colour
+        unplace_card(state, p, action, card, old)
         if state.shared_hands >> p & 1:
             state.own_hand(p)
         state.hands[p].insert(index, card)
