@@ -364,6 +364,20 @@ def take_card(state: GameState, source: DrawSource) -> Card:
     return card
 
 
+def untake_card(state: GameState, source: DrawSource, card: Card) -> None:
+    """Undo :func:`take_card`: ``card`` (out of the hand already) goes back on top of the draw
+    pile (``DECK``) or of pile ``source``, the pile bits kept in step."""
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        state.deck.append(card)
+        return
+    if state.shared_piles >> source & 1:  # type: ignore[operator]
+        state.own_pile(source)  # type: ignore[arg-type]
+    state.piles[source].append(card)  # type: ignore[index]
+    state.pile_bits |= 1 << source  # type: ignore[operator]
+
+
 def play_turn(state: GameState, move: Move) -> None:
     """A duel's whole turn in place: ``move`` (trusted) is a card decision then a draw that
     neither ends the round nor is a last play (the caller checks), made as
@@ -511,15 +525,7 @@ def undo_one(state: GameState, entry: tuple) -> None:
         hand.pop()
         if drawn not in hand:
             held[p] ^= 1 << drawn
-        if source == DECK:
-            if state.shared_lists & DECK_SHARED:
-                state.own_deck()
-            state.deck.append(drawn)
-        else:
-            if state.shared_piles >> source & 1:
-                state.own_pile(source)
-            state.piles[source].append(drawn)
-            state.pile_bits |= 1 << source
+        untake_card(state, source, drawn)
         unplace_card(state, p, action, card, old)
         hand.insert(index, card)
         held[p] |= 1 << card
@@ -543,15 +549,7 @@ def undo_one(state: GameState, entry: tuple) -> None:
         hand.pop()
         if card not in hand:
             state.held_bits[p] ^= 1 << card
-        if source == DECK:
-            if state.shared_lists & DECK_SHARED:
-                state.own_deck()
-            state.deck.append(card)
-        else:
-            if state.shared_piles >> source & 1:
-                state.own_pile(source)
-            state.piles[source].append(card)
-            state.pile_bits |= 1 << source
+        untake_card(state, source, card)
         state.phase = DRAW
     elif kind == "turn":
         _, state.to_move, state.pending, state.last_play = entry
