@@ -559,28 +559,23 @@ class RowPlans:
                     q = same
                 else:
                     q = with_chance(options, row, chance, True)
-                count += times
-                total += times * (q.value + q.extra)
-                if q.need > most_need:
-                    most_need = q.need
-                if q.need + q.extra_need > most_both:
-                    most_both = q.need + q.extra_need
                 each.append((times, q))
-            return count, total, most_need, most_both, each
-        for card, times in self.unseen.cards[colour]:
-            if self._refused(row, card):
-                if same is None:
-                    same = self.plan(colour, hand, row, future, track)
-                q = same
-            else:
-                q = self.plan(colour, _insert(hand, card), row, future, track)
+        else:
+            for card, times in self.unseen.cards[colour]:
+                if self._refused(row, card):
+                    if same is None:
+                        same = self.plan(colour, hand, row, future, track)
+                    q = same
+                else:
+                    q = self.plan(colour, _insert(hand, card), row, future, track)
+                each.append((times, q))
+        for times, q in each:
             count += times
             total += times * (q.value + q.extra)
             if q.need > most_need:
                 most_need = q.need
             if q.need + q.extra_need > most_both:
                 most_both = q.need + q.extra_need
-            each.append((times, q))
         return count, total, most_need, most_both, each
 
     def _refused(self, row: tuple[Card, ...], card: Card) -> bool:
