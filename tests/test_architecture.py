@@ -49,6 +49,15 @@ def sources() -> list[tuple[str, Path]]:
     return out
 
 
+def source_of(package: str, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` in ``package`` imports from."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[:len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 @functools.lru_cache(maxsize=None)
 def imports(module: str, path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
     """(line, absolute module imported from, names) of every import in the file."""
@@ -59,13 +68,8 @@ def imports(module: str, path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name, ()) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found.append((node.lineno, target, tuple(alias.name for alias in node.names)))
+            found.append((node.lineno, source_of(package, node),
+                          tuple(alias.name for alias in node.names)))
     return found
 
 
@@ -133,12 +137,7 @@ def module_names(module: str, path: Path) -> dict[str, str]:
                 if alias.name in ours and alias.asname:
                     bound[alias.asname] = alias.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                parent = ".".join(base + ([node.module] if node.module else []))
-            else:
-                parent = node.module or ""
+            parent = source_of(package, node)
             for alias in node.names:
                 if f"{parent}.{alias.name}" in ours:
                     bound[alias.asname or alias.name] = f"{parent}.{alias.name}"
