@@ -60,3 +60,18 @@ def test_a_board_match_deals_scores_and_continues_through_the_steps():
     for result in state.finished:  # scored with the board's pawns, tokens and artefacts
         assert len(result.pawns) == 2 and len(result.tokens) == 2 and len(result.artefacts) == 2
     assert turn.totals(state) == steps.totals(state)
+
+
+def test_the_fast_shuffle_is_random_shuffle_for_any_deck_size_and_its_cache_stays_bounded():
+    """steps.shuffle inlines randrange for a plain Random and keeps each deck size's swaps:
+    the same order as ``random.shuffle`` for every size, and at most 64 sizes kept."""
+    import random
+
+    from lostcities.engine.game import steps
+
+    for size in range(0, 150):
+        ours, theirs = list(range(size)), list(range(size))
+        steps.shuffle(random.Random(size), ours)
+        random.Random(size).shuffle(theirs)
+        assert ours == theirs, size
+    assert len(steps._SWAPS) <= 64

@@ -250,3 +250,23 @@ def test_dumps_writes_exactly_json_dumps_of_record_of(pack_id, players, seed, ex
     want = json.dumps(record_of(state, **extra), separators=(",", ":"))
     assert dumps(state, **extra) == want
     assert record_line(state, extra, totals(state), winners(state)) == want
+
+
+def test_the_claims_kept_as_json_stay_right_and_bounded_over_many_packs(tmp_path):
+    """dumps keeps the JSON of a few packs' claims: with more packs than it keeps, each
+    record is still json.dumps(record_of(...)), and at most 8 packs' are kept."""
+    from lostcities.engine import load_pack, new_game, playout
+    from lostcities.engine.lab import records
+    from lostcities.engine.packs.loader import builtin_ids
+
+    packs = [load_pack(p) for p in builtin_ids()]
+    for n in range(4):
+        house = tmp_path / f"house{n}.yaml"
+        house.write_text(f"id: house{n}\nextends: duel-classic\nhouse_rule: true\n"
+                         f"hand_size: {5 + n}\n")
+        packs.append(load_pack(str(house)))
+    for _ in range(2):
+        for p in packs:
+            state = playout(new_game(p, p.min_players, 7), random.Random(7))
+            assert dumps(state) == json.dumps(record_of(state), separators=(",", ":"))
+    assert len(records._CLAIMS_JSON) <= 8
