@@ -124,10 +124,12 @@ def same_board(s, model: Model) -> None:
     assert sum(b.artefacts) == taken, "an artefact taken twice, or taken without its tile"
 
 
-def conserved(p, s) -> bool:
+def conserved(p, s, deck=None) -> bool:
+    """Every card of the pack's deck (``deck``: its Counter, when worked out already) is in
+    exactly one place."""
     cards = [c for h in s.hands for c in h] + [c for rows in s.rows for r in rows for c in r]
     cards += [c for pile in s.piles for c in pile] + s.deck + list(s.deal.removed)
-    return Counter(cards) == Counter(p.deck())
+    return Counter(cards) == (deck or Counter(p.deck()))
 
 
 def check_views(s) -> None:
@@ -145,9 +147,10 @@ def play_checked(p, players: int, seed: int, rng_seed: int):
     rng = random.Random(rng_seed)
     model = Model(p, players, s.deal.tiles)
     held = [0] * players
+    deck = Counter(p.deck())
     turns = 0
     while not is_over(s):
-        assert conserved(p, s)
+        assert conserved(p, s, deck)
         same_board(s, model)
         if turns % 11 == 0:
             check_views(s)
