@@ -306,11 +306,16 @@ ARG_STRATEGIES: dict[str, st.SearchStrategy[tuple]] = {
 }
 
 
+#: each scope's formulas and arguments, built once (flatmap would build the recursive
+#: strategy again for every example: most of the test's time)
+CASES = {scope: st.tuples(st.just(scope), typed(scope),
+                          st.lists(ARG_STRATEGIES[scope], min_size=1, max_size=4))
+         for scope in sorted(ARG_STRATEGIES)}
+
+
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.sampled_from(sorted(ARG_STRATEGIES)).flatmap(
-    lambda scope: st.tuples(st.just(scope), typed(scope),
-                            st.lists(ARG_STRATEGIES[scope], min_size=1, max_size=4))))
+@given(st.sampled_from(sorted(CASES)).flatmap(CASES.__getitem__))
 def test_random_formulas_agree_with_the_reference(case: tuple[str, str, list[tuple]]) -> None:
     scope, text, many = case
     for args in many:
