@@ -118,9 +118,14 @@ def _nested(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     )
 
 
+#: each scope's formulas, built once (inside flatmap they were built again per example)
+STRUCTURED = {scope: st.tuples(st.just(scope), st.recursive(LEAVES[scope], _nested,
+                                                            max_leaves=12))
+              for scope in SCOPES}
+
+
 @FUZZ
-@given(st.sampled_from(SCOPES).flatmap(
-    lambda scope: st.tuples(st.just(scope), st.recursive(LEAVES[scope], _nested, max_leaves=12))))
+@given(st.sampled_from(SCOPES).flatmap(STRUCTURED.__getitem__))
 def test_structured_formulas(case: tuple[str, str]) -> None:
     scope, text = case
     assert outcome(text, (scope,))
