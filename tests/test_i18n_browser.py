@@ -37,9 +37,11 @@ OPTIONS = ("() => [...document.querySelectorAll('select#pack option')]"
            ".map(o => [o.value, o.textContent, o.title])")
 
 
-@pytest.fixture
-def house_server(tmp_path: Path) -> Iterator[Server]:
-    """A real lc serve whose --packs folder holds HOUSE_PACK as samedi.yaml."""
+@pytest.fixture(scope="module")
+def house_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A real lc serve whose --packs folder holds HOUSE_PACK as samedi.yaml, for the
+    module's tests (each in rooms of its own)."""
+    tmp_path = tmp_path_factory.mktemp("serve")
     packs = tmp_path / "packs"
     packs.mkdir()
     (packs / "samedi.yaml").write_text(HOUSE_PACK, encoding="utf-8")

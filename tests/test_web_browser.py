@@ -91,9 +91,21 @@ def browser() -> Iterator[Any]:
         playwright.stop()
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A real lc serve with its own data folder, killed at the end of the module: its tests
+    each play in rooms of their own (the landing page lists no rooms), and none kills it
+    (the one that does has its own: ``own_server``)."""
+    running = Server(tmp_path_factory.mktemp("serve"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    """A real lc serve with its own data folder, killed at the end."""
+def own_server(tmp_path: Path) -> Iterator[Server]:
+    """A real lc serve with its own data folder for one test, killed at its end."""
     running = Server(tmp_path)
     try:
         yield running
@@ -577,8 +589,9 @@ def ada_against_a_bot(browser: Any, server: Server, players: list[Player],
     return room, ada, asked
 
 
-def test_the_page_comes_back_after_the_server_is_killed(browser: Any, server: Server,
+def test_the_page_comes_back_after_the_server_is_killed(browser: Any, own_server: Server,
                                                          players: list[Player]) -> None:
+    server = own_server  # killed and started again: not the module's
     room, ada, _ = ada_against_a_bot(browser, server, players)
     for number in range(0, 4, 2):  # Ada, the bot, Ada, the bot
         ada.until("document.body.dataset.phase === 'card' && "
