@@ -88,9 +88,14 @@ def test_wilson_interval_and_running_stats():
 
 
 def test_greedy_clearly_beats_random_from_either_seat():
-    first = simulate("duel-classic", ["greedy", "random"], 100, 2024)
-    second = simulate("duel-classic", ["random", "greedy"], 100, 2025)
-    assert first.wins[0] > 80 and second.wins[1] > 80
+    """Greedy wins more than 80% of its games from either seat. It won 200 of 200 of these
+    seeds' first games (so its rate is above 0.985 at 95%); 40 games a seat with at least
+    35 won pass at that rate all but 3e-5 of the time, and tell a rate of 0.8 apart better
+    than more than 80 of 100 did (it would pass 16% of the time, not 46%; at 0.7, 0.9% as
+    before)."""
+    first = simulate("duel-classic", ["greedy", "random"], 40, 2024)
+    second = simulate("duel-classic", ["random", "greedy"], 40, 2025)
+    assert first.wins[0] >= 35 and second.wins[1] >= 35
     assert first.scores[0].mean > 0 > first.scores[1].mean
 
 
