@@ -39,7 +39,35 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = ["IllegalMoveError", "InputError", "InvalidMoveError", "LostCitiesError", "PackError",
-           "Problem", "RecordError", "ScoringError", *_LAZY]
+           "Problem", "RecordError", "ScoringError", "compiled_modules", *_LAZY]
+
+
+def compiled_modules() -> tuple[str, ...]:
+    """The modules this install runs compiled, as dotted names; ``()`` for pure Python.
+
+    A wheel built with ``LOSTCITIES_COMPILE=1 pip install .`` ships the modules listed in
+    ``compiled_modules.txt`` (beside this file) as C extensions that Cython made from the very
+    same source, next to the ``.py`` files; Python imports an extension when there is one.
+    The plain and the editable install run pure Python. Nothing is imported to find out.
+    """
+    import importlib.machinery
+    import importlib.util
+    from pathlib import Path
+
+    listed = Path(__file__).with_name("compiled_modules.txt").read_text(encoding="utf-8")
+    packages = {"engine": __name__, "grammar": "lostcities.grammar"}
+    found = []
+    for line in listed.splitlines():
+        source = line.strip()
+        if not source or source.startswith("#"):
+            continue
+        top, _, rest = source.partition("/")
+        name = packages[top] + "." + rest.removesuffix(".py").replace("/", ".")
+        spec = importlib.util.find_spec(name)
+        if spec is not None and (spec.origin or "").endswith(
+                tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            found.append(name)
+    return tuple(found)
 
 
 def __getattr__(name: str) -> Any:
