@@ -1,0 +1,30 @@
+"""Session hooks: the compiled core's build (tests/test_compiled.py) runs beside the suite.
+
+When tests of tests/test_compiled.py are collected, their build starts at once in the
+background (tests/compiled_build.py: minutes of Cython and C on the machine's other core)
+and those tests are moved to the end of the run, where they wait for it. A run of other
+files starts no build.
+"""
+from __future__ import annotations
+
+import compiled_build
+
+COMPILED_TESTS = "test_compiled.py"
+
+
+def _is_compiled_test(item) -> bool:
+    return item.path.name == COMPILED_TESTS
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    items.sort(key=_is_compiled_test)  # a stable sort: the others keep their order
+
+
+def pytest_collection_finish(session) -> None:
+    if any(_is_compiled_test(item) for item in session.items):
+        compiled_build.start()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    if compiled_build.current is not None:
+        compiled_build.current.remove()

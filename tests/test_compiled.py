@@ -1,0 +1,87 @@
+"""The optional compiled core (setup.py, ``LOSTCITIES_COMPILE=1 pip install .``, issue #15).
+
+The same source, built with Cython, must play move for move as pure Python: the seeded
+digests of tests/test_speed_paths.py and the engine's rule, purity and seam tests run on a
+compiled wheel, unpacked outside the editable install. The build takes minutes; it starts in
+the background when these tests are collected and they run last (tests/conftest.py).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import compiled_build
+import lostcities.engine as engine
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the engine's tests that run again on the compiled core: the seeded move digests first
+ON_THE_COMPILED_CORE = ("test_speed_paths.py", "test_apply_is_pure.py", "test_engine_rules.py",
+                        "test_board_rules.py", "test_rows.py", "test_game_seam.py",
+                        "test_fast_paths_variants.py", "test_engine_speedpaths.py",
+                        "test_expert_steps.py")
+#: the build waits on a compiler: generous, for a loaded machine
+BUILD_SECONDS = 1800
+
+
+def listed_modules() -> list[str]:
+    text = (ROOT / "engine" / "compiled_modules.txt").read_text(encoding="utf-8")
+    sources = [line.strip() for line in text.splitlines()
+               if line.strip() and not line.strip().startswith("#")]
+    assert sources and all((ROOT / s).is_file() for s in sources), sources
+    return ["lostcities." + s.removesuffix(".py").replace("/", ".") for s in sources]
+
+
+@pytest.fixture(scope="module")
+def compiled_site() -> Path:
+    return compiled_build.start().wait(BUILD_SECONDS)
+
+
+def run_compiled(site: Path, *args: str) -> subprocess.CompletedProcess:
+    """Python on the compiled install alone: -S keeps the editable install's path hook out;
+    the dependencies come from this interpreter's site-packages, after the compiled wheel."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), sysconfig.get_paths()["purelib"]]))
+    return subprocess.run([sys.executable, "-S", *args], env=env, capture_output=True, text=True,
+                          cwd=ROOT, timeout=BUILD_SECONDS)
+
+
+def test_the_editable_install_is_pure_python_and_every_listed_module_exists():
+    assert engine.compiled_modules() == ()
+    version = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['lc', '--version'];"
+                              "from lostcities.cli.app import main; main()"],
+                             capture_output=True, text=True)
+    assert version.stdout.splitlines()[1:] == ["core: pure Python"], version
+    for name in listed_modules():
+        assert importlib.util.find_spec(name).origin.endswith(".py"), name
+
+
+def test_the_compiled_wheel_runs_every_listed_module_compiled(compiled_site):
+    done = run_compiled(compiled_site, "-c",
+                        "import lostcities.engine as e, lostcities.engine.game.turn as t;"
+                        "print(','.join(e.compiled_modules())); print(t.__file__)")
+    assert done.returncode == 0, done.stderr
+    names, turn_file = done.stdout.splitlines()
+    assert names.split(",") == listed_modules()
+    assert Path(turn_file).parent == compiled_site / "lostcities" / "engine" / "game"
+    assert Path(turn_file).suffix == ".so" or Path(turn_file).suffix == ".pyd"
+    # the pure source ships beside each extension: the reference, and what a reader reads
+    assert (compiled_site / "lostcities" / "engine" / "game" / "turn.py").is_file()
+    version = run_compiled(compiled_site, "-c", "import sys; sys.argv = ['lc', '--version'];"
+                           "from lostcities.cli.app import main; main()")
+    assert version.stdout.splitlines()[1:] == [f"core: compiled, {len(listed_modules())} "
+                                               "modules (LOSTCITIES_COMPILE=1)"], version
+
+
+def test_the_compiled_core_plays_move_for_move_as_pure_python(compiled_site):
+    files = [str(ROOT / "tests" / name) for name in ON_THE_COMPILED_CORE]
+    done = run_compiled(compiled_site, "-m", "pytest", "-o", "addopts=", "-q", "-p",
+                        "no:cacheprovider", *files)
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    assert re.search(r"\d+ passed", summary) and not re.search(r"skipped|failed|error", summary), summary
