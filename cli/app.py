@@ -115,6 +115,11 @@ def _version(value: bool) -> None:
             typer.echo(f"lc (lostcities) {version('lostcities')}")
         except PackageNotFoundError:  # running from a source tree that is not installed
             typer.echo("lc (lostcities) unknown version")
+        from lostcities.engine import compiled_modules
+
+        compiled = len(compiled_modules())
+        typer.echo(f"core: compiled, {compiled} modules (LOSTCITIES_COMPILE=1)" if compiled
+                   else "core: pure Python")
         raise typer.Exit()
 
 
