@@ -169,7 +169,12 @@ def main() -> None:
     args = parser.parse_args()
     yardstick = load_yardstick(args.yardstick)
     runs = contenders(yardstick)
-    print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}; random "
+    from lostcities.engine import compiled_modules
+
+    compiled = len(compiled_modules())
+    print(f"python {sys.version.split()[0]}, "
+          f"{f'compiled core ({compiled} modules)' if compiled else 'pure Python'}, "
+          f"load average {os.getloadavg()[0]:.2f}; random "
           f"duel-classic matches, {args.games} per contender per round, {args.rounds} paired "
           f"rounds, CPU time of this process")
     cpus = measure(runs, args.games, args.rounds)

@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_bots.py [--only strength|time|speed] [--seeds N]
 [--ismcts-seeds N] [--ismcts-level L] [--board-seeds N] [--workers K] [--pairings P,...]
-[--run-dir DIR] [--batch N]``. With ``--run-dir``, each pairing's finished batches are
+[--run-dir DIR] [--batch N] [--time-bots B,...] [--time-matches M]``. With ``--run-dir``, each pairing's finished batches are
 kept in a sub-folder and a run started again resumes from them (refused if the engine's
 source changed since: the results would mix two bots); a run with fewer seeds reports
 the first ones of a longer run in the same folder. Prints:
@@ -39,6 +39,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
+from lostcities.engine import compiled_modules
 from lostcities.engine.lab.backends import RunDir, batches, run_batches
 from lostcities.engine.bots.ismcts import DEFAULT_LEVEL
 from lostcities.engine.lab.simulation import Z95, game_seed, wilson
@@ -232,10 +233,18 @@ def main() -> None:
     parser.add_argument("--pairings", default="expert-random,expert-greedy,expert-opener-six,"
                         "expert-opener,ismcts-expert,board2,board4",
                         help="which strength pairings to play, comma-separated")
+    parser.add_argument("--time-bots", default="random,greedy,expert,ismcts@1,ismcts@2,ismcts@3,"
+                        "ismcts@4,ismcts@5", help="which bots the time per move covers, "
+                        "comma-separated (ismcts's high levels take minutes)")
+    parser.add_argument("--time-matches", type=int, help="matches timed for each bot "
+                        "(default: 20 for random, 10 for greedy and expert, fewer for ismcts)")
     args = parser.parse_args()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    compiled = len(compiled_modules())
     print(f"bench_bots: {os.cpu_count()} cores, {args.workers} workers, "
-          f"Python {sys.version.split()[0]}, load average {load}")
+          f"Python {sys.version.split()[0]}, "
+          f"{f'compiled core ({compiled} modules)' if compiled else 'pure Python'}, "
+          f"load average {load}")
     if args.only in (None, "strength"):
         print("strength (duel-classic unless said; paired seeds, seats swapped):")
         level = f"ismcts@{args.ismcts_level}"
@@ -271,7 +280,9 @@ def main() -> None:
                                    ("expert", 10, None), ("ismcts@1", 2, None),
                                    ("ismcts@2", 1, None), ("ismcts@3", 1, None),
                                    ("ismcts@4", 1, 40), ("ismcts@5", 1, 20)):
-            times, late, cpu = time_per_move(bot, matches, most)
+            if bot not in args.time_bots.split(","):
+                continue
+            times, late, cpu = time_per_move(bot, args.time_matches or matches, most)
             end = (f"; with 10 cards or fewer to draw: mean {sum(late) / len(late) * 1000:9.2f}"
                    f" ms, worst {max(late) * 1000:9.1f} ms ({len(late)} moves)" if late else
                    " (the round's first moves)")
