@@ -85,3 +85,16 @@ def test_the_compiled_core_plays_move_for_move_as_pure_python(compiled_site):
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert re.search(r"\d+ passed", summary) and not re.search(r"skipped|failed|error", summary), summary
+
+
+@pytest.mark.parametrize("value, code, out", [
+    ("yes", 1, "setup.py: error: LOSTCITIES_COMPILE must be 0 or 1, not 'yes'"),
+    ("0", 0, "lostcities"),
+    ("", 0, "lostcities"),
+])
+def test_the_build_reads_lostcities_compile_strictly(value, code, out):
+    done = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, capture_output=True,
+                          text=True, env=dict(os.environ, LOSTCITIES_COMPILE=value))
+    assert done.returncode == code
+    assert (done.stdout if code == 0 else done.stderr).strip().splitlines()[-1] == out
+    assert "Traceback" not in done.stderr
