@@ -6,7 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 
@@ -72,11 +72,19 @@ def _check_path(path: Any, what: str) -> Path:
 # ------------------------------------------------------------------- lc packs
 
 
-def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list instead of a table.")
-          ) -> None:
+def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list instead of a table."),
+          lang: Optional[str] = typer.Option(
+              None, "--lang", metavar="LANG",
+              help="en or fr: the headings, names and descriptions (default: the locale's "
+                   "language, else en).")) -> None:
     """List the built-in rule packs: id, family, players, house rule, description."""
     from lostcities.engine.packs.loader import builtin_ids, validate_pack
+    from lostcities.i18n import LANGS, Catalogue, detect_lang
 
+    chosen = lang if lang is not None else detect_lang()
+    if chosen not in LANGS:
+        fail(f"--lang {lang!r}: choose {' or '.join(LANGS)}", EXIT_USAGE)
+    cat = Catalogue(chosen)
     rows: list[dict[str, Any]] = []
     broken = False
     for pack_id in builtin_ids():
@@ -86,8 +94,9 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
         row = {"id": pack_id, "family": data.get("family", "?"),
                "players": {"min": players.get("min"), "max": players.get("max")},
                "house_rule": bool(data.get("house_rule", False)),
-               "name": data.get("name", pack_id),
-               "description": data.get("description", ""), "valid": report.valid}
+               "name": cat.pack_name(pack_id, data.get("name", pack_id)),
+               "description": cat.pack_description(pack_id, data.get("description", "")),
+               "valid": report.valid}
         if not report.valid:
             broken = True
             row["description"] = f"INVALID: {report.problems[0]}"
@@ -97,12 +106,14 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
     if as_json:
         typer.echo(plain_json(rows))
     else:
-        table = [("ID", "FAMILY", "PLAYERS", "HOUSE", "DESCRIPTION")]
+        table = [tuple(cat(f"packs.{column}") for column in
+                       ("id", "family", "players", "house", "description"))]
         for row in rows:
             low, high = row["players"]["min"], row["players"]["max"]
-            table.append((row["id"], plain(row["family"]),
+            table.append((row["id"], plain(cat.get(f"packs.family.{row['family']}", row["family"])),
                           str(low) if low == high else f"{low}-{high}",
-                          "yes" if row["house_rule"] else "", plain(row["description"])))
+                          cat("packs.house.yes") if row["house_rule"] else "",
+                          plain(row["description"])))
         widths = [max(len(r[i]) for r in table) for i in range(4)]
         for r in table:
             typer.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
