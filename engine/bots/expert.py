@@ -182,6 +182,11 @@ Options = tuple[int, list[Choice], tuple]
 """A colour's plan before the draw chance: how many unseen cards fit, each
 :data:`Choice`, and the plan's key (:attr:`ColourPlan.key`)."""
 
+Likely = tuple[float, float, float, dict[Card, float], dict[Card, float]]
+"""An opponent's likely use of one colour: the weight of its use, what its held and
+unseen cards promise (points, plays), what each number card that fits its row adds,
+and what each card offered on a pile adds (:meth:`OpponentProspects._offered`)."""
+
 
 class SharedPlans:
     """Caches that several evaluations of one pack and weights can share (a search
@@ -205,6 +210,11 @@ class SharedPlans:
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
         self.extras: dict[tuple, Options] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
+        #: per opponent's colour: its likely use (:meth:`OpponentProspects.likely`), keyed by
+        #: the row, its track place, the colour's unseen numbers, the opponent's known cards
+        #: of the colour and its chance of holding an unseen card; for a colour it has not
+        #: opened, also how readily it opens colours and how many it has opened
+        self.likely: dict[tuple, Likely] = {}
         #: per row and the colour's held cards: the held numbers that follow it, wagers
         self.chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
         #: per colour, row state and the colour's unseen numbers: the values that fit
@@ -230,7 +240,8 @@ class SharedPlans:
     def size(self) -> int:
         """How many entries the caches hold in all."""
         return len(self.plans) + len(self.curves) + len(self.extras) + len(self.drawn) \
-            + len(self.opponent_rows) + len(self.unseen) + len(self.chains) + len(self.fitting)
+            + len(self.opponent_rows) + len(self.likely) + len(self.unseen) + len(self.chains) \
+            + len(self.fitting)
 
 
 class Unseen:
@@ -628,11 +639,11 @@ class OpponentProspects:
         self.me = obs.seat
         self.n = len(obs.players)
         self._colour_rows = shared.opponent_rows
+        self._shared_likely = shared.likely
         self._cache: dict[tuple, float] = {}
         #: per opponent and chance of holding an unseen card: each colour's weight, what
         #: its unseen and known cards promise (points, plays), and what each top adds
-        self._held: dict[tuple, list[tuple[float, float, float, dict[Card, float],
-                                           dict[Card, float]]]] = {}
+        self._held: dict[tuple, list[Likely]] = {}
         self._rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
         #: the card kinds of each colour, in order
         self.kinds: list[list[Card]] = [[] for _ in t.colours]
@@ -718,32 +729,54 @@ class OpponentProspects:
                 gains += ready * fed * (1.0 - share)
         return gains
 
-    def _likely(self, seat: int, known: Sequence[Card], chance: float
-                ) -> list[tuple[float, float, float, dict[Card, float], dict[Card, float]]]:
+    def _likely(self, seat: int, known: Sequence[Card], chance: float) -> list[Likely]:
         """Per colour: the weight of its use, what its held and unseen cards promise
-        (points, plays), and what each card that could top a pile adds to that."""
+        (points, plays), and what each card that could top a pile adds to that (shared:
+        :attr:`SharedPlans.likely`, keyed by all a colour's entry depends on)."""
         out = []
+        rows = self.obs.rows[seat]
+        tracks = self.tracks[seat]
+        keys = self.unseen.keys
+        colour_of = self.t.colour_of
+        shared = self._shared_likely
         ready = self.ready[seat]
-        for colour, (weight, unseen, fits) in enumerate(self.opponent_rows(seat)):
-            row = self.obs.rows[seat][colour]
-            track = self.tracks[seat][colour]
-            if not row and ready > weight:  # it will open this colour too
-                weight = ready
-            points = plays = 0.0
-            for delta in unseen:
-                points += chance * delta
-                plays += chance
-            for card in known:
-                delta = fits.get(card)
-                if delta is not None:
-                    points += delta
-                    plays += 1
-            # on a board every card is a step whatever its value (the tuned weights of
-            # BOARD count the rows as before)
-            offered = {} if track is not None else \
-                self._offered(seat, colour, row, track, known, chance)
-            out.append((weight, points, plays, fits, offered))
+        opened = sum(1 for row in rows if row)
+        for colour, entry in enumerate(self.opponent_rows(seat)):
+            row = rows[colour]
+            track = tracks[colour]
+            # of the known cards, only the colour's own count (in the order they are held)
+            held = tuple(card for card in known if colour_of[card] == colour)
+            key = (colour, row, track, keys[colour], held, chance) if row else \
+                (colour, row, track, keys[colour], held, chance, ready, opened)
+            likely = shared.get(key)
+            if likely is None:
+                likely = shared[key] = self._colour_likely(seat, colour, row, track, held,
+                                                           chance, entry)
+            out.append(likely)
         return out
+
+    def _colour_likely(self, seat: int, colour: int, row: tuple[Card, ...],
+                       track: Optional[TrackPlace], known: Sequence[Card], chance: float,
+                       entry: tuple[float, list[float], dict[Card, float]]) -> Likely:
+        """One colour's entry of :meth:`_likely` (``entry``: its :meth:`opponent_rows`)."""
+        weight, unseen, fits = entry
+        ready = self.ready[seat]
+        if not row and ready > weight:  # it will open this colour too
+            weight = ready
+        points = plays = 0.0
+        for delta in unseen:
+            points += chance * delta
+            plays += chance
+        for card in known:
+            delta = fits.get(card)
+            if delta is not None:
+                points += delta
+                plays += 1
+        # on a board every card is a step whatever its value (the tuned weights of
+        # BOARD count the rows as before)
+        offered = {} if track is not None else \
+            self._offered(seat, colour, row, track, known, chance)
+        return (weight, points, plays, fits, offered)
 
     def _offered(self, seat: int, colour: int, row: tuple[Card, ...], track: Optional[TrackPlace],
                  known: Sequence[Card], chance: float) -> dict[Card, float]:
