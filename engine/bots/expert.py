@@ -224,6 +224,8 @@ class SharedPlans:
         self._refusals_last: Optional[bool] = None
         #: a short name for each colour's unseen number cards met, for the keys
         self.unseen: dict[tuple, int] = {}
+        #: the card kinds of each colour in the pack's deck, in order
+        self.kinds: list[list[Card]] = kinds_by_colour(self.t)
 
     def refusals_last(self) -> bool:
         """Whether every card a row state refuses stays refused once any card is added
@@ -244,22 +246,39 @@ class SharedPlans:
             + len(self.fitting)
 
 
-class Unseen:
-    """The cards a seat has not seen, as the other steps read them."""
+def kinds_by_colour(t: Tables) -> list[list[Card]]:
+    """The card kinds of each colour in the pack's deck, in order."""
+    kinds: list[list[Card]] = [[] for _ in t.colours]
+    for card in sorted(set(t.deck)):
+        kinds[t.colour_of[card]].append(card)
+    return kinds
 
-    def __init__(self, t: Tables, memory: SeatMemory, names: dict[tuple, int]):
-        self.counts = memory.unseen()
+
+class Unseen:
+    """The cards a seat has not seen, as the other steps read them (``kinds``: the
+    deck's card kinds by colour, :func:`kinds_by_colour`, when already worked out)."""
+
+    def __init__(self, t: Tables, memory: SeatMemory, names: dict[tuple, int],
+                 kinds: Optional[list[list[Card]]] = None):
+        counts = self.counts = memory.unseen()
         #: how many cards are unseen in all (at least 1, a divisor)
-        self.hidden = max(1, sum(self.counts))
+        self.hidden = max(1, sum(counts))
         #: unseen number cards by colour (with repeats for copies)
-        self.numbers: list[list[Card]] = [[] for _ in t.colours]
+        self.numbers: list[list[Card]] = []
         #: unseen cards by colour, wagers included, as (card, copies unseen)
-        self.cards: list[list[tuple[Card, int]]] = [[] for _ in t.colours]
-        for card, count in enumerate(self.counts):
-            if count:
-                self.cards[t.colour_of[card]].append((card, count))
-                if not t.is_wager[card]:
-                    self.numbers[t.colour_of[card]].extend([card] * count)
+        self.cards: list[list[tuple[Card, int]]] = []
+        is_wager = t.is_wager
+        for colour_kinds in kinds or kinds_by_colour(t):
+            cards = [(card, counts[card]) for card in colour_kinds if counts[card]]
+            numbers: list[Card] = []
+            for card, count in cards:
+                if not is_wager[card]:
+                    if count == 1:
+                        numbers.append(card)
+                    else:
+                        numbers.extend([card] * count)
+            self.cards.append(cards)
+            self.numbers.append(numbers)
         #: each colour's unseen number cards by short name: what a shared plan depends
         #: on beyond the colour's own cards and the draw chance
         self.keys = [names.setdefault(cards, len(names)) for cards in map(tuple, self.numbers)]
@@ -329,14 +348,29 @@ class RowPlans:
         self._fittings = shared.fitting
         self._refusals_last = shared.refusals_last
         self._chances: dict[int, float] = {}
+        #: per turns left, the last hand and rows asked (their colours' very tuples), the
+        #: board after and their plans: the moves of a decision change one colour each
+        self._last: dict[int, tuple[tuple, tuple, Optional[BoardAfter], list[ColourPlan]]] = {}
 
     def plans(self, hand: Sequence[tuple[Card, ...]], rows: Sequence[tuple[Card, ...]],
               future: int, after: Optional[BoardAfter] = None) -> list[ColourPlan]:
-        """Every colour's plan (``hand`` and ``rows`` by colour)."""
+        """Every colour's plan (``hand`` and ``rows`` by colour); a colour whose cards are
+        the very tuples of the last call with these turns left keeps its plan."""
         plan = self.plan
-        if after is None:
-            return [plan(c, hand[c], rows[c], future) for c in self.t.colours]
-        return [plan(c, hand[c], rows[c], future, after.tracks[c]) for c in self.t.colours]
+        hand, rows = tuple(hand), tuple(rows)
+        last = self._last.get(future)
+        if last is not None and last[2] is after:
+            last_hand, last_rows, _, last_plans = last
+            out = [last_plans[c] if hand[c] is last_hand[c] and rows[c] is last_rows[c]
+                   else plan(c, hand[c], rows[c], future,
+                             None if after is None else after.tracks[c])
+                   for c in self.t.colours]
+        elif after is None:
+            out = [plan(c, hand[c], rows[c], future) for c in self.t.colours]
+        else:
+            out = [plan(c, hand[c], rows[c], future, after.tracks[c]) for c in self.t.colours]
+        self._last[future] = (hand, rows, after, out)
+        return out
 
     def combine(self, plans: list[ColourPlan], future: int) -> float:
         """The rows together: their values and, as far as the spare turns go, the unseen
@@ -646,9 +680,7 @@ class OpponentProspects:
         self._held: dict[tuple, list[Likely]] = {}
         self._rows: dict[int, list[tuple[float, list[float], dict[Card, float]]]] = {}
         #: the card kinds of each colour, in order
-        self.kinds: list[list[Card]] = [[] for _ in t.colours]
-        for card in sorted(set(t.deck)):
-            self.kinds[t.colour_of[card]].append(card)
+        self.kinds: list[list[Card]] = shared.kinds
         #: per seat, how readily it opens colours (:meth:`readiness`; on a board, where
         #: every card is a step whatever its value, 0: the tuned BOARD weights as before)
         before = getattr(memory, "opened_before", ())
@@ -784,6 +816,10 @@ class OpponentProspects:
         adds to the opponent's prospect there if it tops a pile (points, at least 0)."""
         t, f = self.t, self.score
         rs = t.state_of(row)
+        opened = bool(row)
+        if opened and not any(t.is_wager[card] and t.after[rs][t.slot_of[card]] >= 0
+                              for card in self.kinds[colour]):
+            return {}  # an opened row that takes no more wagers: nothing on offer adds
         values = [t.value_of[k] for k in row if not t.is_wager[k]]
         wagers = len(row) - len(values)
         # the likely row: its cards, the numbers it holds that fit, and as many of the
@@ -798,7 +834,6 @@ class OpponentProspects:
             fitting += [pool[min(len(pool) - 1, int(i * step + step / 2))] for i in range(expect)]
         likely = sorted(values + fitting)
         now = f(colour, likely, wagers, track)
-        opened = bool(row)
         # an opponent that opens colours readily will open this one too: weighted by the
         # square of the share of its colours it has opened (all: 1), at least ``unstarted``
         rows = self.obs.rows[seat]
@@ -1115,7 +1150,7 @@ class Evaluation:
             raise ValueError("shared plans made for another pack or other weights")
         if shared is None or self.board is not None:
             shared = SharedPlans(pack, params)
-        self.unseen = Unseen(t, memory, shared.unseen)
+        self.unseen = Unseen(t, memory, shared.unseen, shared.kinds)
         self.score = RowScore(pack, obs)
         self.rows = RowPlans(t, params, self.score, self.unseen, shared)
         self.opponents_of = OpponentProspects(t, obs, memory, params, self.score,
