@@ -1,9 +1,9 @@
 """ismcts: time per move at each level and pack, and strength on paired seat-swapped seeds.
 
 Run: ``python benchmarks/bench_ismcts.py [--only time|strength] [--timed BOT,...]
-[--packs duel-classic,board-classic] [--yardstick PATH] [--moves N] [--seeds N] [--board-seeds N]
-[--pairings expert,baseline,board2] [--baseline module:Class] [--expert module:Class]
-[--path DIR] [--workers K] [--run-dir DIR] [--batch N]``. Prints:
+[--packs duel-classic,board-classic] [--yardstick PATH] [--moves N] [--rounds N]
+[--seeds N] [--board-seeds N] [--pairings expert,baseline,board2] [--baseline module:Class]
+[--expert module:Class] [--path DIR] [--workers K] [--run-dir DIR] [--batch N]``. Prints:
 
 1. **time per move** of each of ``--timed`` (default ismcts at levels 1-3; a frozen
    earlier search by its module:Class) on each of ``--packs``, against the expert: mean
@@ -11,7 +11,9 @@ Run: ``python benchmarks/bench_ismcts.py [--only time|strength] [--timed BOT,...
    over the first ``--moves`` decisions of seeded matches; each line beside the
    yardstick (``../shared/bench/plain_duel.py``, the plain random duel) run in the same
    process just before, as its random matches per CPU second, so that figures from a
-   loaded machine compare. The load average is in the header;
+   loaded machine compare. The load average is in the header. ``--rounds N`` times every
+   bot N times in turns (e.g. a frozen copy of the search before a change, and the
+   search now) and prints each one's best and median;
 2. **strength**: every seed played once with ismcts at each seat (``2 * seeds`` matches
    at 2 players), ismcts's share of wins (ties count half) with a Wilson 95% interval,
    its wins/ties/losses, its mean score difference a match (95% interval over the
@@ -237,6 +239,8 @@ def main() -> None:
     parser.add_argument("--yardstick", default=str(YARDSTICK),
                         help="the yardstick's plain_duel.py (default: ../shared/bench/)")
     parser.add_argument("--moves", type=int, default=60, help="decisions timed per level")
+    parser.add_argument("--rounds", type=int, default=1, help="time every bot this many times, "
+                        "in turns, then print each one's best and median")
     parser.add_argument("--level", type=int, default=2, help="ismcts level in strength runs")
     parser.add_argument("--seeds", type=int, default=50, help="seeds per duel pairing")
     parser.add_argument("--board-seeds", type=int, default=40)
@@ -257,16 +261,30 @@ def main() -> None:
           f"Python {sys.version.split()[0]}, load average {load}", flush=True)
     if args.only in (None, "time"):
         print("time per move (against the expert; CPU of this process):")
-        for pack_id in args.packs.split(","):
-            for bot in args.timed.split(","):
-                pace = yardstick(Path(args.yardstick))
-                timed = time_per_move(pack_id.strip(), bot.strip(), args.moves, args.expert,
-                                      args.path)
-                n = timed.decisions
-                print(f"  {pack_id:<14} {bot:<10}  CPU {timed.cpu / n * 1000:7.1f} ms  "
-                      f"wall {timed.wall / n * 1000:7.1f} ms  worst CPU "
-                      f"{timed.worst * 1000:6.0f} ms  ({n} moves; yardstick "
-                      f"{pace:.0f} random matches per CPU s)", flush=True)
+        rounds: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for turn in range(max(1, args.rounds)):
+            if args.rounds > 1:
+                print(f" round {turn + 1} of {args.rounds}:", flush=True)
+            for pack_id in args.packs.split(","):
+                for bot in args.timed.split(","):  # in turns: the same load for each bot
+                    pace = yardstick(Path(args.yardstick))
+                    timed = time_per_move(pack_id.strip(), bot.strip(), args.moves,
+                                          args.expert, args.path)
+                    n = timed.decisions
+                    rounds.setdefault((pack_id, bot), []).append((timed.cpu / n, pace))
+                    print(f"  {pack_id:<14} {bot:<10}  CPU {timed.cpu / n * 1000:7.1f} ms  "
+                          f"wall {timed.wall / n * 1000:7.1f} ms  worst CPU "
+                          f"{timed.worst * 1000:6.0f} ms  ({n} moves; yardstick "
+                          f"{pace:.0f} random matches per CPU s)", flush=True)
+        if args.rounds > 1:
+            print(" best and median of the rounds: CPU ms a move, and the yardstick's random "
+                  "matches in that CPU time:")
+            for (pack_id, bot), runs in rounds.items():
+                ms = sorted(cpu * 1000 for cpu, _ in runs)
+                worth = sorted(cpu * pace for cpu, pace in runs)
+                print(f"  {pack_id:<14} {bot:<10}  best {ms[0]:7.1f}  median "
+                      f"{ms[len(ms) // 2]:7.1f} ms;  {worth[0]:.0f} / {worth[len(worth) // 2]:.0f}"
+                      f" yardstick matches", flush=True)
     if args.only in (None, "strength"):
         print("strength (paired seeds, seats swapped; ties count half):")
         bot = f"ismcts@{args.level}"
