@@ -203,6 +203,10 @@ class SharedPlans:
         self.t = tables_of(pack)
         self.params = params
         self.plans: dict[tuple, ColourPlan] = {}
+        #: the same plans by the colour's held cards themselves (before the chain that
+        #: follows the row is worked out), the row, the draw chance, the track and the
+        #: colour's unseen numbers
+        self.by_hand: dict[tuple, ColourPlan] = {}
         self.curves: dict[tuple, list[float]] = {}
         #: per colour, held cards, row and the colour's unseen cards: each drawn card's
         #: plan options (:meth:`RowPlans.draws`)
@@ -241,7 +245,7 @@ class SharedPlans:
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
-        return len(self.plans) + len(self.curves) + len(self.extras) + len(self.drawn) \
+        return len(self.plans) + len(self.by_hand) + len(self.curves) + len(self.extras) + len(self.drawn) \
             + len(self.opponent_rows) + len(self.likely) + len(self.unseen) + len(self.chains) \
             + len(self.fitting)
 
@@ -343,7 +347,7 @@ class RowPlans:
         self._curves = shared.curves
         self._drawn = shared.drawn
         self._extras = shared.extras
-        self._local: dict[tuple, ColourPlan] = {}
+        self._by_hand = shared.by_hand
         self._chains = shared.chains
         self._fittings = shared.fitting
         self._refusals_last = shared.refusals_last
@@ -424,20 +428,23 @@ class RowPlans:
 
     def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
              future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
-        """The outlook of one of our colours (cached per decision, and shared by the
+        """The outlook of one of our colours (shared: by the very cards held, and by the
         hands whose cards that can follow the row are the same)."""
-        local = (colour, hand, row, future, track)
-        plan = self._local.get(local)
+        # a plan depends on the turns left and the number unseen only through the draw
+        # chance: keyed by that very float, computed as the plan uses it
+        chance = self._chances.get(future)
+        if chance is None:
+            chance = self.chance(future)
+        unseen = self.unseen.keys[colour]
+        by_hand = (colour, hand, row, chance, track, unseen)
+        plan = self._by_hand.get(by_hand)
         if plan is None:
             chain, held = self.chain(row, hand)
-            # a plan depends on the turns left and the number unseen only through the
-            # draw chance: keyed by that very float, computed as the plan uses it
-            chance = self.chance(future)
-            key = (colour, chain, held, row, chance, track, self.unseen.keys[colour])
+            key = (colour, chain, held, row, chance, track, unseen)
             plan = self._shared.get(key)
             if plan is None:
                 plan = self._shared[key] = self._plan(colour, chain, held, row, chance, track)
-            self._local[local] = plan
+            self._by_hand[by_hand] = plan
         return plan
 
     def chance(self, future: int) -> float:
