@@ -1178,11 +1178,19 @@ class Evaluation:
     def quick_best(self, legal: Sequence[Move]) -> Move:
         """:meth:`best` in two steps, for search replies: the card decision valued with a
         draw from the deck (or none), then the draw for that card decision."""
-        first = [m for m in legal if m.draw is None or m.draw == DECK] or list(legal)
-        move = self.best(first)
-        same = [m for m in legal if m.action == move.action and m.card == move.card
-                and m.pawn == move.pawn and m.steps == move.steps]
-        return self.best(same) if len(same) > 1 else move
+        first = [i for i, m in enumerate(legal) if m.draw is None or m.draw == DECK] \
+            or list(range(len(legal)))
+        # each move's value by its place in ``legal``: a move of the second step that the
+        # first one valued keeps its value (ties: the first in the engine's order)
+        values = dict(zip(first, (v for v, _ in self.ranked([legal[i] for i in first]))))
+        move = legal[max(first, key=values.__getitem__)]
+        same = [i for i, m in enumerate(legal) if m.action == move.action
+                and m.card == move.card and m.pawn == move.pawn and m.steps == move.steps]
+        if len(same) < 2:
+            return move
+        rest = [i for i in same if i not in values]
+        values.update(zip(rest, (v for v, _ in self.ranked([legal[i] for i in rest]))))
+        return legal[max(same, key=values.__getitem__)]
 
     def outlook(self) -> float:
         """What the seat's rows are expected to score by the round's end, in points, from
