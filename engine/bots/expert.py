@@ -219,6 +219,10 @@ class SharedPlans:
         #: of the colour and its chance of holding an unseen card; for a colour it has not
         #: opened, also how readily it opens colours and how many it has opened
         self.likely: dict[tuple, Likely] = {}
+        #: per opponent's colour: what each card offered on a pile adds to its prospect
+        #: (:meth:`OpponentProspects._offered`), keyed as :attr:`likely` but by the number
+        #: of unseen cards it may expect rather than the chance they are worked out from
+        self.offered: dict[tuple, dict[Card, float]] = {}
         #: per row and the colour's held cards: the held numbers that follow it, wagers
         self.chains: dict[tuple, tuple[tuple[int, ...], int]] = {}
         #: per colour, row state and the colour's unseen numbers: the values that fit
@@ -245,9 +249,9 @@ class SharedPlans:
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
-        return len(self.plans) + len(self.by_hand) + len(self.curves) + len(self.extras) + len(self.drawn) \
-            + len(self.opponent_rows) + len(self.likely) + len(self.unseen) + len(self.chains) \
-            + len(self.fitting)
+        return len(self.plans) + len(self.by_hand) + len(self.curves) + len(self.extras) \
+            + len(self.drawn) + len(self.opponent_rows) + len(self.likely) + len(self.offered) \
+            + len(self.unseen) + len(self.chains) + len(self.fitting)
 
 
 def kinds_by_colour(t: Tables) -> list[list[Card]]:
@@ -681,6 +685,7 @@ class OpponentProspects:
         self.n = len(obs.players)
         self._colour_rows = shared.opponent_rows
         self._shared_likely = shared.likely
+        self._shared_offered = shared.offered
         self._cache: dict[tuple, float] = {}
         #: per opponent and chance of holding an unseen card: each colour's weight, what
         #: its unseen and known cards promise (points, plays), and what each top adds
@@ -821,21 +826,39 @@ class OpponentProspects:
                  known: Sequence[Card], chance: float) -> dict[Card, float]:
         """What a wager of ``colour``, or any card of it while the colour is not opened,
         adds to the opponent's prospect there if it tops a pile (points, at least 0)."""
-        t, f = self.t, self.score
+        t = self.t
         rs = t.state_of(row)
         opened = bool(row)
         if opened and not any(t.is_wager[card] and t.after[rs][t.slot_of[card]] >= 0
                               for card in self.kinds[colour]):
             return {}  # an opened row that takes no more wagers: nothing on offer adds
+        pool = sorted(t.value_of[k] for k in self.unseen.numbers[colour]
+                      if t.after[rs][t.slot_of[k]] >= 0)
+        expect = int(round(chance * len(pool)))
+        # the chance counts only through the number of unseen cards expected: shared by
+        # that (and, for a colour not opened, how readily the opponent opens colours)
+        key = (colour, row, track, self.unseen.keys[colour], tuple(known), expect)
+        if not opened:
+            key += (self.ready[seat], sum(1 for r in self.obs.rows[seat] if r))
+        offered = self._shared_offered.get(key)
+        if offered is None:
+            offered = self._shared_offered[key] = \
+                self._offers(seat, colour, row, track, known, rs, pool, expect)
+        return offered
+
+    def _offers(self, seat: int, colour: int, row: tuple[Card, ...],
+                track: Optional[TrackPlace], known: Sequence[Card], rs: int,
+                pool: list[int], expect: int) -> dict[Card, float]:
+        """:meth:`_offered` worked out: ``rs`` the row's state, ``pool`` the values of the
+        unseen numbers that fit it, sorted, of which the opponent may ``expect`` some."""
+        t, f = self.t, self.score
+        opened = bool(row)
         values = [t.value_of[k] for k in row if not t.is_wager[k]]
         wagers = len(row) - len(values)
         # the likely row: its cards, the numbers it holds that fit, and as many of the
         # unseen numbers that fit as it may expect to get (spread over their values)
         fitting = sorted(t.value_of[k] for k in known if t.colour_of[k] == colour
                          and not t.is_wager[k] and t.after[rs][t.slot_of[k]] >= 0)
-        pool = sorted(t.value_of[k] for k in self.unseen.numbers[colour]
-                      if t.after[rs][t.slot_of[k]] >= 0)
-        expect = int(round(chance * len(pool)))
         if expect and pool:
             step = len(pool) / expect
             fitting += [pool[min(len(pool) - 1, int(i * step + step / 2))] for i in range(expect)]
