@@ -67,10 +67,14 @@ class CythonBuildExt(build_ext):
         from Cython.Build import cythonize
 
         # before build_ext's own options, which prepare each extension cythonize returns;
-        # force: the C is always made anew from the source being built
+        # force: the C is always made anew from the source being built. Python's own
+        # semantics: annotations stay hints (annotation_typing off: an `int` or `float`
+        # annotation would otherwise become a C type or a type check that raises TypeError
+        # where the engine gives its own error), functions stay introspectable (binding).
         self.distribution.ext_modules[:] = cythonize(
             self.distribution.ext_modules, language_level=3, quiet=True, force=True,
-            build_dir="build/cython", compiler_directives={"binding": True})
+            build_dir="build/cython",
+            compiler_directives={"binding": True, "annotation_typing": False})
         super().finalize_options()
 
 if compile_requested():
