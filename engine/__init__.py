@@ -48,25 +48,30 @@ def compiled_modules() -> tuple[str, ...]:
     A wheel built with ``LOSTCITIES_COMPILE=1 pip install .`` ships the modules listed in
     ``compiled_modules.txt`` (beside this file) as C extensions that Cython made from the very
     same source, next to the ``.py`` files; Python imports an extension when there is one.
-    The plain and the editable install run pure Python. Nothing is imported to find out.
+    The plain and the editable install run pure Python. The answer comes from the files
+    beside the sources, so nothing is imported to find it (``lc --version`` stays quick).
     """
     import importlib.machinery
     import importlib.util
     from pathlib import Path
 
-    listed = Path(__file__).with_name("compiled_modules.txt").read_text(encoding="utf-8")
-    packages = {"engine": __name__, "grammar": "lostcities.grammar"}
+    here = Path(__file__).parent
+    listed = here.joinpath("compiled_modules.txt").read_text(encoding="utf-8")
+    grammar = importlib.util.find_spec("lostcities.grammar")  # found, not imported
+    folders = {"engine": (__name__, here),
+               "grammar": ("lostcities.grammar",
+                           Path(next(iter(grammar.submodule_search_locations or ()), here)))}
     found = []
     for line in listed.splitlines():
         source = line.strip()
         if not source or source.startswith("#"):
             continue
         top, _, rest = source.partition("/")
-        name = packages[top] + "." + rest.removesuffix(".py").replace("/", ".")
-        spec = importlib.util.find_spec(name)
-        if spec is not None and (spec.origin or "").endswith(
-                tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-            found.append(name)
+        package, folder = folders[top]
+        module = folder.joinpath(*rest.removesuffix(".py").split("/"))
+        if any(module.with_name(module.name + suffix).is_file()
+               for suffix in importlib.machinery.EXTENSION_SUFFIXES):
+            found.append(package + "." + rest.removesuffix(".py").replace("/", "."))
     return tuple(found)
 
 
