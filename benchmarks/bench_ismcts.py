@@ -185,7 +185,7 @@ def yardstick(path: Path, matches: int = 40) -> float:
 
     spec = importlib.util.spec_from_file_location("plain_duel", path)
     if spec is None or spec.loader is None or not path.is_file():
-        raise SystemExit(f"bench_ismcts: no yardstick at {path} (--yardstick PATH)")
+        raise SystemExit(f"{Path(sys.argv[0]).stem}: no yardstick at {path} (--yardstick PATH)")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rng = random.Random(0)

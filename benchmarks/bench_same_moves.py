@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import os
 import random
 import sys
@@ -29,22 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_ismcts import yardstick  # the yardstick timed as bench_ismcts times it
+
 #: the yardstick: one plain function playing random duel-classic matches
 YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "bench" / "plain_duel.py"
-
-
-def yardstick(path: Path, matches: int = 30) -> float:
-    """The yardstick's random duel-classic matches per CPU second, in this process."""
-    spec = importlib.util.spec_from_file_location("plain_duel", path)
-    if spec is None or spec.loader is None or not path.is_file():
-        raise SystemExit(f"bench_same_moves: no yardstick at {path} (--yardstick PATH)")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rng = random.Random(0)
-    cpu = time.process_time()
-    for _ in range(matches):
-        module.random_match(rng)
-    return matches / (time.process_time() - cpu)
 
 
 class Twins:
