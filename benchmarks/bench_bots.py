@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -187,9 +188,11 @@ def time_per_move(bot: str, matches: int, most: Optional[int] = None
     return times, late, cpu
 
 
-def yardstick(matches: int = 30) -> Optional[float]:
+def yardstick(matches: int = 20, batches: int = 5) -> Optional[float]:
     """Random matches a CPU second of the plain loop ``../shared/bench/plain_duel.py`` in
-    this process (None where it is not there), to pair time figures with."""
+    this process (None where it is not there), to pair time figures with: the median of
+    ``batches`` batches of ``matches``, after a warm-up (one cold batch of 30 matches was
+    seen to read from 600 to 1,000 on a calm machine)."""
     import random
 
     folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -201,10 +204,15 @@ def yardstick(matches: int = 30) -> Optional[float]:
     import plain_duel  # the yardstick: a file of this machine, not of the project
 
     rng = random.Random(1)
-    start = time.process_time()
-    for _ in range(matches):
+    for _ in range(3):
         plain_duel.random_match(rng)
-    return matches / max(1e-9, time.process_time() - start)
+    rates = []
+    for _ in range(batches):
+        start = time.process_time()
+        for _ in range(matches):
+            plain_duel.random_match(rng)
+        rates.append(matches / max(1e-9, time.process_time() - start))
+    return statistics.median(rates)
 
 
 def speed(bot: str, matches: int, workers: int) -> float:
@@ -270,25 +278,27 @@ def main() -> None:
             job, seeds, label = pairings[name.strip()]
             strength(job, seeds, args.workers, label, args.run_dir, args.batch)
     if args.only in (None, "time"):
-        print("time per move (duel-classic, against expert):")
-        rate = yardstick()
-        if rate is not None:
-            print(f"  yardstick (../shared/bench/plain_duel.py, this process): {rate:.0f} random "
-                  "matches a CPU second; a bot's CPU ms a decision times this is its "
-                  "figure in yardstick matches", flush=True)
+        print("time per move (duel-classic, against expert); the yardstick "
+              "(../shared/bench/plain_duel.py, random matches a CPU second, this process) is "
+              "timed before and after each bot, and a bot's CPU ms a decision times their mean "
+              "is its figure in yardstick matches:")
         for bot, matches, most in (("random", 20, None), ("greedy", 10, None),
                                    ("expert", 10, None), ("ismcts@1", 2, None),
                                    ("ismcts@2", 1, None), ("ismcts@3", 1, None),
                                    ("ismcts@4", 1, 40), ("ismcts@5", 1, 20)):
             if bot not in args.time_bots.split(","):
                 continue
+            before = yardstick()
             times, late, cpu = time_per_move(bot, args.time_matches or matches, most)
+            after = yardstick()
+            rate = None if before is None or after is None else (before + after) / 2
             end = (f"; with 10 cards or fewer to draw: mean {sum(late) / len(late) * 1000:9.2f}"
                    f" ms, worst {max(late) * 1000:9.1f} ms ({len(late)} moves)" if late else
                    " (the round's first moves)")
             print(f"  {bot:<10} mean {sum(times) / len(times) * 1000:9.2f} ms   worst "
                   f"{max(times) * 1000:9.1f} ms   CPU mean {sum(cpu) / len(cpu) * 1000:9.2f} ms"
-                  + (f" = {sum(cpu) / len(cpu) * rate:.3f} yardstick matches" if rate else "")
+                  + (f" = {sum(cpu) / len(cpu) * rate:.3f} yardstick matches (yardstick "
+                     f"{before:.0f} before, {after:.0f} after)" if rate else "")
                   + f"   ({len(times)} moves){end}", flush=True)
     if args.only in (None, "speed"):
         print("matches per second (duel-classic, the bot against itself):")
