@@ -39,39 +39,48 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = ["IllegalMoveError", "InputError", "InvalidMoveError", "LostCitiesError", "PackError",
-           "Problem", "RecordError", "ScoringError", "compiled_modules", *_LAZY]
+           "Problem", "RecordError", "ScoringError", "compilable_modules", "compiled_modules", *_LAZY]
+
+
+def compilable_modules() -> tuple[str, ...]:
+    """The modules a compiled build makes C extensions of, as dotted names, in the order of
+    ``compiled_modules.txt`` (beside this file; comments and blank lines left out), whether
+    this install runs them compiled or not (:func:`compiled_modules` tells that)."""
+    from pathlib import Path
+
+    listed = Path(__file__).with_name("compiled_modules.txt").read_text(encoding="utf-8")
+    out = []
+    for line in listed.splitlines():
+        source = line.strip()
+        if source and not source.startswith("#"):
+            out.append("lostcities." + source.removesuffix(".py").replace("/", "."))
+    return tuple(out)
 
 
 def compiled_modules() -> tuple[str, ...]:
     """The modules this install runs compiled, as dotted names; ``()`` for pure Python.
 
-    A wheel built with ``LOSTCITIES_COMPILE=1 pip install .`` ships the modules listed in
-    ``compiled_modules.txt`` (beside this file) as C extensions that Cython made from the very
-    same source, next to the ``.py`` files; Python imports an extension when there is one.
-    The plain and the editable install run pure Python. The answer comes from the files
-    beside the sources, so nothing is imported to find it (``lc --version`` stays quick).
+    A wheel built with ``LOSTCITIES_COMPILE=1 pip install .`` ships the modules of
+    :func:`compilable_modules` as C extensions that Cython made from the very same source,
+    next to the ``.py`` files; Python imports an extension when there is one. The plain and
+    the editable install run pure Python. The answer comes from the files beside the
+    sources, so nothing is imported to find it (``lc --version`` stays quick).
     """
     import importlib.machinery
     import importlib.util
     from pathlib import Path
 
     here = Path(__file__).parent
-    listed = here.joinpath("compiled_modules.txt").read_text(encoding="utf-8")
     grammar = importlib.util.find_spec("lostcities.grammar")  # found, not imported
-    folders = {"engine": (__name__, here),
-               "grammar": ("lostcities.grammar",
-                           Path(next(iter(grammar.submodule_search_locations or ()), here)))}
+    folders = {"engine": here,
+               "grammar": Path(next(iter(grammar.submodule_search_locations or ()), here))}
     found = []
-    for line in listed.splitlines():
-        source = line.strip()
-        if not source or source.startswith("#"):
-            continue
-        top, _, rest = source.partition("/")
-        package, folder = folders[top]
-        module = folder.joinpath(*rest.removesuffix(".py").split("/"))
+    for name in compilable_modules():
+        top, *rest = name.split(".")[1:]
+        module = folders[top].joinpath(*rest)
         if any(module.with_name(module.name + suffix).is_file()
                for suffix in importlib.machinery.EXTENSION_SUFFIXES):
-            found.append(package + "." + rest.removesuffix(".py").replace("/", "."))
+            found.append(name)
     return tuple(found)
 
 

@@ -33,11 +33,11 @@ BUILD_SECONDS = 1800
 
 
 def listed_modules() -> list[str]:
-    text = (ROOT / "engine" / "compiled_modules.txt").read_text(encoding="utf-8")
-    sources = [line.strip() for line in text.splitlines()
-               if line.strip() and not line.strip().startswith("#")]
-    assert sources and all((ROOT / s).is_file() for s in sources), sources
-    return ["lostcities." + s.removesuffix(".py").replace("/", ".") for s in sources]
+    """The modules of engine/compiled_modules.txt, each with a source file in the tree."""
+    names = list(engine.compilable_modules())
+    assert names and all((ROOT / Path(*name.split(".")[1:])).with_suffix(".py").is_file()
+                         for name in names), names
+    return names
 
 
 @pytest.fixture(scope="module")
