@@ -150,3 +150,36 @@ def test_a_stepped_state_and_its_parent_stay_independent(data):
     while not is_over(child):  # and the child to the end
         child = step(child, rng.choice(legal_actions(child)))
     assert state.snapshot() == before
+
+
+def _totals_afresh(state):
+    """Match totals by the pack's match formula, worked out here from the finished rounds."""
+    match, finished = state.pack.scoring.match, state.finished
+    return tuple(match([r.scores[p] for r in finished],
+                       sum(r.artefacts[p] for r in finished if r.artefacts),
+                       sum(r.tokens[p] for r in finished if r.tokens)) for p in range(state.n))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_totals_follow_rounds_ending_undone_and_other_matches(data):
+    """totals() keeps the last answer by the very list of finished rounds: it must follow
+    a round's end, its undo, and positions of other matches asked in between."""
+    from lostcities.engine import totals
+
+    p, state = _game(data)
+    other = new_game(p, state.n, data.draw(st.integers(0, 2**32), label="other seed"))
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    pushed = 0
+    while not is_over(state) and pushed < 400:
+        push(state, random_move(state, rng))
+        pushed += 1
+        if not is_over(other):
+            push(other, random_move(other, rng))
+        for s in (state, other):
+            assert totals(s) == _totals_afresh(s)
+    while pushed:
+        pop(state)
+        pushed -= 1
+        assert totals(state) == _totals_afresh(state)
+        assert totals(other) == _totals_afresh(other)

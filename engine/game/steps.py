@@ -653,12 +653,25 @@ def kept(state: GameState, what: str) -> tuple[int, ...]:
                  for p in range(state.n))
 
 
+#: the last :func:`totals` worked out: ``(finished, scoring, totals)``, the very list of
+#: finished rounds (never changed in place: a round's end makes a new one, which forks and
+#: copies share) and the pack's scoring; one tuple, swapped whole (safe across threads)
+_LAST_TOTALS: tuple = (None, None, ())
+
+
 def totals(state: GameState) -> tuple[int, ...]:
-    """Match totals over the finished rounds, by the pack's match formula."""
-    scoring = state.pack.scoring
+    """Match totals over the finished rounds, by the pack's match formula (worked out once
+    for the positions of a round: a search asks for them at every position it values)."""
+    global _LAST_TOTALS
+    finished, scoring = state.finished, state.pack.scoring
+    last = _LAST_TOTALS
+    if last[0] is finished and last[1] is scoring and len(last[2]) == state.n:
+        return last[2]
     artefacts, tokens = kept(state, "artefacts"), kept(state, "tokens")
-    return tuple(scoring.match([r.scores[p] for r in state.finished], artefacts[p], tokens[p])
-                 for p in range(state.n))
+    out = tuple(scoring.match([r.scores[p] for r in finished], artefacts[p], tokens[p])
+                for p in range(state.n))
+    _LAST_TOTALS = (finished, scoring, out)
+    return out
 
 
 
