@@ -110,8 +110,10 @@ def test_the_imagined_players_reply_legally_as_the_expert_would(pack_id):
 def test_shared_plans_change_no_value(pack_id):
     """One SharedPlans serves thousands of evaluations of a search: each evaluation's
     values must be exactly those it works out alone (plans are keyed by all they use).
-    A board's values are never shared: that no cache of any SharedPlans gains one entry
-    proves it, so a board pack plays one seeded round (276 positions), a duel pack three."""
+    On a board a SharedPlans made without a board context is never used (a board's values
+    hold for its context only: expert.BoardPlans keeps one per context, tested in
+    test_shared_prospects.py): that none of its caches gains one entry proves it, so a
+    board pack plays one seeded round (276 positions), a duel pack three."""
     from lostcities.engine.bots.expert import DUEL, OUTLOOK, REPLY, Evaluation, SharedPlans
     from lostcities.engine.game.turn import legal_moves
 

@@ -3,7 +3,11 @@ likely use is worked out once per search and read again by every evaluation that
 the same question, so a shared value must be exactly the value a fresh evaluation works
 out, whatever positions the shared caches met before (the same floats, hence the same
 moves): positions that differ only in an opponent's known cards, its chance of holding
-an unseen card, how readily it opens colours or the colour's unseen cards included."""
+an unseen card, how readily it opens colours or the colour's unseen cards included.
+
+On a board pack the plans are shared per board context (the tiles left and their worth:
+:class:`~lostcities.engine.bots.expert.BoardPlans`), across a bot's decisions and a search's
+positions: the same values again, and positions alike but for the tiles left kept apart."""
 from __future__ import annotations
 
 import copy
@@ -15,9 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from enginehelpers import pack
+from lostcities.engine import game_seed, play_match
 from lostcities.engine.bots.base import GreedyBot, SeatView
-from lostcities.engine.bots.expert import DUEL, REPLY, Evaluation, ExpertBot, SharedPlans
-from lostcities.engine.bots.ismcts import Models, SearchParams, candidates, lookahead
+from lostcities.engine.bots import expert
+from lostcities.engine.bots.expert import (BOARD, DUEL, REPLY, BoardPlans, Evaluation, ExpertBot,
+                                           RowScore, SharedPlans)
+from lostcities.engine.bots.ismcts import (BOARD_OUTLOOK, BOARD_REPLY, BOARD_SEARCH, Models,
+                                           SearchParams, board_deal, board_outlook, candidates,
+                                           lookahead)
 from lostcities.engine.bots.knowledge import Determinizer, SeatMemory, WatchedMemory
 from lostcities.engine.game.state import OVER
 from lostcities.engine.game.tables import tables_of
@@ -221,3 +230,171 @@ def test_the_opponents_known_cards_are_part_of_the_question():
         if swapped >= 3:
             break
     assert swapped >= 3  # the swap did change what the opponent may add
+
+
+# ---------------------------------------------------------------------- board packs
+
+
+@pytest.mark.parametrize("pack_id,players,seeds,every", [("board-classic", 2, (1, 2), 4),
+                                                         ("board-updown", 4, (1,), 5),
+                                                         ("board-short", 3, (1, 2), 5)])
+def test_board_plans_shared_across_positions_are_the_values_of_a_fresh_evaluation(
+        pack_id, players, seeds, every):
+    """The positions of seeded board matches, most of them after tiles were taken, valued
+    through one BoardPlans per weights: every move's value, the opponents' prospects and
+    the search's outlook are a fresh evaluation's, and entries were shared across them."""
+    p = pack(pack_id)
+    shared = {params: BoardPlans(p, params) for params in (BOARD, BOARD_REPLY)}
+    outlooks = BoardPlans(p, BOARD_OUTLOOK)
+    rng = random.Random(7)
+    positions = 0
+    contexts = set()
+    fresh_scores = 0  # the row scores fresh evaluations work out, one position at a time
+    for seed in seeds:
+        for state, seat, memory in walk(pack_id, players, seed, every=every):
+            same_values(p, state, seat, memory, shared, rng)
+            obs = observation(state, seat)
+            mine = Evaluation(p, obs, memory, BOARD_OUTLOOK, outlooks)
+            fresh = Evaluation(p, obs, memory, BOARD_OUTLOOK)
+            assert board_outlook(mine, obs) == board_outlook(fresh, obs)
+            fresh_scores += len(fresh.score.memo)
+            contexts.add(fresh.score.context)
+            positions += 1
+    assert positions > 35
+    assert len(contexts) > 5  # tiles were taken on the way (and artefacts' worth changed)
+    kept = outlooks.boards.values()
+    assert 0 < sum(len(plans.scores) for plans in kept) < fresh_scores  # shared, not redone
+    assert all(plans.context is not None for plans in kept)
+
+
+def tile_taken(state, seat: int):
+    """Twins of ``state`` without one artefact tile ahead of a pawn of ``seat`` (as if taken)."""
+    board = observation(state, seat).board
+    for track, space, kind, _ in board.tiles:
+        if kind == "artefact" and any(on == track and spot < space
+                                      for on, spot, _ in board.pawns[seat]):
+            twin = state.copy()
+            twin.board.tiles[track][space] = -1
+            yield twin
+
+
+def artefact_held(state, seat: int):
+    """The twin of ``state`` where ``seat`` holds one more artefact (what one more is worth
+    changes with the artefacts held)."""
+    twin = state.copy()
+    twin.board.artefacts[seat] += 1
+    yield twin
+
+
+def twins(change):
+    """A position of a seeded board-classic match and a twin (``change``) whose moves'
+    values differ: the same cards, memory and pawns, so every key of the shared plans is
+    alike in both, and only the board context (the tiles left and their worth) tells them
+    apart."""
+    p = pack("board-classic")
+    for state, seat, memory in walk("board-classic", 2, 1, greedy=1.0, every=1):
+        legal = legal_moves(state)
+        for twin in change(state, seat):
+            values = [Evaluation(p, observation(s, seat), memory, BOARD).ranked(legal)
+                      for s in (state, twin)]
+            if values[0] != values[1]:
+                return p, (state, twin), seat, snapshot(state, seat, memory)[2], values
+    raise AssertionError("no twin changed the values")
+
+
+@pytest.mark.parametrize("change", [tile_taken, artefact_held])
+def test_a_board_context_keeps_apart_positions_alike_but_for_the_tiles_left(change,
+                                                                            monkeypatch):
+    p, positions, seat, memory, fresh = twins(change)
+    legal = legal_moves(positions[0])
+    contexts = [RowScore(p, observation(s, seat)).context for s in positions]
+    assert contexts[0] != contexts[1]
+    plans = BoardPlans(p, BOARD)
+    for i in (0, 1, 0, 1):
+        obs = observation(positions[i], seat)
+        assert Evaluation(p, obs, memory, BOARD, plans).ranked(legal) == fresh[i]
+    assert len(plans.boards) == 2
+    # the twins do collide: with the context left out of the sharing, the second one is
+    # given values worked out for the first
+    monkeypatch.setattr(BoardPlans, "for_board", lambda self, context: blind(self))
+    plans = BoardPlans(p, BOARD)
+    values = [Evaluation(p, observation(s, seat), memory, BOARD, plans).ranked(legal)
+              for s in positions]
+    assert values[0] == fresh[0] and values[1] != fresh[1]
+
+
+def blind(plans: BoardPlans) -> SharedPlans:
+    """One SharedPlans for every board context (the context left out)."""
+    if not plans.boards:
+        plans.boards[()] = SharedPlans(plans.pack, plans.params, None, plans.board_free)
+    return plans.boards[()]
+
+
+def test_a_board_plans_keeps_its_most_recent_contexts_and_shares_the_rest():
+    p = pack("board-classic")
+    plans = BoardPlans(p, BOARD)
+    most = expert.BOARD_CONTEXTS
+    made = [plans.for_board((9, (((0, k), 5.0),))) for k in range(most + 3)]
+    assert list(plans.boards) == [one.context for one in made[3:]]  # the first asked dropped
+    assert plans.for_board(made[3].context) is made[3]  # asked again: now the most recent
+    plans.for_board((9, ()))
+    assert made[3].context in plans.boards and made[4].context not in plans.boards
+    assert all(one.chains is plans.board_free.chains and one.unseen is plans.board_free.unseen
+               for one in plans.boards.values())
+    made[3].chains[((), ())] = ((), 0)
+    made[3].scores[(0, 0, False, 1)] = -20.0
+    assert plans.size() == 2  # the chains all contexts share counted once
+
+
+class CheckedOnBoard(ExpertBot):
+    """The expert on a board, checking each decision against a fresh evaluation."""
+
+    decisions = 0
+
+    def decide(self, view, memory):
+        move = super().decide(view, memory)
+        obs, legal = view.observation, view.legal_moves
+        fresh = Evaluation(view.pack, obs, memory, BOARD).ranked(legal)
+        assert Evaluation(view.pack, obs, memory, BOARD, self.shared(view.pack)).ranked(legal) \
+            == fresh
+        assert move == max(fresh, key=lambda vm: vm[0])[1]
+        CheckedOnBoard.decisions += 1
+        return move
+
+
+def test_the_expert_shares_its_board_plans_across_its_decisions():
+    """One expert playing both seats of a seeded board-short match: its decisions share
+    one BoardPlans (several contexts: the tiles taken, each seat's artefacts) and each is
+    the fresh evaluation's choice."""
+    bot = CheckedOnBoard()
+    play_match(pack("board-short"), [bot, bot], game_seed(5, 2))
+    assert CheckedOnBoard.decisions > 40
+    shared = bot.shared(pack("board-short"))
+    assert isinstance(shared, BoardPlans) and len(shared.boards) > 1 and shared.size() > 0
+
+
+def test_a_board_search_with_shared_models_looks_ahead_as_one_without():
+    """The board search's lookaheads share their models (BoardPlans of the replies and the
+    outlooks) across passes and candidates, and value each candidate as fresh ones do."""
+    p = pack("board-classic")
+    params = BOARD_SEARCH
+    checked = 0
+    for state, seat, memory in walk("board-classic", 2, 4, every=7):
+        if len(legal_moves(state)) < 2:
+            continue
+        obs = observation(state, seat)
+        moves = candidates(p, obs, memory, legal_moves(state), ExpertBot(), 3)
+        det = Determinizer(p, obs, memory)
+        models = Models(p)
+        rng = random.Random(checked)
+        for _ in range(3):
+            deal = det.deal(rng)
+            board_deal(deal, obs)
+            for move in moves:
+                assert lookahead(deal, move, obs, params, models) == \
+                    lookahead(deal, move, obs, params)
+                checked += 1
+        if checked >= 45:
+            break
+    assert checked >= 45
+    assert isinstance(models.reply, BoardPlans) and models.reply.size() > 0

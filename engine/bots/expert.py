@@ -42,7 +42,7 @@ import math
 import random
 from operator import add
 from dataclasses import dataclass, replace
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 from .base import Bot, SeatView
 from ..game.cards import Card
@@ -92,6 +92,9 @@ OUTLOOK = replace(DUEL, open_margin=0.0, wager_margin=0.0, soft=0.0, draw_averag
 #: the most entries an expert's shared colour plans hold before they start afresh (a
 #: match of duel-classic fills some 30,000; each entry is a few hundred bytes)
 SHARED_PLANS = 200_000
+#: board packs: the most board contexts (:attr:`RowScore.context`) whose shared plans are
+#: kept at once (:class:`BoardPlans`; the least recently asked is dropped first)
+BOARD_CONTEXTS = 8
 
 
 class ExpertBot(Bot):
@@ -109,7 +112,7 @@ class ExpertBot(Bot):
         self.params = params or DUEL
         self.board_params = board_params or BOARD
         self._memories: dict[int, SeatMemory] = {}
-        self._shared: Optional[SharedPlans] = None
+        self._shared: Optional[Shared] = None
 
     def memory(self, view: SeatView) -> SeatMemory:
         """The seat's memory, updated with its current observation."""
@@ -128,19 +131,21 @@ class ExpertBot(Bot):
 
     def decide(self, view: SeatView, memory: SeatMemory) -> Move:
         """The expert's move for ``view`` given the seat's (already updated) memory."""
-        if view.pack.board is not None:  # board values depend on the board: not shared
-            return Evaluation(view.pack, view.observation, memory,
-                              self.board_params).best(view.legal_moves)
-        return Evaluation(view.pack, view.observation, memory, self.params,
+        params = self.params if view.pack.board is None else self.board_params
+        return Evaluation(view.pack, view.observation, memory, params,
                           self.shared(view.pack)).best(view.legal_moves)
 
-    def shared(self, pack: RulePack) -> SharedPlans:
+    def shared(self, pack: RulePack) -> Shared:
         """The colour plans this bot's decisions share (the same values as worked out
-        anew, keyed by all they depend on), started afresh for another pack and once
-        they hold :data:`SHARED_PLANS` entries."""
+        anew, keyed by all they depend on; on a board pack, per board context:
+        :class:`BoardPlans`), started afresh for another pack and once they hold
+        :data:`SHARED_PLANS` entries."""
         shared = self._shared
         if shared is None or shared.t is not tables_of(pack) or shared.size() > SHARED_PLANS:
-            shared = self._shared = SharedPlans(pack, self.params)
+            if pack.board is None:
+                shared = self._shared = SharedPlans(pack, self.params)
+            else:
+                shared = self._shared = BoardPlans(pack, self.board_params)
         return shared
 
 
@@ -196,12 +201,24 @@ class SharedPlans:
     cards that can still follow it, the colour's unseen cards and the draw chance, the
     very float the plan is worked out with, from the turns left and the number of cards
     unseen in all), so a shared entry is the value the evaluation would work out itself.
-    Packs with a board are not shared: their values depend on the board too.
+    On a board pack the values depend on the board too: the track places are in the
+    keys, and the rest (the tiles left and their worth) is the ``context``
+    (:attr:`RowScore.context`) the plans are made for; an evaluation of another board
+    context does not use them (:meth:`for_board`; :class:`BoardPlans` keeps one per
+    context). ``board_free``: plans of the same pack and weights whose caches that do not
+    depend on the board (chains, fittings, unseen names) these share.
     """
 
-    def __init__(self, pack: RulePack, params: ExpertParams):
+    def __init__(self, pack: RulePack, params: ExpertParams, context: Optional[tuple] = None,
+                 board_free: Optional[SharedPlans] = None):
+        self.pack = pack
         self.t = tables_of(pack)
         self.params = params
+        #: board packs: the board context these values hold for (None: a duel's, or no board)
+        self.context = context
+        #: board packs: what a row scores, by colour, space, leader and the space it reaches
+        #: (:meth:`RowScore.at`)
+        self.scores: dict[tuple, float] = {}
         self.plans: dict[tuple, ColourPlan] = {}
         #: the same plans by the colour's held cards themselves (before the chain that
         #: follows the row is worked out), the row, the draw chance, the track and the
@@ -211,6 +228,9 @@ class SharedPlans:
         #: per colour, held cards, row and the colour's unseen cards: each drawn card's
         #: plan options (:meth:`RowPlans.draws`)
         self.drawn: dict[tuple, list] = {}
+        #: board packs, keyed as :attr:`drawn`: the chain each drawn card's plan counts
+        #: (:meth:`RowPlans._board_drawn`; the same on every board)
+        self.drawn_chains: dict[tuple, list] = {}
         #: per colour's row, held chain and wagers: its score and the unseen cards' credit
         self.extras: dict[tuple, Options] = {}
         self.opponent_rows: dict[tuple, tuple[float, list[float], dict[Card, float]]] = {}
@@ -233,7 +253,12 @@ class SharedPlans:
         #: a short name for each colour's unseen number cards met, for the keys
         self.unseen: dict[tuple, int] = {}
         #: the card kinds of each colour in the pack's deck, in order
-        self.kinds: list[list[Card]] = kinds_by_colour(self.t)
+        self.kinds: list[list[Card]] = kinds_by_colour(self.t) if board_free is None \
+            else board_free.kinds
+        if board_free is not None:
+            self.chains, self.fitting, self.unseen, self.drawn_chains = \
+                board_free.chains, board_free.fitting, board_free.unseen, board_free.drawn_chains
+            self._refusals_last = board_free.refusals_last()
 
     def refusals_last(self) -> bool:
         """Whether every card a row state refuses stays refused once any card is added
@@ -249,9 +274,59 @@ class SharedPlans:
 
     def size(self) -> int:
         """How many entries the caches hold in all."""
+        return self.board_size() + len(self.unseen) + len(self.chains) + len(self.fitting) \
+            + len(self.drawn_chains)
+
+    def board_size(self) -> int:
+        """How many entries the caches whose values may depend on the board hold (all
+        but the chains, the drawn cards' chains, the fittings and the unseen names)."""
         return len(self.plans) + len(self.by_hand) + len(self.curves) + len(self.extras) \
             + len(self.drawn) + len(self.opponent_rows) + len(self.likely) + len(self.offered) \
-            + len(self.unseen) + len(self.chains) + len(self.fitting)
+            + len(self.scores)
+
+    def for_board(self, context: Optional[tuple]) -> SharedPlans:
+        """The plans an evaluation of board ``context`` shares: these if made for it (a
+        duel: None), else fresh ones (a board's values hold for their context only)."""
+        if context == self.context:
+            return self
+        return SharedPlans(self.pack, self.params, context)
+
+
+class BoardPlans:
+    """Board packs: the :class:`SharedPlans` of each board context met (the tiles left
+    and their worth, :attr:`RowScore.context`), for one pack and weights, so that the
+    evaluations of a board share what a fresh one would work out for that board: at
+    most :data:`BOARD_CONTEXTS` contexts, the least recently asked dropped first. The
+    caches that do not depend on the board are shared by all the contexts."""
+
+    def __init__(self, pack: RulePack, params: ExpertParams):
+        self.pack = pack
+        self.t = tables_of(pack)
+        self.params = params
+        #: the caches every context shares (its own board caches stay empty)
+        self.board_free = SharedPlans(pack, params)
+        self.boards: dict[tuple, SharedPlans] = {}
+
+    def for_board(self, context: Optional[tuple]) -> SharedPlans:
+        """The shared plans of board ``context`` (made when first asked)."""
+        boards = self.boards
+        shared = boards.pop(context, None)
+        if shared is None:
+            if len(boards) >= BOARD_CONTEXTS:
+                del boards[next(iter(boards))]
+            shared = SharedPlans(self.pack, self.params, context, self.board_free)
+        boards[context] = shared  # the most recently asked last
+        return shared
+
+    def size(self) -> int:
+        """How many entries the contexts' caches hold in all."""
+        return self.board_free.size() + sum(shared.board_size()
+                                            for shared in self.boards.values())
+
+
+Shared = Union[SharedPlans, BoardPlans]
+"""What evaluations share: a :class:`SharedPlans`, or on a board pack a :class:`BoardPlans`
+(one per board context)."""
 
 
 def kinds_by_colour(t: Tables) -> list[list[Card]]:
@@ -304,8 +379,16 @@ class RowScore:
         self.board = obs.board
         self.artefact = 0
         self.tile_worth: dict[tuple[int, int], float] = {}
+        #: board packs: all a row's score depends on beyond its colour and track place (the
+        #: last space, and each tile's worth by track and space: the tiles left, an
+        #: artefact at what one more is worth to the seat); None in a duel
+        self.context: Optional[tuple] = None
+        #: board packs: the scores worked out, by (colour, space, leader, reach), shared
+        #: by the evaluations of one context (:attr:`SharedPlans.scores`)
+        self.memo: dict[tuple, float] = {}
         if self.board is not None:
             self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
+            self.spaces = self.board.spaces
             match = pack.scoring.match
             held = self.board.artefacts[obs.seat]
             self.artefact = match([0], held + 1, 0) - match([0], held, 0)
@@ -314,28 +397,39 @@ class RowScore:
                     self.tile_worth[(track, space)] = float(self.artefact)
                 elif kind == "points":
                     self.tile_worth[(track, space)] = float(value)
+            self.context = (self.spaces, tuple(sorted(self.tile_worth.items())))
 
     def __call__(self, colour: int, values: Sequence[int], wagers: int,
                  track: Optional[TrackPlace] = None) -> float:
         if track is None:
             return self.f(colour, values, wagers)
+        return self.at(colour, len(values), track)
+
+    def at(self, colour: int, cards: int, track: TrackPlace) -> float:
+        """Board: the score of a row of ``cards`` cards (their values and the wagers do
+        not move the pawn) with the pawn at ``track``, worked out once per context."""
         space, leader, before = track
-        reach = min(self.board.spaces, space + len(values) - before)
+        reach = min(self.spaces, space + cards - before)
         if reach <= 0:
             return 0.0
-        gain = 0.0
-        for s in range(space + 1, reach + 1):
-            gain += self.tile_worth.get((colour, s), 0.0)
-        return self.pawn(colour, reach, leader) + gain
+        key = (colour, space, leader, reach)
+        score = self.memo.get(key)
+        if score is None:
+            gain = 0.0
+            for s in range(space + 1, reach + 1):
+                gain += self.tile_worth.get((colour, s), 0.0)
+            score = self.memo[key] = self.pawn(colour, reach, leader) + gain
+        return score
 
     def steps_worth(self, colour: int, values: list[int], track: TrackPlace,
                     steps: float) -> float:
         """Board: the row's score after ``steps`` more cards (a fraction interpolates)."""
         whole = int(steps)
-        low = self(colour, values + [0] * whole, 0, track)
+        cards = len(values) + whole
+        low = self.at(colour, cards, track)
         if steps == whole:
             return low
-        high = self(colour, values + [0] * (whole + 1), 0, track)
+        high = self.at(colour, cards + 1, track)
         return low + (steps - whole) * (high - low)
 
 
@@ -350,6 +444,7 @@ class RowPlans:
         self._shared = shared.plans
         self._curves = shared.curves
         self._drawn = shared.drawn
+        self._drawn_chains = shared.drawn_chains
         self._extras = shared.extras
         self._by_hand = shared.by_hand
         self._chains = shared.chains
@@ -433,7 +528,7 @@ class RowPlans:
     def plan(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...],
              future: int, track: Optional[TrackPlace] = None) -> ColourPlan:
         """The outlook of one of our colours (shared: by the very cards held, and by the
-        hands whose cards that can follow the row are the same)."""
+        hands whose cards that can follow the row are the same; on a board, as many)."""
         # a plan depends on the turns left and the number unseen only through the draw
         # chance: keyed by that very float, computed as the plan uses it
         chance = self._chances.get(future)
@@ -444,11 +539,22 @@ class RowPlans:
         plan = self._by_hand.get(by_hand)
         if plan is None:
             chain, held = self.chain(row, hand)
-            key = (colour, chain, held, row, chance, track, unseen)
-            plan = self._shared.get(key)
-            if plan is None:
-                plan = self._shared[key] = self._plan(colour, chain, held, row, chance, track)
-            self._by_hand[by_hand] = plan
+            if track is not None:  # on a board each card is a step whatever its value
+                # (:meth:`RowScore.at`): the chain counts by its length alone
+                chain = (0,) * len(chain)
+            plan = self._by_hand[by_hand] = self.chained(colour, chain, held, row, chance,
+                                                         track, unseen)
+        return plan
+
+    def chained(self, colour: int, chain: tuple[int, ...], held: int, row: tuple[Card, ...],
+                chance: float, track: Optional[TrackPlace], unseen: int) -> ColourPlan:
+        """The plan of a colour whose held cards that follow ``row`` are ``chain`` and
+        ``held`` wagers (:meth:`chain`; on a board, as many zeros), with the draw
+        ``chance`` and the colour's ``unseen`` numbers (their short name): shared."""
+        key = (colour, chain, held, row, chance, track, unseen)
+        plan = self._shared.get(key)
+        if plan is None:
+            plan = self._shared[key] = self._plan(colour, chain, held, row, chance, track)
         return plan
 
     def chance(self, future: int) -> float:
@@ -616,14 +722,21 @@ class RowPlans:
                 else:
                     q = with_chance(options, row, chance, True)
                 each.append((times, q))
-        else:
-            for card, times in self.unseen.cards[colour]:
-                if self._refused(row, card):
+        else:  # each drawn card's chain (shared), the plan by its length and the chance
+            key = (colour, hand, row, self.unseen.all_keys[colour])
+            chains = self._drawn_chains.get(key)
+            if chains is None:
+                chains = self._drawn_chains[key] = self._board_drawn(colour, hand, row)
+            chance = self.chance(future)
+            unseen = self.unseen.keys[colour]
+            chained = self.chained
+            for times, chain in chains:
+                if chain is None:
                     if same is None:
                         same = self.plan(colour, hand, row, future, track)
                     q = same
                 else:
-                    q = self.plan(colour, _insert(hand, card), row, future, track)
+                    q = chained(colour, chain[0], chain[1], row, chance, track, unseen)
                 each.append((times, q))
         for times, q in each:
             count += times
@@ -645,6 +758,20 @@ class RowPlans:
         if t.is_wager[card]:
             return not t.allowed[rs][0]
         return self._refusals_last() and t.after[rs][t.slot_of[card]] < 0
+
+    def _board_drawn(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...]
+                     ) -> list[tuple[int, Optional[tuple[tuple[int, ...], int]]]]:
+        """Board packs: for each unseen card of ``colour``, its copies unseen and the chain
+        the plan with it in hand counts (as many zeros as cards, and the wagers; None: the
+        hand's own plan, a card the row refuses), the same on every board."""
+        out: list[tuple[int, Optional[tuple[tuple[int, ...], int]]]] = []
+        for card, times in self.unseen.cards[colour]:
+            if self._refused(row, card):
+                out.append((times, None))
+            else:
+                chain, held = self.chain(row, _insert(hand, card))
+                out.append((times, ((0,) * len(chain), held)))
+        return out
 
     def _drawn_options(self, colour: int, hand: tuple[Card, ...], row: tuple[Card, ...]
                        ) -> list[tuple[int, Optional[Options]]]:
@@ -1162,11 +1289,13 @@ class Evaluation:
     pile's top joins the hand, or the deck's average), less the opponents' prospects.
 
     ``shared``: caches to share with other evaluations of the same pack and weights
-    (:class:`SharedPlans`); the values are the same with or without them.
+    (:class:`SharedPlans`; on a board pack, one serves only the board context it was made
+    for, and a :class:`BoardPlans` gives each context its own); the values are the same
+    with or without them.
     """
 
     def __init__(self, pack: RulePack, obs: Observation, memory: SeatMemory,
-                 params: ExpertParams, shared: Optional[SharedPlans] = None):
+                 params: ExpertParams, shared: Optional[Shared] = None):
         self.pack = pack
         self.t: Tables = tables_of(pack)
         self.obs = obs
@@ -1178,10 +1307,12 @@ class Evaluation:
         self.board = obs.board
         if shared is not None and (shared.t is not t or shared.params is not params):
             raise ValueError("shared plans made for another pack or other weights")
-        if shared is None or self.board is not None:
-            shared = SharedPlans(pack, params)
-        self.unseen = Unseen(t, memory, shared.unseen, shared.kinds)
         self.score = RowScore(pack, obs)
+        context = self.score.context
+        shared = SharedPlans(pack, params, context) if shared is None \
+            else shared.for_board(context)
+        self.score.memo = shared.scores
+        self.unseen = Unseen(t, memory, shared.unseen, shared.kinds)
         self.rows = RowPlans(t, params, self.score, self.unseen, shared)
         self.opponents_of = OpponentProspects(t, obs, memory, params, self.score,
                                               self.unseen, shared)

@@ -44,7 +44,8 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from .base import Bot, SeatView
-from .expert import BOARD, OUTLOOK, REPLY, BoardAfter, Evaluation, ExpertBot, SharedPlans
+from .expert import (BOARD, OUTLOOK, REPLY, BoardAfter, BoardPlans, Evaluation, ExpertBot,
+                     Shared, SharedPlans)
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
 from ..game.moves import Move
 from ..game.rules import RulePack
@@ -139,14 +140,14 @@ def candidates(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list
 class Models:
     """The search's models of the players, :func:`reply` and :func:`outlook`, with the
     plan caches they share across the positions of one search (same values, less work;
-    none on a board, whose values depend on the board)."""
+    on a board, per board context: :class:`~.expert.BoardPlans`)."""
 
     def __init__(self, pack: RulePack):
-        self.reply: Optional[SharedPlans] = None
-        self.outlook: Optional[SharedPlans] = None
-        if pack.board is None:
-            self.reply = SharedPlans(pack, REPLY)
-            self.outlook = SharedPlans(pack, OUTLOOK)
+        board = pack.board is not None
+        self.reply: Shared = BoardPlans(pack, BOARD_REPLY) if board \
+            else SharedPlans(pack, REPLY)
+        self.outlook: Shared = BoardPlans(pack, BOARD_OUTLOOK) if board \
+            else SharedPlans(pack, OUTLOOK)
 
 
 def reply(state: GameState, models: Optional[Models] = None) -> Move:
@@ -158,7 +159,7 @@ def reply(state: GameState, models: Optional[Models] = None) -> Move:
     seat = state.to_move
     if state.board is not None:
         return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                          BOARD_REPLY).quick_best(legal)
+                          BOARD_REPLY, models and models.reply).quick_best(legal)
     return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
                       REPLY, models and models.reply).quick_best(legal)
 
@@ -170,7 +171,7 @@ def outlook(state: GameState, seat: int, models: Optional[Models] = None) -> flo
     if state.board is not None:
         obs = observation(state, seat)
         return board_outlook(Evaluation(state.pack, obs, WatchedMemory(state, seat),
-                                        BOARD_OUTLOOK), obs)
+                                        BOARD_OUTLOOK, models and models.outlook), obs)
     return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
                       OUTLOOK, models and models.outlook).outlook()
 
