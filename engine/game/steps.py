@@ -387,46 +387,12 @@ def play_turn(state: GameState, move: Move) -> None:
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw
-    # place_card and take_card inlined (the hot path of push): the same list operations
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    hand = state.hands[p]
-    held = state.held_bits
-    index = hand.index(card)
-    del hand[index]
-    if card not in hand:
-        held[p] ^= 1 << card
-    colour = t.colour_of[card]
-    old = -1
-    if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
-        state.rows[p][colour].append(card)
-        old = state.row_states[p][colour]
-        new = t.after[old][t.slot_of[card]]
-        if new != old:
-            set_row_state(state, p, colour, new)
-    else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
-        state.piles[colour].append(card)
-        state.pile_bits |= 1 << colour
-    if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-        deck = state.deck
-        drawn = deck.pop()
-        if not deck:
-            state.last_play = True  # only a pack that plays on after the pile ran out
-    else:
-        if state.shared_piles >> source & 1:  # type: ignore[operator]
-            state.own_pile(source)  # type: ignore[arg-type]
-        pile = state.piles[source]  # type: ignore[index]
-        drawn = pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << source  # type: ignore[operator]
-    hand.append(drawn)
-    held[p] |= 1 << drawn
+    index, old = place_card(state, p, action, card)
+    drawn = take_card(state, source)
+    if source == DECK and not state.deck:
+        state.last_play = True  # only a pack that plays on after the pile ran out comes here
+    state.hands[p].append(drawn)
+    state.held_bits[p] |= 1 << drawn
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
     state.moves.append(move if move.codec is not None else t.move(action, card, source))
@@ -559,30 +525,8 @@ def undo_one(state: GameState, entry: tuple) -> None:
         hand.pop()
         if drawn not in hand:
             held[p] ^= 1 << drawn
-        # untake_card and unplace_card inlined (the hot path of pop)
-        if source == DECK:
-            if state.shared_lists & DECK_SHARED:
-                state.own_deck()
-            state.deck.append(drawn)
-        else:
-            if state.shared_piles >> source & 1:
-                state.own_pile(source)
-            state.piles[source].append(drawn)
-            state.pile_bits |= 1 << source
-        colour = t.colour_of[card]
-        if action == PLAY:
-            if state.shared_seats >> p & 1:
-                state.own_seat(p)
-            state.rows[p][colour].pop()
-            if state.row_states[p][colour] != old:
-                set_row_state(state, p, colour, old)
-        else:
-            if state.shared_piles >> colour & 1:
-                state.own_pile(colour)
-            pile = state.piles[colour]
-            pile.pop()
-            if not pile:
-                state.pile_bits ^= 1 << colour
+        untake_card(state, source, drawn)
+        unplace_card(state, p, action, card, old)
         hand.insert(index, card)
         held[p] |= 1 << card
         state.pending = None
