@@ -134,14 +134,14 @@ def snapshot(state, seat: int, memory: SeatMemory):
     return state.copy(), seat, kept
 
 
-def test_a_search_with_shared_models_looks_ahead_as_one_without():
-    """The search's lookaheads, which share their models across the passes and the
-    candidates, value each candidate exactly as a lookahead with fresh models does."""
-    p = pack("duel-classic")
-    params = SearchParams()
+def lookaheads_with_shared_models(pack_id: str, params, seed: int, every: int, skip):
+    """Lookaheads of 3 candidates over 3 deals at positions of a seeded 2-player match
+    (``skip(state)``: a position left out), each valued with the search's shared models and
+    with fresh ones: the same values, at least 45 of them; the shared models returned."""
+    p = pack(pack_id)
     checked = 0
-    for state, seat, memory in walk("duel-classic", 2, 5, every=11):
-        if state.round != 1 or state.phase != OVER and len(legal_moves(state)) < 2:
+    for state, seat, memory in walk(pack_id, 2, seed, every=every):
+        if skip(state) or len(legal_moves(state)) < 2:
             continue
         obs = observation(state, seat)
         moves = candidates(p, obs, memory, legal_moves(state), ExpertBot(), 3)
@@ -150,6 +150,8 @@ def test_a_search_with_shared_models_looks_ahead_as_one_without():
         rng = random.Random(checked)
         for _ in range(3):
             deal = det.deal(rng)
+            if deal.board is not None:
+                board_deal(deal, obs)
             for move in moves:
                 assert lookahead(deal, move, obs, params, models) == \
                     lookahead(deal, move, obs, params)
@@ -157,6 +159,14 @@ def test_a_search_with_shared_models_looks_ahead_as_one_without():
         if checked >= 45:
             break
     assert checked >= 45
+    return models
+
+
+def test_a_search_with_shared_models_looks_ahead_as_one_without():
+    """The search's lookaheads, which share their models across the passes and the
+    candidates, value each candidate exactly as a lookahead with fresh models does."""
+    models = lookaheads_with_shared_models("duel-classic", SearchParams(), 5, 11,
+                                           lambda state: state.round != 1)
     assert models.reply is not None and models.reply.likely
 
 
@@ -376,25 +386,6 @@ def test_the_expert_shares_its_board_plans_across_its_decisions():
 def test_a_board_search_with_shared_models_looks_ahead_as_one_without():
     """The board search's lookaheads share their models (BoardPlans of the replies and the
     outlooks) across passes and candidates, and value each candidate as fresh ones do."""
-    p = pack("board-classic")
-    params = BOARD_SEARCH
-    checked = 0
-    for state, seat, memory in walk("board-classic", 2, 4, every=7):
-        if len(legal_moves(state)) < 2:
-            continue
-        obs = observation(state, seat)
-        moves = candidates(p, obs, memory, legal_moves(state), ExpertBot(), 3)
-        det = Determinizer(p, obs, memory)
-        models = Models(p)
-        rng = random.Random(checked)
-        for _ in range(3):
-            deal = det.deal(rng)
-            board_deal(deal, obs)
-            for move in moves:
-                assert lookahead(deal, move, obs, params, models) == \
-                    lookahead(deal, move, obs, params)
-                checked += 1
-        if checked >= 45:
-            break
-    assert checked >= 45
+    models = lookaheads_with_shared_models("board-classic", BOARD_SEARCH, 4, 7,
+                                           lambda state: False)
     assert isinstance(models.reply, BoardPlans) and models.reply.size() > 0
