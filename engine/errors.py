@@ -138,3 +138,8 @@ class RecordError(LostCitiesError):
 class InputError(LostCitiesError, ValueError):
     """A file, path or value from outside was refused before it was used: not a regular
     file, too large, a name too long, JSON nested too deep, a number too long."""
+
+
+class BackendError(LostCitiesError, ValueError):
+    """A backend cannot run: Ray missing or unreachable, a run directory that does not fit,
+    a worker process that ended in the middle of a run (:mod:`.lab.backends`)."""
