@@ -293,8 +293,8 @@ def _init_worker(pack_ref: str, bot_specs: Sequence[str], seed: int, record: boo
                        bots=[make_bot(s, allow_import=allow_import) for s in bot_specs],
                        specs=list(bot_specs), seed=seed, record=record)
     except LostCitiesError as err:
-        # raised here, the pool would start worker after worker forever: the first chunk
-        # says it instead (as a plain LostCitiesError: it crosses the process boundary)
+        # the first chunk says it (as a plain LostCitiesError: it crosses the process
+        # boundary), and the pool stops every worker (workers.WorkerPool)
         _WORKER["error"] = f"a worker process could not load the pack: {err}"
 
 
@@ -388,14 +388,6 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         for index in range(games):
             take(_run_one(loaded, built, specs, seed, index, record is not None))
         return summary
-    if isinstance(pack, RulePack):
-        # the workers load the pack again by its reference: one they cannot load (a pack
-        # loaded with allow_outside, run without it) is said here, before any worker starts;
-        # stopped by that error from its workers, the pool was seen to hang (1 run in 25)
-        try:
-            _load(ref, allow_outside)
-        except LostCitiesError as err:
-            raise LostCitiesError(f"a worker process could not load the pack: {err}") from None
     import multiprocessing as mp
 
     size = chunk or max(1, min(25, games // (workers * 8) or 1))
