@@ -383,16 +383,56 @@ def play_turn(state: GameState, move: Move) -> None:
     neither ends the round nor is a last play (the caller checks), made as
     :func:`decide_card`, :func:`decide_draw` and :func:`end_turn` make it, with one undo
     record instead of three, which is a whole push by itself (:func:`pop` undoes it alone,
-    no ``None`` before it)."""
+    no ``None`` before it).
+
+    The hot path of every search and loop on :func:`~.turn.push`: :func:`place_card` and
+    :func:`take_card` written out in line, each list owned before it changes as they own
+    it (tests/test_speed_paths_equivalence.py plays both ways)."""
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw
-    index, old = place_card(state, p, action, card)
-    drawn = take_card(state, source)
-    if source == DECK and not state.deck:
-        state.last_play = True  # only a pack that plays on after the pile ran out comes here
-    state.hands[p].append(drawn)
-    state.held_bits[p] |= 1 << drawn
+    # place_card
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    hand = state.hands[p]
+    index = hand.index(card)
+    del hand[index]
+    held_bits = state.held_bits
+    held = held_bits[p]
+    if card not in hand:
+        held ^= 1 << card
+    colour = t.colour_of[card]
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        state.rows[p][colour].append(card)
+        old = state.row_states[p][colour]
+        new = t.after[old][t.slot_of[card]]
+        if new != old:
+            set_row_state(state, p, colour, new)
+    else:
+        old = -1
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
+        state.piles[colour].append(card)
+        state.pile_bits |= 1 << colour
+    # take_card
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        deck = state.deck
+        drawn = deck.pop()
+        if not deck:
+            state.last_play = True  # only a pack that plays on after the pile ran out
+    else:
+        if state.shared_piles >> source & 1:
+            state.own_pile(source)
+        pile = state.piles[source]
+        drawn = pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << source
+    hand.append(drawn)
+    held_bits[p] = held | 1 << drawn
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
     state.moves.append(move if move.codec is not None else t.move(action, card, source))
@@ -506,31 +546,61 @@ def end_round(state: GameState, reason: str) -> None:
         state.phase = OVER
 
 
+def undo_whole(state: GameState, entry: tuple) -> None:
+    """Undo :func:`play_turn`'s record: the draw, then the card, with :func:`untake_card`
+    and :func:`unplace_card` written out in line (the hot path of :func:`pop`)."""
+    _, p, action, card, index, old, source, drawn = entry
+    t = state.tables
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
+    state.moves.pop()
+    state.turn -= 1
+    state.to_move = p
+    state.last_play = False
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    hand = state.hands[p]
+    held_bits = state.held_bits
+    held = held_bits[p]
+    hand.pop()
+    if drawn not in hand:
+        held ^= 1 << drawn
+    # untake_card
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        state.deck.append(drawn)
+    else:
+        if state.shared_piles >> source & 1:
+            state.own_pile(source)
+        state.piles[source].append(drawn)
+        state.pile_bits |= 1 << source
+    # unplace_card
+    colour = t.colour_of[card]
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+        state.rows[p][colour].pop()
+        if state.row_states[p][colour] != old:
+            set_row_state(state, p, colour, old)
+    else:
+        if state.shared_piles >> colour & 1:
+            state.own_pile(colour)
+        pile = state.piles[colour]
+        pile.pop()
+        if not pile:
+            state.pile_bits ^= 1 << colour
+    hand.insert(index, card)
+    held_bits[p] = held | 1 << card
+    state.pending = None
+    state.phase = t.card_phase
+
+
 def undo_one(state: GameState, entry: tuple) -> None:
     """Undo one record that a step pushed on ``state.undo`` (see :func:`pop`)."""
     kind = entry[0]
-    if kind == "whole":  # play_turn's record: the draw, then the card, undone
-        _, p, action, card, index, old, source, drawn = entry
-        t = state.tables
-        if state.shared_lists & MOVES_SHARED:
-            state.own_moves()
-        state.moves.pop()
-        state.turn -= 1
-        state.to_move = p
-        state.last_play = False
-        if state.shared_hands >> p & 1:
-            state.own_hand(p)
-        hand = state.hands[p]
-        held = state.held_bits
-        hand.pop()
-        if drawn not in hand:
-            held[p] ^= 1 << drawn
-        untake_card(state, source, drawn)
-        unplace_card(state, p, action, card, old)
-        hand.insert(index, card)
-        held[p] |= 1 << card
-        state.pending = None
-        state.phase = t.card_phase
+    if kind == "whole":  # play_turn's record
+        undo_whole(state, entry)
     elif kind == "card":
         _, p, action, card, index, old = entry
         t = state.tables
@@ -581,7 +651,7 @@ def pop(state: GameState) -> None:
         raise IndexError("pop from a state with nothing pushed")
     entry = undo.pop()
     if entry is not None and entry[0] == "whole":
-        undo_one(state, entry)
+        undo_whole(state, entry)
         return
     while entry is not None:
         undo_one(state, entry)
