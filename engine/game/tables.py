@@ -105,8 +105,9 @@ class Tables:
     moves: dict[str, tuple[tuple["Move", ...], ...]] = field(repr=False, compare=False)
     last_moves: dict[str, tuple["Move", ...]] = field(repr=False, compare=False)
     #: the ready moves of a card turn by where it may draw, built on first use for each
-    #: draw key (:meth:`turn_moves`)
-    _turn_moves: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
+    #: draw key ``pile_bits << 1 | deck`` by :meth:`turn_moves`; ``legal_moves`` reads it
+    #: directly and calls the method only for a key not built yet
+    turn_move_table: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
     #: the size of the pack's action space (``moves.ActionSpace.num_actions``)
     num_actions: int = 0
     #: legal_action_mask and legal_actions of a duel's draw decision, built on first use
@@ -164,7 +165,7 @@ class Tables:
         it then drawing, in the order of ``legal_moves``, when the non-empty piles are
         ``pile_bits`` and the draw pile holds cards (``deck``) or not."""
         key = pile_bits << 1 | deck
-        found = self._turn_moves.get(key)
+        found = self.turn_move_table.get(key)
         if found is None:
             from .moves import DECK, DISCARD, PLAY
 
@@ -179,7 +180,7 @@ class Tables:
                 else:
                     after = base if colour in base else sorted(base + [colour])
                 discards.append(tuple(self.moves[DISCARD][k][d] for d in after))
-            found = self._turn_moves[key] = (plays, tuple(discards))
+            found = self.turn_move_table[key] = (plays, tuple(discards))
         return found
 
     def move(self, action: str, card: int, draw: Optional[int]) -> "Move":

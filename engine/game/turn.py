@@ -177,7 +177,10 @@ def legal_moves(state: GameState) -> list[Move]:
         # the common case first (CARD is a duel's card phase): each card's turns by where
         # it may draw, ready in the tables for these piles
         p = state.to_move
-        play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(state.deck))
+        deck = 1 if state.deck else 0
+        found = t.turn_move_table.get(state.pile_bits << 1 | deck)  # turn_moves, in line
+        play_rows, discard_rows = t.turn_moves(state.pile_bits, bool(deck)) \
+            if found is None else found
         ok = state.playable[p]
         cards = sorted(set(state.hands[p]))
         out: list[Move] = []
