@@ -34,6 +34,9 @@ COMMANDS: dict[str, str] = {
     **{name: name for name in COMMAND_MODULES if name != "packs"},
 }
 
+#: the line of a command stopped by Ctrl-C (exit 130)
+INTERRUPTED = "lc: interrupted\n"
+
 #: ``lc``'s one-line description, its group help.
 DESCRIPTION = "Lost Cities: play, score, validate rule packs, simulate bots and replay records."
 
@@ -48,8 +51,18 @@ def group_class() -> type:
 
         click prints a usage error as a multi-line ``Usage: ... Try ... Error: ...`` box;
         here it is ``lc: error: MESSAGE (lc CMD --help)`` on stderr, exit 2. ``--help``,
-        ``--version``, ``typer.Exit`` codes, Ctrl-C (130) and shell completion are click's.
+        ``--version``, ``typer.Exit`` codes and shell completion are click's. Ctrl-C in a
+        command that does not handle it itself is ``lc: interrupted`` on stderr, exit 130
+        (typer turns the interrupt into that code and would say nothing).
         """
+
+        def invoke(self, ctx: Any) -> Any:
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:
+                sys.stderr.write(INTERRUPTED)
+                sys.stderr.flush()
+                raise
 
         def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
                  complete_var: Optional[str] = None, standalone_mode: bool = True,
@@ -258,5 +271,5 @@ def main() -> None:
     try:
         build_app(modules_for(args))()
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        sys.stderr.write(INTERRUPTED)
         sys.exit(130)

@@ -190,8 +190,9 @@ def alive(pid: int) -> bool:
 
 def test_ctrl_c_stops_lc_simulate_and_its_busy_workers(tmp_path: Path) -> None:
     """SIGINT to the whole process group (a terminal's Ctrl-C) while both workers wait
-    inside a game: exit 130 (typer's), not a word from the workers (a Pool's printed their
-    KeyboardInterrupt tracebacks), both gone."""
+    inside a game: exit 130 and the one line ``lc: interrupted`` (typer alone would say
+    nothing), not a word from the workers (a Pool's printed their KeyboardInterrupt
+    tracebacks), both gone."""
     folder = bot_folder(tmp_path, fail=-1, wait="range(20)")
     proc = subprocess.Popen([str(LC), "simulate", "-n", "20", "-w", "2",
                              "-b", "failbot:Fail,random"], cwd=folder, text=True,
@@ -209,6 +210,8 @@ def test_ctrl_c_stops_lc_simulate_and_its_busy_workers(tmp_path: Path) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 130, (proc.returncode, out, err)
+    assert err.splitlines()[-1:] == ["lc: interrupted"], err
+    assert err.count("interrupted") == 1, err  # the parent's line, none from the workers
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert len(busy(folder)) == 2 and not any(map(alive, busy(folder)))
 
