@@ -62,6 +62,10 @@ def entry(code: Code, scope: str, size: int, uses: frozenset[str],
         return lambda *args: value
     pad = [None] * (size - len(scope_fields(scope)))
     points = "points" in uses
+    if scope == "round":  # the frame is not built, so its room for names does not matter
+        summed = _round_sum(code, check)
+        if summed is not None:
+            return summed
     if scope == "expedition" and not pad:
         inline = _inline_sum(code, points, check)
         if inline is not None:
@@ -97,6 +101,33 @@ def _branch(code: Code, check: Check) -> tuple[Any, Fn | None]:
 
 
 _CARDS = 4  # the slot of `cards` (types.EXPEDITION_FIELDS)
+
+
+def _round_sum(code: Code, check: Check) -> Callable[..., int] | None:
+    """The round function of ``sum(e.score for e in expeditions)`` (duel-classic's round;
+    or the same of ``pawns``): the sum of the scores the records were given, with no
+    frame built; None for any other formula.
+
+    :func:`round_frame` gives each record the score it was given (0 when none), and the
+    sum's closure adds those scores and nothing else, so the two agree (checked by
+    tests/test_dsl.py on random rows)."""
+    if code.op != "agg" or code.value[0] != "sum":
+        return None
+    coll, elem, where = code.args
+    slot = code.value[1]
+    if where is not None or coll.op != "slot" or coll.off or coll.value not in (0, 1) \
+            or elem is None or elem.op != "field" or elem.args[0].op != "slot" \
+            or elem.args[0].value != slot or elem.args[0].off:
+        return None
+    records = coll.value  # 0: expeditions, 1: pawns (the round scope's first slots)
+    if elem.value != len(scope_fields("expedition" if records == 0 else "pawn")):
+        return None  # a field other than the record's score
+
+    def run(rows: Sequence[Sequence[Any]], pawns: Sequence[Sequence[Any]], tokens: int,
+            artefacts: int, round_number: int) -> int:
+        r = sum([x[3] if len(x) > 3 else 0 for x in (pawns if records else rows)])
+        return r if NSMALL <= r <= SMALL else check(r)
+    return run
 
 
 def _inline_sum(code: Code, points: bool, check: Check) -> Callable[..., int] | None:

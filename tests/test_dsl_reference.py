@@ -44,6 +44,12 @@ ARGS: dict[str, list[tuple]] = {
         ([(0, [3, 4], 1, -26), (1, [], 0, 0)], [(0, 2, True, -30), (1, 5, False, 10)],
          10, 2, 3),
         ([(2, [BIG], BIG, MAX_INT)], [(0, MAX_INT, True, MAX_INT)], MAX_INT, BIG, 2),
+        # records given without their score (0), and scores whose sum passes MAX_INT
+        ([(0, [3, 4], 1), (1, [5], 0)], [(0, 2, True), (1, 5, False)], 1, 0, 1),
+        ([(0, [], 0, MAX_INT), (1, [], 0, 1)], [(0, 1, True, MAX_INT), (1, 1, True, 1)],
+         0, 0, 1),
+        ([(0, [], 0, -MAX_INT), (1, [], 0, -1)], [(0, 1, True, -MAX_INT), (1, 1, True, -1)],
+         0, 0, 1),
     ],
     "match": [([], 0, 0), ([12, -3, 40], 9, 15), ([MAX_INT, MAX_INT], BIG, 1),
               ([BIG] * 3, BIG, BIG)],
@@ -150,7 +156,12 @@ SHAPES: list[tuple[str, str]] = [(scope, text) for scope, texts in {
         "space",
     ],
     "round": [
+        # runner: the sum of the records' scores with no frame (duel-classic's round), of
+        # the rows or the pawns; the same shapes but another field or a filter are not it
         "sum(e.score for e in expeditions)",
+        "sum(p.score for p in pawns)",
+        "sum(e.cards for e in expeditions)",
+        "sum(p.space for p in pawns)",
         "max(0, sum(p.score for p in pawns)) + tokens",
         "min(e.score for e in expeditions) + max(e.score for e in expeditions)",
         "count(p.leader for p in pawns) + count(e.cards for e in expeditions)",
