@@ -122,6 +122,44 @@ def test_a_copy_and_its_original_stay_independent_whichever_plays_on(data):
     assert state.snapshot() == before
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_whole_turns_pushed_and_popped_on_a_shared_state_leave_its_forks_alone(data):
+    """push/pop's whole turn owns, all at once, the lists it changes (steps.own_turn): a
+    state sharing its lists with a child of apply, with a copy and with a fork plays turns
+    in place and undoes them all, and none of the four ever shows the other's turns."""
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    for _ in range(data.draw(st.integers(0, 80), label="opening")):
+        if is_over(state):
+            return
+        state = apply(state, random_move(state, rng))
+    if is_over(state):
+        return
+    before = state.snapshot()
+    child = apply(state, random_move(state, rng))
+    child_before = child.snapshot()
+    copied, forked = state.copy(), state.fork()
+    for _ in range(data.draw(st.integers(1, 60), label="pushed")):
+        if is_over(state):
+            break
+        push(state, rng.choice(legal_moves(state)))
+    assert copied.snapshot() == forked.snapshot() == before  # while the turns are on
+    assert child.snapshot() == child_before
+    while state.undo:
+        pop(state)
+    assert state.snapshot() == before == copied.snapshot() == forked.snapshot()
+    assert child.snapshot() == child_before
+    for _ in range(data.draw(st.integers(1, 60), label="child pushed")):  # and the other way
+        if is_over(child):
+            break
+        push(child, rng.choice(legal_moves(child)))
+    assert state.snapshot() == before == forked.snapshot()
+    while child.undo:
+        pop(child)
+    assert child.snapshot() == child_before
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.data())
 def test_a_stepped_state_and_its_parent_stay_independent(data):

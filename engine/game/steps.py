@@ -386,14 +386,15 @@ def play_turn(state: GameState, move: Move) -> None:
     no ``None`` before it).
 
     The hot path of every search and loop on :func:`~.turn.push`: :func:`place_card` and
-    :func:`take_card` written out in line, each list owned before it changes as they own
-    it (tests/test_speed_paths_equivalence.py plays both ways)."""
+    :func:`take_card` written out in line, the lists they change owned first, all at once
+    (:func:`own_turn`; tests/test_speed_paths_equivalence.py plays both ways)."""
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw
+    colour = t.colour_of[card]
+    if state.shared_hands | state.shared_seats | state.shared_piles | state.shared_lists:
+        own_turn(state, p, action, colour, source)
     # place_card
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
     hand = state.hands[p]
     index = hand.index(card)
     del hand[index]
@@ -401,10 +402,7 @@ def play_turn(state: GameState, move: Move) -> None:
     held = held_bits[p]
     if card not in hand:
         held ^= 1 << card
-    colour = t.colour_of[card]
     if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
         state.rows[p][colour].append(card)
         old = state.row_states[p][colour]
         new = t.after[old][t.slot_of[card]]
@@ -412,33 +410,47 @@ def play_turn(state: GameState, move: Move) -> None:
             set_row_state(state, p, colour, new)
     else:
         old = -1
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
         state.piles[colour].append(card)
         state.pile_bits |= 1 << colour
     # take_card
     if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
         deck = state.deck
         drawn = deck.pop()
         if not deck:
             state.last_play = True  # only a pack that plays on after the pile ran out
     else:
-        if state.shared_piles >> source & 1:
-            state.own_pile(source)
         pile = state.piles[source]
         drawn = pile.pop()
         if not pile:
             state.pile_bits ^= 1 << source
     hand.append(drawn)
     held_bits[p] = held | 1 << drawn
-    if state.shared_lists & MOVES_SHARED:
-        state.own_moves()
     state.moves.append(move if move.codec is not None else t.move(action, card, source))
     state.undo.append(("whole", p, action, card, index, old, source, drawn))
     state.turn += 1
     state.to_move = (p + 1) % state.n
+
+
+def own_turn(state: GameState, p: Seat, action: Action, colour: int,
+             source: DrawSource) -> None:
+    """Give ``state`` its own copy of each list that a whole turn of seat ``p`` changes,
+    ``action`` on ``colour`` then a draw from ``source``, or that its undo changes back
+    (the same lists): the hand, the seat's rows (a play) or the colour's pile (a
+    discard), the draw pile or the pile drawn from, and the round's moves."""
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    if action == PLAY:
+        if state.shared_seats >> p & 1:
+            state.own_seat(p)
+    elif state.shared_piles >> colour & 1:
+        state.own_pile(colour)
+    if source == DECK:
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+    elif state.shared_piles >> source & 1:  # type: ignore[operator]
+        state.own_pile(source)  # type: ignore[arg-type]
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
 
 
 def set_row_state(state: GameState, p: Seat, colour: int, rs: int) -> None:
@@ -548,17 +560,17 @@ def end_round(state: GameState, reason: str) -> None:
 
 def undo_whole(state: GameState, entry: tuple) -> None:
     """Undo :func:`play_turn`'s record: the draw, then the card, with :func:`untake_card`
-    and :func:`unplace_card` written out in line (the hot path of :func:`pop`)."""
+    and :func:`unplace_card` written out in line, the lists owned first (:func:`own_turn`;
+    the hot path of :func:`pop`)."""
     _, p, action, card, index, old, source, drawn = entry
     t = state.tables
-    if state.shared_lists & MOVES_SHARED:
-        state.own_moves()
+    colour = t.colour_of[card]
+    if state.shared_hands | state.shared_seats | state.shared_piles | state.shared_lists:
+        own_turn(state, p, action, colour, source)
     state.moves.pop()
     state.turn -= 1
     state.to_move = p
     state.last_play = False
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
     hand = state.hands[p]
     held_bits = state.held_bits
     held = held_bits[p]
@@ -567,25 +579,16 @@ def undo_whole(state: GameState, entry: tuple) -> None:
         held ^= 1 << drawn
     # untake_card
     if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
         state.deck.append(drawn)
     else:
-        if state.shared_piles >> source & 1:
-            state.own_pile(source)
         state.piles[source].append(drawn)
         state.pile_bits |= 1 << source
     # unplace_card
-    colour = t.colour_of[card]
     if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
         state.rows[p][colour].pop()
         if state.row_states[p][colour] != old:
             set_row_state(state, p, colour, old)
     else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
         pile = state.piles[colour]
         pile.pop()
         if not pile:
