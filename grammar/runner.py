@@ -234,7 +234,8 @@ def memoised(compute: Callable[[int, Sequence[int], int], int],
 
     A formula is a pure function of its row, and play asks about the same rows
     again and again (every evaluation of a position). Errors are not remembered.
-    ``.compute`` is the function without the memo (the closures alone).
+    ``.compute`` is the function without the memo (the closures alone); ``.memo`` the
+    results remembered, at most :data:`MEMO_SIZE` (to read, not to change).
     """
     memo: dict[tuple, int] = {}
     get = memo.get
@@ -248,4 +249,5 @@ def memoised(compute: Callable[[int, Sequence[int], int], int],
                 memo[key] = r
         return r
     expedition.compute = compute  # type: ignore[attr-defined]
+    expedition.memo = memo  # type: ignore[attr-defined]  # read-only: how much it holds
     return expedition
