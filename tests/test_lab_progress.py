@@ -121,12 +121,36 @@ def test_game_played_counts_only_in_a_pool_worker() -> None:
                 return "batch"
             raise StopIteration
 
-    class Counter:
-        value = 7
-
     seen: list[int] = []
-    assert list(polled(Ticking(), Counter(), seen.append, 0.0)) == ["batch"]
-    assert seen == [7, 7, 7]  # each wait, then the batch
+    assert list(polled(Ticking(), [3, 0, 4], seen.append, 0.0)) == ["batch"]
+    assert seen == [7, 7, 7]  # the workers' counts added up: each wait, then the batch
+
+
+def _count_games(games: int) -> tuple:
+    """A pool task: ``games`` games counted (:func:`game_played`); which worker counted them."""
+    from lostcities.engine.lab.workers import worker_index
+
+    for _ in range(games):
+        game_played()
+    return worker_index(), games
+
+
+def test_each_worker_counts_its_games_in_a_slot_of_its_own() -> None:
+    """The games counter holds one slot per worker, written by that worker alone (no lock
+    between processes, so a worker killed at any moment cannot stop the parent's reads):
+    each slot holds exactly the games of the tasks that ran on its worker."""
+    import multiprocessing as mp
+
+    from lostcities.engine.lab.backends import counted_pool
+
+    ctx = mp.get_context("fork")
+    pool, counter = counted_pool(ctx, 2, True)
+    with pool:
+        done = list(pool.imap_unordered(_count_games, [5, 1, 7, 3, 11, 2]))
+    assert sorted(games for _, games in done) == [1, 2, 3, 5, 7, 11]
+    by_worker = [sum(g for w, g in done if w == slot) for slot in range(2)]
+    assert list(counter) == by_worker and sum(counter) == 29
+    assert not hasattr(counter, "get_lock")  # nothing to hold
 
 
 def test_expert_records_are_the_same_on_one_worker_or_two() -> None:

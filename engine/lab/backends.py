@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from ..errors import BackendError, LostCitiesError
-from .workers import WorkerPool
+from .workers import WorkerPool, worker_index
 
 BatchFn = Callable[[Any, int, int], Any]
 """``fn(job, start, stop)``: play games ``start .. stop-1`` of ``job``; a JSON-ready result."""
@@ -225,26 +225,26 @@ def game_played() -> None:
     that a local pool can tell how far it is before the batch ends (``played`` of
     :func:`run_batches`). Outside a pool's worker (this process, Ray) it does nothing."""
     counter = _PLAYED.get("counter")
-    if counter is not None:
-        with counter.get_lock():
-            counter.value += 1
+    if counter is not None:  # this worker's own slot: no other process writes it, no lock
+        counter[_PLAYED["slot"]] += 1
 
 
 def polled(results: Any, counter: Any, played: Callable[[int], None],
            seconds: float = POLL_SECONDS) -> Iterator[Any]:
     """The items of a pool's ``imap`` or ``imap_unordered`` iterator ``results``, calling
-    ``played(counter.value)`` every ``seconds`` while none comes and after each one."""
+    ``played(games)`` every ``seconds`` while none comes and after each one, ``games`` the
+    sum of ``counter``'s slots (each worker's count, read without a lock)."""
     from multiprocessing import TimeoutError as Waiting
 
     while True:
         try:
             item = results.next(seconds)
         except Waiting:
-            played(counter.value)
+            played(sum(counter))
             continue
         except StopIteration:
             return
-        played(counter.value)
+        played(sum(counter))
         yield item
 
 
@@ -252,11 +252,13 @@ def counted_pool(ctx: Any, workers: int, counting: bool, initializer: Any = None
                  initargs: tuple = ()) -> tuple[WorkerPool, Any]:
     """A :class:`WorkerPool` of ``workers`` processes of ``ctx`` (garbage collector frozen
     while they start: their inherited pages stay shared) and, with ``counting``, the shared
-    count of games its workers finish (:func:`game_played`), else None.
+    counts of games its workers finish (:func:`game_played`), else None: one slot per
+    worker, which only that worker writes, so that no lock is shared (a worker killed
+    while it held one would stop the parent's next read for good).
     ``initializer(*initargs)`` runs in each worker as well."""
     import gc
 
-    counter = ctx.Value("q", 0) if counting else None
+    counter = ctx.RawArray("q", workers) if counting else None
     gc.freeze()
     try:
         pool = WorkerPool(ctx, workers, _start_worker, (counter, initializer, initargs))
@@ -270,7 +272,7 @@ def _start_worker(counter: Any, initializer: Any, initargs: tuple) -> None:
     caller's own initializer."""
     _PLAYED.clear()
     if counter is not None:
-        _PLAYED["counter"] = counter
+        _PLAYED["counter"], _PLAYED["slot"] = counter, worker_index()
     if initializer is not None:
         initializer(*initargs)
 

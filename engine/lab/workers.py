@@ -17,6 +17,16 @@ STOP_SECONDS = 2.0
 KILL_SECONDS = 10.0
 
 
+#: this process's index among its pool's workers, once it is one (see :func:`worker_index`)
+_INDEX: list[int] = []
+
+
+def worker_index() -> Optional[int]:
+    """This process's index among its :class:`WorkerPool`'s workers (0 to workers - 1), set
+    before the pool's initializer runs in it; None outside a pool's worker."""
+    return _INDEX[0] if _INDEX else None
+
+
 class WorkerTraceback(Exception):
     """The traceback of an error raised in a worker process (the ``__cause__`` of the error
     re-raised here)."""
@@ -55,7 +65,8 @@ class WorkerPool:
                 # closes them, so that a pipe closed here reaches its own worker as EOF
                 others = [w.conn for w in self._crew.workers] + [mine] if inherits else []
                 process = ctx.Process(target=_serve, daemon=True,
-                                      args=(theirs, others, initializer, initargs))
+                                      args=(theirs, others, initializer, initargs,
+                                            len(self._crew.workers)))
                 process.start()
                 theirs.close()
                 self._crew.workers.append(_Worker(process, mine))
@@ -276,14 +287,16 @@ def _ended(process: Any) -> str:
     return f"a worker process {how} in the middle of the run"
 
 
-def _serve(conn: Any, others: list, initializer: Any, initargs: tuple) -> None:
-    """A worker of :class:`WorkerPool`: run the tasks that come on ``conn`` until it closes."""
+def _serve(conn: Any, others: list, initializer: Any, initargs: tuple, index: int) -> None:
+    """Worker ``index`` of :class:`WorkerPool`: run the tasks that come on ``conn`` until it
+    closes."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in others:
         other.close()
+    _INDEX[:] = [index]
     if initializer is not None:
         try:
             initializer(*initargs)
