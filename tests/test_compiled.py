@@ -27,6 +27,7 @@ ON_THE_COMPILED_CORE = ("test_speed_paths.py", "test_apply_is_pure.py", "test_en
                         "test_board_rules.py", "test_rows.py", "test_game_seam.py",
                         "test_fast_paths_variants.py", "test_engine_speedpaths.py",
                         "test_expert_steps.py", "test_engine_api.py", "test_engine_exports.py",
+                        "test_speed_paths_equivalence.py", "test_scoring.py",
                         "test_fuzz_library.py")
 #: the build waits on a compiler: generous, for a loaded machine
 BUILD_SECONDS = 1800
