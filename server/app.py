@@ -568,8 +568,12 @@ async def room_socket(socket: WebSocket) -> None:
     hub.clients.setdefault(room_id, set()).add(client)
     try:
         hub.welcome(room, client)
+        # the last chat lines and turns again (a page skips those it has shown), before
+        # the answer to its hello: room.js takes these turns in, then that answer's state
         for line in room.chat_backlog():
             client.send(line)
+        for turn in room.turn_backlog():
+            client.send(turn)
         while not client.closed:
             event = await socket.receive()
             if event["type"] == "websocket.disconnect":

@@ -22,6 +22,7 @@ import os
 import random
 import secrets
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -45,6 +46,9 @@ DEFAULT_BOT = "greedy"
 HINT_BOT = "expert"
 #: move notations a room remembers (:meth:`Room.move_text`; more: it starts again)
 MOVE_TEXTS = 4096
+#: ``turn`` messages a room keeps and sends a client that connects
+#: (:meth:`Room.turn_backlog`): as many as the page lists (room.js ``MAX_TURNS``)
+TURN_BACKLOG = 30
 
 
 class RoomError(Exception):
@@ -219,6 +223,8 @@ class Room:
         self._live: tuple[Optional["GameState"], list[int]] = (None, [])
         #: the notation of moves said so far (:meth:`move_text`)
         self._texts: dict[Move, str] = {}
+        #: the ``turn`` messages of the last turns, oldest first (:meth:`turn_backlog`)
+        self._turns: deque[dict[str, Any]] = deque(maxlen=TURN_BACKLOG)
 
     # ------------------------------------------------------------- building
 
@@ -244,8 +250,9 @@ class Room:
         """The stored room rebuilt: its pack (the stored copy of a house pack, checked
         against its sha256 and loaded as a record's embedded pack is; a built-in one by
         ``find_pack``), its seats, and its match dealt from the stored seed and labels
-        with every stored turn replayed through the engine (each checked). None when
-        there is no such room; :class:`RoomError` when it cannot be rebuilt."""
+        with every stored turn replayed through the engine (each checked), the last ones
+        said again as they were (:meth:`turn_backlog`). None when there is no such room;
+        :class:`RoomError` when it cannot be rebuilt."""
         row = store.room(room_id)
         if row is None:
             return None
@@ -271,11 +278,18 @@ class Room:
         if row.status != LOBBY:
             try:
                 state = new_game(pack, list(row.labels), row.seed)
-                for turn in store.turns(room_id):
+                turns = store.turns(room_id)
+                # the backlog's turns: the last TURN_BACKLOG moves (a CONT is no turn)
+                moves = [i for i, turn in enumerate(turns) if turn.kind != CONT]
+                first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
+                for i, turn in enumerate(turns):
                     if turn.kind == CONT:
                         state = continue_match(state)
                     else:
-                        state = apply(state, Move.parse(turn.text, pack))
+                        move = Move.parse(turn.text, pack)
+                        if i >= first:  # said as played() said it, from the state before
+                            room._turns.append(room._turn_message(state, move))
+                        state = apply(state, move)
                     room.turns += 1
             except LostCitiesError as err:
                 raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
@@ -388,6 +402,11 @@ class Room:
         """The last chat lines, as ``chat`` messages (sent to a client that connects)."""
         return [{"type": "chat", "name": r.name, "text": r.text, "number": r.number}
                 for r in self.store.chat(self.id, self.limits.chat_backlog)]
+
+    def turn_backlog(self) -> list[dict[str, Any]]:
+        """The ``turn`` messages of the last :data:`TURN_BACKLOG` turns, oldest first, as
+        they were sent (sent to a client that connects; rebuilt by :meth:`load`)."""
+        return list(self._turns)
 
     def _help(self, seat: Optional[int], rest: str) -> Outcome:
         return Outcome(replies=[note("info", "info.help", bots=", ".join(BOTS),
@@ -655,19 +674,13 @@ class Room:
 
     def played(self, planned: PlannedTurn) -> Outcome:
         """Make a stored turn the room's (:meth:`store_turn` has committed it): the
-        ``turn`` message, and the ``round`` and ``match`` ones when it ends them."""
+        ``turn`` message (kept for :meth:`turn_backlog`), and the ``round`` and ``match``
+        ones when it ends them."""
         before, after, move = planned.before, planned.after, planned.move
         over = is_over(after)
-        seat = before.to_move
-        codec = self.pack.cards
-        taken = taken_card(self.pack, before, move)
-        events: list[dict[str, Any]] = [{
-            "type": "turn", "number": self.turns, "seat": seat, "name": self.name_of(seat),
-            "move": str(move), "action": move.action, "card": codec.format(move.card),
-            "draw": None if move.draw is None else "deck" if move.draw == DECK
-            else codec.keys[move.draw],
-            "taken": None if taken is None else codec.format(taken),
-            "words": words_of(self.pack, before, move, self.name_of(seat))}]
+        turn = self._turn_message(before, move)
+        self._turns.append(turn)
+        events: list[dict[str, Any]] = [turn]
         self.turns += 1
         self.state = after
         if len(after.finished) > len(before.finished):
@@ -676,6 +689,20 @@ class Room:
             self.status = OVER
             events.append(self._match_message(after))
         return Outcome(events=events, changed=True)
+
+    def _turn_message(self, before: "GameState", move: Move) -> dict[str, Any]:
+        """The ``turn`` message of ``move`` played on ``before`` as turn :attr:`turns`:
+        public, the same for every client (``words`` said in each one's language)."""
+        seat = before.to_move
+        codec = self.pack.cards
+        taken = taken_card(self.pack, before, move)
+        return {
+            "type": "turn", "number": self.turns, "seat": seat, "name": self.name_of(seat),
+            "move": str(move), "action": move.action, "card": codec.format(move.card),
+            "draw": None if move.draw is None else "deck" if move.draw == DECK
+            else codec.keys[move.draw],
+            "taken": None if taken is None else codec.format(taken),
+            "words": words_of(self.pack, before, move, self.name_of(seat))}
 
     # ------------------------------------------------------------- round and match end
 

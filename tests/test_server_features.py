@@ -412,5 +412,6 @@ def test_presence_and_a_bot_taking_over_an_empty_seat(tmp_path: Path) -> None:
         with connect(client, room) as b:
             player = Player(b)
             player.receive(), player.receive()
+            assert {m["type"] for m in player.ping()} == {"turn"}  # the last turns again
             player.send({"type": "hello", "token": bob.token})
             assert [m["type"] for m in player.ping()] == ["error", "welcome", "state"]

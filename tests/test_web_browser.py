@@ -15,6 +15,7 @@ attributes, ``#hand .card[data-card]``, ``[data-target]``, ``[data-draw]``, ``#c
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,9 +25,9 @@ from typing import Any, Callable, Iterator, Optional
 
 import pytest
 
-from browser_support import (BOUND_MS, CHROMIUM_ARGS, ROOT, Player, Server, WsSeat,
-                             artefacts_dir, chromium_path, may_join_row, no_browser, row_of,
-                             wait_for)
+from browser_support import (BOUND, BOUND_MS, CHROMIUM_ARGS, ROOT, Player, Server,
+                             WsSeat, artefacts_dir, chromium_path, may_join_row, no_browser,
+                             row_of, wait_for)
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
@@ -771,34 +772,165 @@ def test_running_scores_come_with_the_state(browser: Any, server: Server,
     ada.assert_clean()
 
 
-def test_a_page_that_comes_in_mid_match_says_so(browser: Any, server: Server,
-                                                players: list[Player]) -> None:
+class Ear:
+    """A spectator over a plain WebSocket there from the start: the words of every turn
+    the server said, as it said them (English)."""
+
+    def __init__(self, server: Server, room: str):
+        from websockets.sync.client import connect
+        self.ws = connect(f"ws://127.0.0.1:{server.port}/rooms/{room}/ws",
+                          additional_headers={"Accept-Language": "en"}, open_timeout=BOUND)
+        self.words: list[str] = []
+
+    def heard(self) -> list[str]:
+        """Every turn's words so far, oldest first (read up to the answer to a ping)."""
+        self.ws.send('{"type": "ping"}')
+        while True:
+            message = json.loads(self.ws.recv(timeout=BOUND))
+            if message["type"] == "pong":
+                return list(self.words)
+            if message["type"] == "turn":
+                self.words.append(message["words"])
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def play_turns(seats: tuple[WsSeat, WsSeat], first: int, count: int) -> int:
+    """Play ``count`` turns from turn ``first`` over the seats' sockets (each the first of
+    its legal moves); the turns stored then."""
+    for number in range(first, first + count):
+        states = [s.at(number) for s in seats]
+        mover = next(s for s, st in zip(seats, states) if st["legal"])
+        mover.send({"type": "move", "move": mover.state["legal"][0]})
+    for seat in seats:
+        seat.at(first + count)
+    return first + count
+
+
+def turn_lines(player: Player, count: int) -> list[str]:
+    """The lines of the page's turns panel (#turns, newest first), once it has ``count``
+    (or what it has when it did not come to that: the caller's assert says the rest)."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    with contextlib.suppress(Timeout):
+        player.until("document.querySelectorAll('#turns li').length === arg", count)
+    return player.page.locator("#turns li").all_inner_texts()
+
+
+def test_a_page_that_comes_in_mid_match_lists_the_last_turns(
+        browser: Any, server: Server, players: list[Player]) -> None:
+    """A page opened mid-match is sent the last turns (30, what the page lists): it shows
+    them as a page there all along does, and says only the turns before the first one
+    (none when it has them all); a reload shows them again, none twice."""
     from lostcities.i18n import load_messages
     english = load_messages("en")
     room = server.new_room("duel-classic")
+    ear = Ear(server, room)
     ada, bob = WsSeat(server, room, "Ada"), WsSeat(server, room, "Bob")
     try:
         ada.send({"type": "line", "text": "/start"})
-        for number in range(3):
-            states = [s.at(number) for s in (ada, bob)]
-            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
-            mover.send({"type": "move", "move": mover.state["legal"][0]})
+        turns = play_turns((ada, bob), 0, 3)
         watcher = open_player(players, browser, server, "Watcher")
         watcher.open_room(room)
-        watcher.until_turns(3)
-        before = english["web.turns.before"].replace("{count}", "3")
-        watcher.until("document.querySelector('#turns').innerText.includes(arg)", before)
-        states = [s.at(3) for s in (ada, bob)]
-        mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
-        mover.send({"type": "move", "move": mover.state["legal"][0]})
-        watcher.until_turns(4)
-        lines = watcher.page.locator("#turns li").all_inner_texts()
-        assert len(lines) == 2 and lines[1] == before, lines
-        assert mover.state["legal"][0].split()[1] in lines[0], lines  # the turn in words
+        watcher.until_turns(turns)
+        assert turn_lines(watcher, 3) == ear.heard()[::-1]  # all of them: nothing before
+        turns = play_turns((ada, bob), turns, 31)  # 34: the page lists the last 30
+        said = ear.heard()
+        assert len(said) == turns
+        watcher.until_turns(turns)
+        assert turn_lines(watcher, 30) == said[-30:][::-1]
+        late = open_player(players, browser, server, "Late")
+        late.open_room(room)
+        late.until_turns(turns)
+        before = english["web.turns.before"].replace("{count}", str(turns - 30))
+        assert turn_lines(late, 31) == said[-30:][::-1] + [before]
+        late.page.reload()
+        late.wait_connected()
+        late.until_turns(turns)
+        assert turn_lines(late, 31) == said[-30:][::-1] + [before]
+        turns = play_turns((ada, bob), turns, 1)  # the oldest goes, and with it the note
+        said = ear.heard()
+        late.until_turns(turns)
+        late.until("document.querySelector('#turns li').innerText === arg", said[-1])
+        assert turn_lines(late, 30) == said[-30:][::-1]
+        for player in (watcher, late):
+            player.assert_clean()
+    finally:
+        for socket in (ada, bob, ear):
+            socket.close()
+
+
+class Gate:
+    """The page's WebSockets through the test (``page.route_web_socket``): passed on to
+    the server while open; ``shut`` closes them and refuses the page's new ones (it is
+    offline); ``reaches``: from then on a new socket is passed only the turns from that
+    number on (as a server whose backlog does not reach back that far)."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.reaches = 0
+        self.routes: list[Any] = []
+
+    def route(self, ws: Any) -> None:
+        if self.closed:
+            ws.close()
+            return
+        real = ws.connect_to_server()
+        reaches = self.reaches
+
+        def forward(message: Any) -> None:
+            if isinstance(message, str) and reaches:
+                data = json.loads(message)
+                if data.get("type") == "turn" and data.get("number", 0) < reaches:
+                    return
+            ws.send(message)
+
+        real.on_message(forward)
+        ws.on_message(real.send)
+        self.routes.append(ws)
+
+    def shut(self) -> None:
+        self.closed = True
+        for ws in self.routes:
+            ws.close()
+        self.routes.clear()
+
+
+def test_a_page_back_online_fills_in_the_turns_it_missed(
+        browser: Any, server: Server, players: list[Player]) -> None:
+    """A page offline for a few turns is sent them on reconnecting: its list is whole, as
+    if it had never gone, each turn once; turns the server no longer sends are one gap
+    line ("... 2 turns while this page was offline")."""
+    from lostcities.i18n import load_messages
+    english = load_messages("en")
+    room = server.new_room("duel-classic")
+    ear = Ear(server, room)
+    ada, bob = WsSeat(server, room, "Ada"), WsSeat(server, room, "Bob")
+    gate = Gate()
+    try:
+        ada.send({"type": "line", "text": "/start"})
+        turns = play_turns((ada, bob), 0, 3)
+        watcher = open_player(players, browser, server, "Watcher")
+        watcher.page.route_web_socket(re.compile(r"/rooms/[a-z2-7]+/ws$"), gate.route)
+        watcher.open_room(room)
+        assert turn_lines(watcher, 3) == ear.heard()[::-1]
+        for missed, reaches in ((5, 0), (4, 10)):
+            gate.shut()
+            watcher.until("document.body.dataset.connected !== '1'")
+            turns = play_turns((ada, bob), turns, missed)
+            gate.closed, gate.reaches = False, reaches
+            watcher.page.evaluate("() => window.dispatchEvent(new Event('online'))")
+            watcher.wait_connected()
+            watcher.until_turns(turns)
+        said = ear.heard()
+        gap = english["web.turns.missed"].replace("{count}", "2")  # turns 8 and 9
+        assert turn_lines(watcher, 11) == said[10:][::-1] + [gap] + said[:8][::-1]
+        watcher.forgive(SERVER_AWAY)
         watcher.assert_clean()
     finally:
-        ada.close()
-        bob.close()
+        for socket in (ada, bob, ear):
+            socket.close()
 
 
 def without_live(message: str) -> str:
@@ -965,4 +1097,8 @@ def test_a_whole_match_ends_and_cont_plays_on_once_both_asked(
             text = player.page.locator(f'.seat[data-seat="{seat}"]').inner_text()
             assert said in text.replace("\u2212", "-"), \
                 f"{player.name}: seat {seat} shows {text!r}, not the total {total}"
+        # the CONT took a number but is no turn: the match's turns, and no gap line
+        lines = turn_lines(player, TINY_TURNS)
+        gaps = player.page.locator("#turns .from-view").count()
+        assert len(lines) == TINY_TURNS and not gaps, f"{player.name}: {lines}"
         player.assert_clean()

@@ -27,7 +27,8 @@ const S = {
   choices: null, // the moves left to choose between (#choice)
   sent: false, // a move is on its way: wait for the server
   turns: [], // the last `turn` messages, oldest first ({gap: N} for N turns not seen)
-  joinedAt: null, // how many turns the match had when this page first saw it
+  since: null, // the number of the first turn this page knows of (the turns before: not shown)
+  socketTurns: false, // a `turn` came on this socket: it is sent every one after, no gap
   chat: [], // chat and info lines
   chatSeen: -1, // the number of the last chat line shown
   round: null, // the last `round` message, until its sheet is closed
@@ -73,6 +74,7 @@ function connect() {
   S.ws = ws;
   S.welcomes = 0;
   S.ready = false;
+  S.socketTurns = false;
   setConn("connecting");
   ws.addEventListener("open", () => { S.retries = 0; hello(); });
   ws.addEventListener("message", (event) => {
@@ -125,13 +127,20 @@ function receive(m) {
       addChat({ kind: "chat", name: String(m.name || ""), text: String(m.text || "") });
       break;
     case "info": addChat({ kind: "info", text: String(m.text || "") }); break;
-    case "turn":
+    case "turn": {
       if (!Number.isInteger(m.number)) break;
-      if (S.joinedAt !== null) noteGap(m.number);
+      // a new socket is sent the last turns again (before the answer to its hello): those
+      // already shown are skipped; the first new one tells what was missed while offline
+      const first = !S.socketTurns;
+      S.socketTurns = true;
+      if (m.number <= lastTurn()) break;
+      if (S.since === null) S.since = m.number;
+      else if (first) noteGap(m.number);
       S.turns.push(m);
       if (S.turns.length > MAX_TURNS) S.turns.shift();
       renderTurns();
       break;
+    }
     case "round": S.round = m; renderRound(); break;
     case "match": S.match = m; S.matchClosed = false; break;
     case "hint": S.hint = m; render(); break;
@@ -149,8 +158,11 @@ function onState(m) {
   // before the answer to my hello, a state is the spectator's (or stale): the one after it
   // replaces it, so it is not shown (the hand would empty for a moment)
   if (!S.ready || !m.room || typeof m.room !== "object") return;
-  if (S.joinedAt === null) S.joinedAt = Number(m.room.turns) || 0;
-  noteGap(Number(m.room.turns) || 0);
+  const turns = Number(m.room.turns) || 0;
+  if (S.since === null) S.since = turns; // no turn sent: the match had these before the page
+  // the count tells of missed turns only when this socket brought none (once it has, it is
+  // sent every turn; and a CONT takes a number without being a turn)
+  if (!S.socketTurns) noteGap(turns);
   const before = S.info ? S.info.turns : -1;
   const sameStatus = S.info && S.info.status === m.room.status;
   S.info = m.room;
@@ -664,11 +676,18 @@ function renderPrompt() {
     packText(face.pack, "name", face.name) || t("web.brand")}`;
 }
 
-/** The turns before turn number `next` that the page was not sent (it was offline): one
- * {gap} entry in their place, so the history does not pretend to be whole. */
+/** The number of the last turn shown (or known of), -1 for none. */
+function lastTurn() {
+  if (S.turns.length) return S.turns[S.turns.length - 1].number;
+  return S.since === null ? -1 : S.since - 1;
+}
+
+/** The turns before turn number `next` that the page was not sent (it was offline longer
+ * than the server's backlog reaches): one {gap} entry in their place, so the history does
+ * not pretend to be whole. */
 function noteGap(next) {
-  const last = S.turns.length ? S.turns[S.turns.length - 1].number : S.joinedAt - 1;
-  if (!Number.isInteger(last) || next <= last + 1) return;
+  const last = lastTurn();
+  if (S.since === null || next <= last + 1) return;
   S.turns.push({ gap: next - last - 1, number: next - 1 });
   if (S.turns.length > MAX_TURNS) S.turns.shift();
 }
@@ -685,9 +704,10 @@ function renderTurns() {
     item.textContent = turn.words || `${turn.name}: ${turn.move}`;
     list.append(item);
   }
-  // the server sends no past turns: a page that came in mid-match says so
-  if (S.joinedAt > 0 && v && (!S.turns.length || S.turns[0].number <= S.joinedAt)) {
-    note(t("web.turns.before", { count: S.joinedAt }));
+  // the turns before the first one this page was sent (the server sends the last ones to a
+  // page that comes in): said while the list still reaches back to it
+  if (S.since > 0 && v && (!S.turns.length || S.turns[0].number <= S.since)) {
+    note(t("web.turns.before", { count: S.since }));
   }
 }
 
