@@ -407,6 +407,9 @@ class RoomClient:
         #: notified on every ``state`` and ``pong`` (a script waits on them)
         self.changed = threading.Condition(self.lock)
         self.pongs = 0
+        #: the highest ``number`` of the ``turn`` and ``chat`` messages printed: a socket
+        #: that connects again is sent the last ones again, and those are not printed twice
+        self.printed: dict[str, int] = {}
         self.socket: Any = None
         self.closing = threading.Event()
         self.pack: Optional["RulePack"] = None
@@ -559,6 +562,11 @@ class RoomClient:
 
         kind = message.get("type")
         cat = self.cat
+        number = message.get("number")
+        if kind in ("turn", "chat") and type(number) is int:
+            if number <= self.printed.get(kind, -1):
+                return  # already printed, before a reconnection
+            self.printed[kind] = number
         try:
             if kind == "state":
                 self._state(message)

@@ -285,6 +285,21 @@ def test_a_rooms_messages_are_drawn_as_lc_play_draws_them(pack_id: str) -> None:
     assert "cannot read" not in out
 
 
+def test_turns_and_chat_sent_again_after_a_reconnection_are_printed_once() -> None:
+    """A socket that connects again is sent the room's last turns and chat lines again
+    (the backlog): what this client printed before is not printed twice."""
+    c, text = client()
+    turn = {"type": "turn", "number": 4, "seat": 1, "name": "Bob", "move": "play r4 deck",
+            "words": "Bob plays r4 and draws from the deck."}
+    chat = {"type": "chat", "name": "Eve", "text": "hello", "number": 2}
+    for message in (turn, chat, turn, chat, {**turn, "number": 3}):  # then a reconnection
+        c.handle(message)
+    c.handle({**turn, "number": 5, "words": "Bob discards g7 and draws from the deck."})
+    out = text.getvalue()
+    assert out.count("Bob plays r4") == 1 and out.count("hello") == 1
+    assert "Bob discards g7" in out
+
+
 def test_chat_info_and_errors_are_plain_text() -> None:
     c, text = client()
     c.handle({"type": "chat", "name": "Eve\x1b]0;x\x07", "text": "hi\x1b[31m there", "number": 1})
