@@ -118,21 +118,27 @@ def typer_abort() -> type:
     return typer.Abort
 
 
+def version_text() -> str:
+    """What ``lc --version`` prints: the installed version, and which core runs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        line = f"lc (lostcities) {version('lostcities')}"
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        line = "lc (lostcities) unknown version"
+    from lostcities.engine import compiled_modules
+
+    compiled = len(compiled_modules())
+    core = (f"core: compiled, {compiled} modules (LOSTCITIES_COMPILE=1)" if compiled
+            else "core: pure Python")
+    return f"{line}\n{core}\n"
+
+
 def _version(value: bool) -> None:
     import typer
 
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            typer.echo(f"lc (lostcities) {version('lostcities')}")
-        except PackageNotFoundError:  # running from a source tree that is not installed
-            typer.echo("lc (lostcities) unknown version")
-        from lostcities.engine import compiled_modules
-
-        compiled = len(compiled_modules())
-        typer.echo(f"core: compiled, {compiled} modules (LOSTCITIES_COMPILE=1)" if compiled
-                   else "core: pure Python")
+        typer.echo(version_text(), nl=False)
         raise typer.Exit()
 
 
@@ -262,6 +268,10 @@ def recorded_help() -> Optional[str]:
 def main() -> None:
     """Entry point of the ``lc`` console script."""
     args = sys.argv[1:]
+    if args == ["--version"]:  # as the option prints it, without building every command
+        sys.stdout.write(version_text())
+        sys.stdout.flush()
+        sys.exit(0)
     if args == ["--help"]:
         text = recorded_help()
         if text is not None:
