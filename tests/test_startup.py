@@ -2,8 +2,6 @@
 ``lc --help`` and cheap records keep behaviour identical to the slow paths they replace."""
 from __future__ import annotations
 
-import sys
-
 import functools
 
 import lark
