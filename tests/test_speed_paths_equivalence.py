@@ -95,18 +95,26 @@ def test_a_random_subclass_plays_the_same_playout():
     assert a.snapshot() == b.snapshot()
 
 
+def _opened(data, most: int):
+    """A game of a drawn pack played ``apply`` by ``apply`` for up to ``most`` random turns,
+    and the rng that played them; None when the match ended on the way."""
+    _, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    for _ in range(data.draw(st.integers(0, most), label="opening")):
+        if is_over(state):
+            return None
+        state = apply(state, random_move(state, rng))
+    return None if is_over(state) else (state, rng)
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.data())
 def test_a_copy_and_its_original_stay_independent_whichever_plays_on(data):
     """Rows are shared copy-on-write: playing on either state never shows in the other."""
-    p, state = _game(data)
-    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
-    for _ in range(data.draw(st.integers(0, 60), label="opening")):
-        if is_over(state):
-            return
-        state = apply(state, random_move(state, rng))
-    if is_over(state):
+    opened = _opened(data, 60)
+    if opened is None:
         return
+    state, rng = opened
     child = apply(state, random_move(state, rng))
     copied = state.copy()
     before = state.snapshot()
@@ -128,14 +136,10 @@ def test_whole_turns_pushed_and_popped_on_a_shared_state_leave_its_forks_alone(d
     """push/pop's whole turn owns, all at once, the lists it changes (steps.own_turn): a
     state sharing its lists with a child of apply, with a copy and with a fork plays turns
     in place and undoes them all, and none of the four ever shows the other's turns."""
-    p, state = _game(data)
-    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
-    for _ in range(data.draw(st.integers(0, 80), label="opening")):
-        if is_over(state):
-            return
-        state = apply(state, random_move(state, rng))
-    if is_over(state):
+    opened = _opened(data, 80)
+    if opened is None:
         return
+    state, rng = opened
     before = state.snapshot()
     child = apply(state, random_move(state, rng))
     child_before = child.snapshot()
