@@ -109,8 +109,9 @@ def _round_sum(code: Code, check: Check) -> Callable[..., int] | None:
     frame built; None for any other formula.
 
     :func:`round_frame` gives each record the score it was given (0 when none), and the
-    sum's closure adds those scores and nothing else, so the two agree (checked by
-    tests/test_dsl.py on random rows)."""
+    sum's closure adds those scores and nothing else, so the two agree (checked against
+    the reference evaluator by tests/test_dsl_reference.py, records without a score and
+    sums past MAX_INT included)."""
     if code.op != "agg" or code.value[0] != "sum":
         return None
     coll, elem, where = code.args
