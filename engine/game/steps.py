@@ -476,6 +476,83 @@ def decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = Non
     end_turn(state, source, move)
 
 
+def choose_card(state: GameState, action: Action, card: Card) -> None:
+    """A duel's card decision of :func:`~.turn.push_action` that is not the last play:
+    :func:`decide_card`'s work with one record, ``"chose"``, a whole push by itself
+    (:func:`pop` undoes it alone, no ``None`` before it)."""
+    p = state.to_move
+    index, old = place_card(state, p, action, card)
+    state.undo.append(("chose", p, action, card, index, old))
+    state.pending = (action, card)
+    state.phase = DRAW
+
+
+def draw_turn(state: GameState, source: DrawSource) -> bool:
+    """A duel's draw decision of :func:`~.turn.push_action` (trusted) when it does not end
+    the round: :func:`decide_draw` and :func:`end_turn`'s work with one record,
+    ``"drew"``, a whole push by itself. False, and nothing done, when it would end the
+    round (the generic path saves the round)."""
+    t = state.tables
+    if state.turn + 1 >= t.turn_cap:
+        return False
+    last_play = state.last_play
+    if source == DECK:
+        deck = state.deck
+        if len(deck) == 1:
+            if not t.last_play:
+                return False
+            last_play = True  # only a pack that plays on after the pile ran out
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
+    p = state.to_move
+    drawn = take_card(state, source)
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    state.hands[p].append(drawn)
+    state.held_bits[p] |= 1 << drawn
+    pending = state.pending
+    action, card = pending  # type: ignore[misc]
+    state.moves.append(t.moves[action][card][source])  # type: ignore[index]
+    state.undo.append(("drew", p, source, drawn, pending, state.last_play))
+    state.turn += 1
+    state.pending = None
+    state.last_play = last_play
+    state.to_move = (p + 1) % state.n
+    state.phase = t.card_phase
+    return True
+
+
+def undo_chose(state: GameState, entry: tuple) -> None:
+    """Undo :func:`choose_card`'s record: the card back in the hand, at its place."""
+    _, p, action, card, index, old = entry
+    unplace_card(state, p, action, card, old)
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    state.hands[p].insert(index, card)
+    state.held_bits[p] |= 1 << card
+    state.pending = None
+    state.phase = state.tables.card_phase
+
+
+def undo_drew(state: GameState, entry: tuple) -> None:
+    """Undo :func:`draw_turn`'s record: the turn reopened at its draw, the card drawn back
+    on its pile."""
+    _, p, source, drawn, state.pending, state.last_play = entry
+    if state.shared_lists & MOVES_SHARED:
+        state.own_moves()
+    state.moves.pop()
+    state.turn -= 1
+    state.to_move = p
+    if state.shared_hands >> p & 1:
+        state.own_hand(p)
+    hand = state.hands[p]
+    hand.pop()
+    if drawn not in hand:
+        state.held_bits[p] ^= 1 << drawn
+    untake_card(state, source, drawn)
+    state.phase = DRAW
+
+
 def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
               ended: Optional[str] = None) -> None:
     """Close the turn (``move``: as made); the round ends by ``ended`` or the pack's rules."""
@@ -631,6 +708,10 @@ def undo_one(state: GameState, entry: tuple) -> None:
         state.moves.pop()
         state.turn -= 1
         state.phase = DRAW
+    elif kind == "drew":
+        undo_drew(state, entry)
+    elif kind == "chose":
+        undo_chose(state, entry)
     elif kind == "board":  # the board and phase a board pack's push saved
         _, state.phase, state.board = entry
     else:
@@ -647,15 +728,23 @@ def undo_one(state: GameState, entry: tuple) -> None:
 
 def pop(state: GameState) -> None:
     """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly: its records
-    down to the ``None`` that opened it, or the one record of :func:`play_turn` (a whole
-    push by itself)."""
+    down to the ``None`` that opened it, or the one record of :func:`play_turn`,
+    :func:`choose_card` or :func:`draw_turn` (each a whole push by itself)."""
     undo = state.undo
     if not undo:
         raise IndexError("pop from a state with nothing pushed")
     entry = undo.pop()
-    if entry is not None and entry[0] == "whole":
-        undo_whole(state, entry)
-        return
+    if entry is not None:
+        kind = entry[0]
+        if kind == "whole":  # play_turn, choose_card and draw_turn: a record is a push
+            undo_whole(state, entry)
+            return
+        if kind == "drew":
+            undo_drew(state, entry)
+            return
+        if kind == "chose":
+            undo_chose(state, entry)
+            return
     while entry is not None:
         undo_one(state, entry)
         entry = undo.pop()

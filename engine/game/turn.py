@@ -31,8 +31,9 @@ from .rules import RulePack
 from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_SHARED,
                     MOVES_SHARED, OVER, PILES_SHARED, TRACK_CARD, TURN_CAP, Deal, GameState, Seat,
                     SetupError)
-from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, decide_card,
-                    decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, kept,
+from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, choose_card, decide_card,
+                    decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, draw_turn,
+                    kept,
                     end_round, next_starter, play_turn, pop, round_details, shuffle_deal,
                     start_round, starts_lowest, totals)
 from .tables import tables_of
@@ -758,13 +759,19 @@ def legal_action_mask(state: GameState) -> list[bool]:
 def push_action(state: GameState, action_id: int) -> None:
     """Make one decision in place (trusted); undo with :func:`pop`."""
     if state.board is None:
-        k = state.tables.n_kinds
+        t = state.tables
+        k = t.n_kinds
         if 0 <= action_id < 2 * k:  # play card k is action k, discard it n_kinds + k
-            state.undo.append(None)
-            if action_id < k:
-                decide_card(state, PLAY, action_id)
+            action, card = (PLAY, action_id) if action_id < k else (DISCARD, action_id - k)
+            if state.last_play:  # the turn ends with this card: the generic records
+                state.undo.append(None)
+                decide_card(state, action, card)
             else:
-                decide_card(state, DISCARD, action_id - k)
+                choose_card(state, action, card)  # one record, a push by itself
+            return
+        # drawing from the deck (DECK = -1) is action 2 n_kinds, from pile c 2 n_kinds + 1 + c
+        if state.phase == DRAW and 2 * k <= action_id <= 2 * k + t.n_colours \
+                and draw_turn(state, action_id - 2 * k - 1):
             return
     space = action_space(state.pack)
     kind, arg = space.decode(action_id)
