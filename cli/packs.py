@@ -162,15 +162,14 @@ def dump_yaml(data: dict[str, Any]) -> str:
     import yaml
 
     from lostcities.engine.packs.yamlsafe import loads_as_text
-
-    from .render import CONTROL_CHARACTERS, STRING_ESCAPES
+    from lostcities.engine.safeio import escape_hidden, is_hidden
 
     class Dumper(yaml.SafeDumper):
         pass
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
         # PyYAML quotes by YAML 1.1; packs load by 1.2 (0o17 is a number there, yes is text)
-        if any(ord(ch) in CONTROL_CHARACTERS and ch != "\n" for ch in value):
+        if any(is_hidden(ch) and ch != "\n" for ch in value):
             return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
         style = "|" if "\n" in value else (None if loads_as_text(value) else "'")
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
@@ -192,7 +191,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
     Dumper.add_representer(list, sequence)
     dumped = yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
     # left in a string only, always a double-quoted one (above), where \uXXXX reads back
-    return dumped.translate(STRING_ESCAPES)
+    return escape_hidden(dumped, yaml=True)
 
 
 def shown_files(resolved: ResolvedPack) -> dict[str, str]:

@@ -14,8 +14,9 @@ board packs.
 
 Text that comes from data (player names from the command line, a save or a record;
 a pack's name, description and colour names) never reaches the terminal as it is:
-:func:`plain` removes the control characters that could move the cursor, clear the
-screen, set the window title or reverse the text, and every renderable here is a
+:func:`plain` removes the control and format characters that could move the cursor,
+clear the screen, set the window title or reverse the text (one rule with the server and
+the rulebooks: :func:`lostcities.engine.safeio.plain_text`), and every renderable here is a
 :class:`~rich.text.Text`, never parsed as rich markup (``rich.markup.escape`` is no
 substitute: a backslash before the end of the text or before a ``[`` does not print
 back as written). :func:`plain_json` writes JSON whose strings escape the same
@@ -41,39 +42,28 @@ if TYPE_CHECKING:
     from lostcities.i18n import Catalogue
     from .session import Note, Turn
 
-#: what :func:`plain` removes from data text: C0 controls (ESC starts every terminal
-#: escape sequence), DEL, C1 controls (U+009B is a one-character CSI on some
-#: terminals), and the bidirectional embeddings, overrides and isolates
-#: (U+202A-U+202E, U+2066-U+2069), which show text in another order than it is
-#: written. Tabs and line breaks become a space, so words stay apart.
-CONTROL_CHARACTERS = frozenset(
-    [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F),
-     *range(0x2066, 0x206A)])
-_PLAIN = {code: (" " if chr(code) in "\t\n\r\v\f" else None) for code in CONTROL_CHARACTERS}
-
-
 def plain(text: object) -> str:
-    """``text`` (any value, as ``str``) with every :data:`CONTROL_CHARACTERS` removed,
-    ready to print or to put in a :class:`~rich.text.Text`: what comes from data
-    (a name, a pack's strings) cannot drive the terminal. Tabs and line breaks
-    become a space."""
-    return str(text).translate(_PLAIN)
+    """``text`` (any value, as ``str``) ready to print or to put in a
+    :class:`~rich.text.Text`, by the one rule for data text
+    (:func:`lostcities.engine.safeio.plain_text`): what comes from data (a name, a pack's
+    strings) cannot drive the terminal or reverse the text. Tabs and line breaks become
+    a space."""
+    from lostcities.engine.safeio import plain_text
+
+    return plain_text(str(text))
 
 
 def plain_json(data: Any, indent: Optional[int] = 2) -> str:
-    """``data`` as JSON text (non-ASCII letters kept as they are) with every
-    :data:`CONTROL_CHARACTERS` in a string written as a ``\\uXXXX`` escape: JSON
-    escapes C0 itself, but would print DEL, C1 and the bidirectional controls raw.
-    The document reads back the same."""
+    """``data`` as JSON text (non-ASCII letters kept as they are) whose strings write
+    every character :func:`plain` would remove as a ``\\uXXXX`` escape
+    (:func:`lostcities.engine.safeio.escape_hidden`): JSON escapes C0 itself, but would
+    print DEL, C1, the bidirectional controls and lone surrogates raw. The document reads
+    back the same."""
     import json
 
-    return json.dumps(data, indent=indent, ensure_ascii=False).translate(STRING_ESCAPES)
+    from lostcities.engine.safeio import escape_hidden
 
-
-#: ``str.translate`` table: the control characters JSON (and YAML) writers leave raw in
-#: a quoted string, as ``\\uXXXX`` escapes both read back (C0 they escape themselves,
-#: and outside strings a raw line break is layout)
-STRING_ESCAPES = {code: f"\\u{code:04x}" for code in CONTROL_CHARACTERS if code >= 0x20}
+    return escape_hidden(json.dumps(data, indent=indent, ensure_ascii=False))
 
 
 #: rich styles for the expedition colours by their name in the pack; other names are

@@ -201,12 +201,14 @@ def _text_line(item: Problem) -> str:
 def _escape(text: str, prop: bool = False) -> str:
     """``text`` as GitHub's workflow commands carry it: ``%``, CR and LF always escaped
     (``%25``, ``%0D``, ``%0A``), ``:`` and ``,`` too in a property (``%3A``, ``%2C``);
-    the other control characters (:data:`~lostcities.cli.render.CONTROL_CHARACTERS`:
+    the other characters data text never shows (:func:`lostcities.engine.safeio.plain_text`:
     ESC would colour GitHub's log) are dropped, a tab becomes a space."""
-    from .render import CONTROL_CHARACTERS
+    import re
 
-    text = text.translate({code: (" " if code == 9 else None) for code in CONTROL_CHARACTERS
-                           if code not in (10, 13)})
+    from lostcities.engine.safeio import plain_text
+
+    text = "".join(part if part in ("\r", "\n") else plain_text(part)
+                   for part in re.split("([\r\n])", text))
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 

@@ -13,6 +13,9 @@ helpers here are the one place that opens such a file or parses its JSON:
   file without reading the rest; :func:`read_lines` does the same line by line.
 - :func:`loads_json` parses JSON with the nesting depth, the length of a number
   and NaN/Infinity refused.
+- :func:`plain_text` is the one rule for showing text that came from data (a name, a
+  chat line, a pack's strings) in a terminal, a page or a log, and
+  :func:`escape_hidden` its counterpart for a JSON or YAML document being written.
 
 Every refusal is an :class:`~lostcities.engine.errors.InputError` whose text is
 one line: the file (or value) and what is wrong. :data:`LIMITS` holds the caps;
@@ -23,7 +26,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, TextIO
@@ -66,24 +71,19 @@ def check_path(path: str | os.PathLike[str], what: str = "") -> Path:
     if not text:
         raise InputError(f"{label}'': an empty path; give a file name")
     if "\0" in text:
-        raise InputError(f"{label}{_shown(text, 60)}: a path cannot hold a NUL character")
+        raise InputError(f"{label}{shown_value(text, 60)}: a path cannot hold a NUL character")
     raw = os.fsencode(text)
     if len(raw) > LIMITS.path_bytes:
-        raise InputError(f"{label}{_shown(text, 60)}: path longer than {LIMITS.path_bytes:,} bytes")
+        raise InputError(f"{label}{shown_value(text, 60)}: path longer than {LIMITS.path_bytes:,} bytes")
     for part in raw.split(b"/"):
         if len(part) > LIMITS.name_bytes:
-            raise InputError(f"{label}{_shown(text, 60)}: a file or folder name longer than "
+            raise InputError(f"{label}{shown_value(text, 60)}: a file or folder name longer than "
                              f"{LIMITS.name_bytes} bytes")
     return Path(text)
 
 
 #: a path longer than this is cut in error messages (a usual save path is about 70 characters)
 SHOWN_CHARS = 200
-
-
-def _shown(text: str, limit: int = SHOWN_CHARS) -> str:
-    """A path as shown in an error: repr'd (control characters escaped) and cut to ``limit``."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
 
 
 def shown_value(text: str, limit: int = 40) -> str:
@@ -97,7 +97,78 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     text = os.fspath(path)
     if text.isprintable() and len(text) <= SHOWN_CHARS:
         return text
-    return _shown(text)
+    return shown_value(text, SHOWN_CHARS)
+
+
+#: the Unicode categories of the characters data text never shows as they are: controls
+#: (C0, DEL and C1: ESC starts every terminal escape sequence, U+009B is a one-character
+#: CSI on some terminals), format characters (the bidirectional embeddings, overrides and
+#: isolates, which show text in another order than it is written, and the invisible ones:
+#: zero-width spaces and joiners, soft hyphens) and lone surrogates (a YAML or JSON
+#: ``\ud800`` escape gives one, and no output can encode it)
+HIDDEN = frozenset(("Cc", "Cf", "Cs"))
+#: the line and paragraph separators (U+2028, U+2029), which break a line as LF does
+BREAKS = frozenset(("Zl", "Zp"))
+
+
+def plain_text(text: str, keep_newlines: bool = False) -> str:
+    """``text`` from data as the CLI, the server and the rulebooks show it: a :data:`HIDDEN`
+    character is removed, but a tab or a line break of any kind (CR, VT, FF, NEL, the
+    :data:`BREAKS`) becomes a space, so words stay apart; a line feed stays one when
+    ``keep_newlines``. Every other character is kept as written (letters of any script,
+    no-break spaces, private-use and not yet assigned code points)."""
+    if text.isprintable():  # none of those: the common case, at once
+        return text
+    out = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in HIDDEN or category in BREAKS:
+            if ch.isspace():
+                out.append("\n" if keep_newlines and ch == "\n" else " ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def is_hidden(ch: str) -> bool:
+    """Whether :func:`plain_text` would not show the character ``ch`` as it is."""
+    category = unicodedata.category(ch)
+    return category in HIDDEN or category in BREAKS
+
+
+#: the characters a JSON or YAML writer may leave raw that :func:`escape_hidden` looks at:
+#: DEL and beyond (both writers escape C0 in a quoted string themselves)
+_BEYOND_ASCII = re.compile("[\x7f-\U0010ffff]")
+
+
+def _json_escape(found: "re.Match[str]") -> str:
+    ch = found.group()
+    if not is_hidden(ch):
+        return ch
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)  # beyond the BMP, JSON writes a surrogate pair
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+def _yaml_escape(found: "re.Match[str]") -> str:
+    ch = found.group()
+    if not is_hidden(ch):
+        return ch
+    code = ord(ch)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def escape_hidden(document: str, yaml: bool = False) -> str:
+    """A JSON document (``yaml``: a YAML one whose strings holding such characters are
+    double-quoted) with every character that :func:`is_hidden` says written as the
+    format's escape (``\\uXXXX``; beyond U+FFFF a surrogate pair in JSON, ``\\UXXXXXXXX``
+    in YAML), which it reads back as the same character: the document shows as written
+    in a terminal and loads back the same. Both writers escape C0 themselves."""
+    if document.isascii() and "\x7f" not in document:
+        return document
+    return _BEYOND_ASCII.sub(_yaml_escape if yaml else _json_escape, document)
 
 
 def open_regular(path: str | os.PathLike[str], what: str = "") -> int:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import string
-import unicodedata
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Mapping
@@ -206,14 +205,10 @@ class Catalogue:
 
 
 def clean(text: str, keep_newlines: bool = False) -> str:
-    """Pack text without control or format characters, nor lone surrogates (which a
-    YAML `\\ud800` escape can give and no output can encode); a tab becomes a space."""
-    out = []
-    for ch in text:
-        if ch == "\n" and keep_newlines:
-            out.append(ch)
-        elif ch in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(ch) not in ("Cc", "Cf", "Cs"):
-            out.append(ch)
-    return "".join(out)
+    """Pack text as the rulebooks show it: the one rule for data text
+    (:func:`lostcities.engine.safeio.plain_text`: control and format characters and lone
+    surrogates removed, a tab or a line break a space, a line feed kept when
+    ``keep_newlines``)."""
+    from lostcities.engine.safeio import plain_text
+
+    return plain_text(text, keep_newlines)

@@ -8,12 +8,12 @@ Nothing here needs the ``serve`` extra.
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Optional
 
+from lostcities.engine.safeio import plain_text
 from lostcities.i18n import LANGS, Catalogue
 
 
@@ -46,13 +46,12 @@ LIMITS = Limits()
 
 
 def clean_text(text: str, limit: int) -> str:
-    """``text`` as the server keeps it: control and format characters (Unicode category
-    C: newlines, escapes, bidi overrides, zero-width) and surrogates removed, runs of
-    spaces made one, stripped, cut to ``limit`` characters. Text, never HTML: a client
-    displays it escaped."""
-    kept = "".join(" " if c.isspace() else c for c in text
-                   if c.isspace() or not unicodedata.category(c).startswith("C"))
-    return " ".join(kept.split())[:limit]
+    """``text`` as the server keeps it: shown by the one rule for data text
+    (:func:`lostcities.engine.safeio.plain_text`: control and format characters, such as
+    escapes, bidi overrides and zero-width ones, and lone surrogates removed, line breaks
+    a space), runs of spaces made one, stripped, cut to ``limit`` characters. Text, never
+    HTML: a client displays it escaped."""
+    return " ".join(plain_text(text).split())[:limit]
 
 
 # --------------------------------------------------------------------------- schema

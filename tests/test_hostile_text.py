@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from lostcities.cli import render
 from lostcities.cli.app import app
+from lostcities.engine.safeio import is_hidden
 from lostcities.i18n import Catalogue
 
 #: a window-title escape, a screen clear, a C1 CSI and a right-to-left override
@@ -30,7 +31,7 @@ COLOURS = {"y": "yel[/bold]" + CONTROLS, "b": "[link=https://x]blue", "w": "whit
 
 def forbidden(text: str) -> list[str]:
     """The control characters in ``text`` (none may reach the terminal)."""
-    return [hex(ord(ch)) for ch in text if ord(ch) in render.CONTROL_CHARACTERS
+    return [hex(ord(ch)) for ch in text if is_hidden(ch)
             and ch != "\n"]
 
 

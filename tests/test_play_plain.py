@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.cli.render import CONTROL_CHARACTERS
+from lostcities.engine.safeio import is_hidden
 from test_session import small_pack
 
 PLAIN_ENV = {"LANG": "C.UTF-8", "LC_ALL": None, "LC_MESSAGES": None, "COLUMNS": None}
@@ -32,7 +32,7 @@ def lc(*args: str, input: str = ""):
 
 
 def no_controls(text: str) -> None:
-    bad = sorted({f"U+{ord(c):04X}" for c in text if ord(c) in CONTROL_CHARACTERS
+    bad = sorted({f"U+{ord(c):04X}" for c in text if is_hidden(c)
                   and c != "\n"})
     assert not bad, bad
 

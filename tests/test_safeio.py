@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lostcities.engine import InputError
-from lostcities.engine.safeio import (LIMITS, check_path, loads_json, open_regular, read_lines,
-                                      read_text, shown_path, shown_value)
+from lostcities.engine.safeio import (LIMITS, check_path, escape_hidden, is_hidden, loads_json,
+                                      open_regular, plain_text, read_lines, read_text,
+                                      shown_path, shown_value)
 
 
 @pytest.mark.parametrize("path, says", [
@@ -117,3 +118,65 @@ def test_errors_keep_their_fields_across_processes() -> None:
     assert (again.message, again.file, again.line, again.col, again.code, again.excerpt,
             again.hint, str(again)) == (err.message, "f.yaml", 2, 5, "LC104", "x", "smaller",
                                         str(err))
+
+
+# --------------------------------------------------------------------------- data text shown
+
+#: what data text may hold that must not reach a screen as it is, and what it shows as
+HOSTILE_TEXT = [
+    ("a\tb\nc\rd\x0be\x0cf\x85g\u2028h\u2029i", "a b c d e f g h i"),   # breaks: a space each
+    ("\x1b[2J\x1b]0;title\x07x", "[2J]0;titlex"),                  # ESC and BEL, C0
+    ("\x7f\x9b2Jy", "2Jy"),                                          # DEL, a C1 CSI
+    ("\u202eevil\u2066z\u2069", "evilz"),                            # bidi override, isolate
+    ("zero\u200bwidth\u200djoin\u00adsoft\ufefftag\U000e0041", "zerowidthjoinsofttag"),
+    ("lone\ud800surrogate", "lonesurrogate"),
+]
+
+
+@pytest.mark.parametrize("text, shown", HOSTILE_TEXT)
+def test_plain_text_removes_what_could_drive_a_screen(text: str, shown: str) -> None:
+    assert plain_text(text) == shown
+    assert not any(is_hidden(ch) for ch in shown)
+
+
+def test_plain_text_keeps_letters_of_any_script_and_no_break_spaces() -> None:
+    text = "Zoë 名前 مرحبا\u00a0: «\u202fbonjour\u202f» \ue000 \U0001f600 [/bold]"
+    assert plain_text(text) == text
+    assert plain_text("a\nb\r\nc\u2028d", keep_newlines=True) == "a\nb \nc d"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_the_cli_the_server_and_the_rulebooks_show_data_text_by_one_rule(text: str) -> None:
+    from lostcities.cli.render import plain
+    from lostcities.i18n import clean
+    from lostcities.server.protocol import clean_text
+
+    shown = plain_text(text)
+    assert not any(is_hidden(ch) for ch in shown)
+    assert plain_text(shown) == shown and len(shown) <= len(text)
+    assert plain(text) == clean(text) == shown
+    assert clean_text(text, 20) == " ".join(shown.split())[:20]
+    kept = plain_text(text, keep_newlines=True)
+    assert kept.replace("\n", " ") == shown and kept.count("\n") == text.count("\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.text(max_size=20) | st.integers(),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8))
+def test_a_json_document_written_escapes_every_hidden_character_and_reads_back(data) -> None:
+    written = escape_hidden(json.dumps(data, indent=1, ensure_ascii=False))
+    assert json.loads(written) == data
+    assert not any(is_hidden(ch) for ch in written if ch != "\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=30))
+def test_a_double_quoted_yaml_string_written_escapes_every_hidden_character(text: str) -> None:
+    import yaml
+
+    written = escape_hidden(yaml.dump({"name": text}, default_style='"', allow_unicode=True),
+                            yaml=True)
+    assert yaml.safe_load(written) == {"name": text}
+    assert not any(is_hidden(ch) for ch in written if ch != "\n")
