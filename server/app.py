@@ -45,7 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from lostcities.engine import LostCitiesError, load_pack
 from lostcities.engine.safeio import loads_json
 
-from .protocol import LIMITS, Limits, lang_of, localize, problem, say
+from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
 from .room import Outcome, PlannedTurn, Room, RoomError
 from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
@@ -71,6 +71,10 @@ IO_THREADS = 16
 BOT_THREADS = 2
 
 
+#: a pack's name and description as GET /packs lists them, in characters at most
+PACK_NAME_CHARS, PACK_DESCRIPTION_CHARS = 80, 300
+
+
 class Shelf:
     """The packs rooms may be opened with: the built-in ones (``builtin:ID``) and the house
     packs of ``lc serve --packs DIR`` (``house:ID``), all through :func:`load_pack`."""
@@ -83,6 +87,7 @@ class Shelf:
         #: the house packs that could not be loaded: one line each
         self.problems: list[str] = []
         self._loaded: dict[str, Any] = {}
+        self._names: Optional[list[dict[str, Any]]] = None
         if house is not None:
             for path in sorted(house.iterdir())[:500]:
                 if path.suffix not in (".yaml", ".yml") or not path.is_file():
@@ -97,10 +102,23 @@ class Shelf:
                     continue
                 self.house[pack.id] = pack
 
-    def names(self) -> list[dict[str, str]]:
-        """Every pack a room may use: ``{"pack": ID, "kind": "builtin" | "house"}``."""
-        return ([{"pack": p, "kind": "builtin"} for p in self.builtin]
-                + [{"pack": p, "kind": "house"} for p in sorted(self.house)])
+    def names(self) -> list[dict[str, Any]]:
+        """Every pack a room may use, as ``GET /packs`` lists it: ``{"pack": ID, "kind":
+        "builtin" | "house", "name", "description", "family": "duel" | "board", "players":
+        [MIN, MAX]}``, the texts by the server's rule for data text (:func:`~.protocol.clean_text`,
+        at most :data:`PACK_NAME_CHARS` and :data:`PACK_DESCRIPTION_CHARS` characters).
+        Worked out once: the packs served do not change while the server runs."""
+        if self._names is None:
+            self._names = [self._entry(self.find(f"builtin:{p}"), "builtin")
+                           for p in self.builtin] + \
+                [self._entry(self.house[p], "house") for p in sorted(self.house)]
+        return self._names
+
+    @staticmethod
+    def _entry(pack: Any, kind: str) -> dict[str, Any]:
+        return {"pack": pack.id, "kind": kind, "name": clean_text(pack.name, PACK_NAME_CHARS),
+                "description": clean_text(pack.description, PACK_DESCRIPTION_CHARS),
+                "family": pack.family, "players": [pack.min_players, pack.max_players]}
 
     def ref(self, name: str) -> Optional[str]:
         """The stored reference of the pack called ``name``, or None."""

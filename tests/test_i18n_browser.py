@@ -1,6 +1,6 @@
 """The web page in French, in a real browser (headless Chromium against a real ``lc serve``,
 as tests/test_web_browser.py): the landing page lists the built-in packs by their French
-names (a house pack of ``--packs`` by its id), the room's header names its pack in the
+names (a house pack of ``--packs`` by its own name and id), the room's header names its pack in the
 page's language (a house pack's own name as written), a pile draw's turn line says the
 colour in the feminine ("la défausse verte"), and the page's own formatter says
 ``{colour:f}`` as lostcities.i18n does.
@@ -70,7 +70,8 @@ def test_the_french_page_names_the_packs_in_french(browser: Any, house_server: S
     for pack_id in builtin:
         assert shown[pack_id] == (french[f"pack.{pack_id}.name"],
                                   french[f"pack.{pack_id}.description"]), pack_id
-    assert shown["samedi"][0] == f"samedi ({french['web.landing.house']})"
+    assert shown["samedi"] == (f"Notre duel du samedi · samedi ({french['web.landing.house']})",
+                               "Our house rule: the duel as we play it on Saturdays.")
     assert options_of(john)["duel-classic"] == (english["pack.duel-classic.name"],
                                                 english["pack.duel-classic.description"])
     marie.screenshot("french-landing.png")

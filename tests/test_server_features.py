@@ -208,6 +208,21 @@ def back(client: TestClient, room: str, sockets: list[Any], tokens: list[str]) -
     return again
 
 
+def test_get_packs_names_each_house_pack_by_its_own_cleaned_name(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "samedi.yaml").write_text('extends: duel-classic\nname: "Notre duel\\u202e\\e[2J '
+                                       'du   samedi"\ndescription: "' + "très " * 100 + '"\n'
+                                       "players: {min: 2, max: 2}\n", encoding="utf-8")
+    (packs / "broken.yaml").write_text("extends: nowhere\n", encoding="utf-8")
+    with TestClient(create_app(tmp_path / "data", packs, limits=FAST)) as client:
+        listed = {p["pack"]: p for p in client.get("/packs").json()["packs"]}
+    house = listed["samedi"]
+    assert house["kind"] == "house" and house["name"] == "Notre duel[2J du samedi"
+    assert house["description"] == "très " * 60 and house["family"] == "duel"  # cut at 300
+    assert "broken" not in listed and {p["kind"] for p in listed.values()} == {"builtin", "house"}
+
+
 @pytest.mark.parametrize("change", ["edited", "deleted"])
 def test_a_house_pack_is_stored_with_its_room(tmp_path: Path, change: str) -> None:
     packs = tmp_path / "packs"
@@ -215,7 +230,11 @@ def test_a_house_pack_is_stored_with_its_room(tmp_path: Path, change: str) -> No
     (packs / "friday.yaml").write_text(HOUSE)
     data = tmp_path / "data"
     with TestClient(create_app(data, packs, limits=FAST)) as client:
-        assert {"pack": "friday", "kind": "house"} in client.get("/packs").json()["packs"]
+        listed = {p["pack"]: p for p in client.get("/packs").json()["packs"]}
+        base = load_pack("duel-classic")  # the pack it extends: its name and description too
+        assert listed["friday"] == {"pack": "friday", "kind": "house", "name": base.name,
+                                    "description": base.description, "family": "duel",
+                                    "players": [2, 2]}
         room = open_room(client, "friday")
         shown = client.get(f"/rooms/{room}/pack").json()
         assert shown["pack"] == "friday" and shown["kind"] == "house"

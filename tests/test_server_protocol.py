@@ -80,7 +80,7 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from lostcities.engine import live_scores, observation  # noqa: E402
+from lostcities.engine import live_scores, load_pack, observation  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402
 
@@ -339,7 +339,13 @@ def test_http_api(tmp_path: Path) -> None:
     with TestClient(app) as client:
         page = client.get("/")  # the web page (server/web.py)
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-        assert {"pack": "board-classic", "kind": "builtin"} in client.get("/packs").json()["packs"]
+        listed = {p["pack"]: p for p in client.get("/packs").json()["packs"]}
+        board = load_pack("board-classic")
+        assert listed["board-classic"] == {
+            "pack": "board-classic", "kind": "builtin", "name": board.name,
+            "description": board.description, "family": "board",
+            "players": [board.min_players, board.max_players]}
+        assert listed["duel-classic"]["family"] == "duel" and len(listed) == 8
         assert client.post("/rooms", json={"pack": "nope"}).status_code == 404
         assert client.post("/rooms", content=b"{").status_code == 400
         assert client.post("/rooms", json={"pack": "duel-classic", "x": 1}).status_code == 400

@@ -1,5 +1,6 @@
 // The landing page: choose a pack and open a room (POST /rooms), or open one by its id or link.
-// The built-in packs are listed by their names in the page's language, the house packs by id.
+// The built-in packs are listed by their names in the page's language, the house packs by
+// their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,14 +18,16 @@ async function loadPacks() {
   const select = $("pack");
   const chosen = select.value;
   select.replaceChildren();
-  for (const { pack, kind } of packs) {
+  for (const { pack, kind, name, description } of packs) {
     const option = document.createElement("option");
     option.value = pack;
-    if (kind === "house") {  // GET /packs names it by its id alone: a house pack's own
-      option.textContent = `${pack} (${t("web.landing.house")})`;
+    if (kind === "house") {  // a house pack: its name (perhaps its base's) and its id
+      const named = name && name !== pack ? `${name} · ${pack}` : pack;
+      option.textContent = `${named} (${t("web.landing.house")})`;
+      option.title = description || "";
     } else {  // a built-in pack: its name and description in the page's language
-      option.textContent = builtinPackText(pack, "name") || pack;
-      option.title = builtinPackText(pack, "description");
+      option.textContent = builtinPackText(pack, "name") || name || pack;
+      option.title = builtinPackText(pack, "description") || description || "";
     }
     select.append(option);
   }
