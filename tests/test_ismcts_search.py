@@ -15,7 +15,7 @@ from lostcities.engine.bots.ismcts import SearchParams
 from lostcities.engine.bots.knowledge import Determinizer, SeatMemory
 from lostcities.engine.game.state import OVER
 from lostcities.engine.game.tables import tables_of
-from lostcities.engine.game.turn import legal_moves, push, with_hidden
+from lostcities.engine.game.turn import legal_actions, legal_moves, push, with_hidden
 from lostcities.engine.game.view import observation
 from lostcities.engine.lab.simulation import play_match
 
@@ -127,13 +127,15 @@ def test_the_default_level_and_the_board_search():
 
 def test_a_board_deal_takes_the_engines_moves_as_the_real_position_does():
     """The seat's own moves depend on its hand and the public board only: the same in
-    every deal (the board's card phase, not the card game's)."""
+    every deal, as the Determinizer deals it (the board's card phase, not the card
+    game's); the search's deal plays the match's rounds."""
     checked = 0
     for state, memory in greedy_positions("board-classic", 3, every=6):
         obs = observation(state, state.to_move)
         deal = Determinizer(state.pack, obs, memory).deal(random.Random(checked))
-        ismcts.board_deal(deal, obs)
+        assert deal.phase == state.phase and legal_actions(deal) == legal_actions(state)
         assert legal_moves(deal) == legal_moves(state)
+        ismcts.board_deal(deal, obs)
         assert deal.rounds_total == obs.rounds
         move = legal_moves(deal)[-1]
         push(deal, move)           # and the engine plays on from it

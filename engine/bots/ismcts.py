@@ -49,7 +49,7 @@ from .expert import (BOARD, OUTLOOK, REPLY, BoardAfter, BoardPlans, Evaluation, 
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
 from ..game.moves import Move
 from ..game.rules import RulePack
-from ..game.state import CARD, OVER, TRACK_CARD, GameState
+from ..game.state import OVER, GameState
 from ..game.turn import legal_moves, push
 from ..game.view import BoardView, Observation, observation
 
@@ -266,12 +266,9 @@ def upper(total: float, squares: float, count: int, errors: float) -> float:
 
 
 def board_deal(deal: GameState, obs: Observation) -> None:
-    """Ready a board pack's deal for the engine's moves: the board's own card phase (the
-    deal has the card game's, which only the expert's one-decision reading accepts), and
-    the match's number of rounds, so that the imagined players weigh a round's end as
-    they would (a round that ends is a match that ends only in the last round)."""
-    if deal.phase == CARD:
-        deal.phase = TRACK_CARD
+    """Ready a board pack's deal for the search: the match's number of rounds (a deal is
+    cut to end with the current round), so that the imagined players weigh a round's end
+    as they would (a round that ends is a match that ends only in the last round)."""
     deal.rounds_total = obs.rounds
 
 

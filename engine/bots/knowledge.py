@@ -271,7 +271,9 @@ class Determinizer:
         template.turn = obs.turn
         template.last_play = obs.last_play
         template.pending = obs.pending
-        template.phase = PHASE_NAMES.index(obs.phase)
+        # the phase as the engine numbers it: a board pack's card decision has its own
+        # (TRACK_CARD, the tables' card_phase), which "card" names as the card game's does
+        template.phase = t.card_phase if obs.phase == "card" else PHASE_NAMES.index(obs.phase)
         template.rows = [[list(r) for r in rows] for rows in obs.rows]
         template.moves = []
         template.finished = []
