@@ -1,6 +1,7 @@
 """What the board search sees: its paired differences at its own budget and at a long one.
 
-Run: ``python benchmarks/board_search_signal.py [--matches N] [--passes P] [--every K]``.
+Run: ``python benchmarks/board_search_signal.py [--matches N] [--passes P] [--every K]
+[--final-spread S]``.
 
 ismcts on board-classic at 2 players has not shown its 60% against the expert (issue #15).
 Two explanations compete: the search deviates from the expert by noise (its default 16
@@ -42,6 +43,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=2)
     parser.add_argument("--passes", type=int, default=128)
     parser.add_argument("--every", type=int, default=3, help="search every K-th decision")
+    parser.add_argument("--final-spread", type=float, help="the last round's squash "
+                        "(SearchParams.final_spread; default the board search's)")
     args = parser.parse_args()
 
     from lostcities.engine import SeatView, is_over, load_pack, new_game, push
@@ -52,6 +55,8 @@ def main() -> None:
 
     pack = load_pack("board-classic")
     params = replace(BOARD_SEARCH, iterations=args.passes)
+    if args.final_spread is not None:
+        params = replace(params, final_spread=args.final_spread)
     short = min(16, args.passes)
     found = []  # per decision: (16-pass, P-pass) (mean, error) of each alternative
     start = time.process_time()
