@@ -23,10 +23,10 @@ docs/limits.md lists them with the others.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
-import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -136,12 +136,17 @@ def is_hidden(ch: str) -> bool:
     return category in HIDDEN or category in BREAKS
 
 
-#: the characters a JSON or YAML writer may leave raw that :func:`escape_hidden` looks at:
-#: DEL and beyond (both writers escape C0 in a quoted string themselves)
-_BEYOND_ASCII = re.compile("[\x7f-\U0010ffff]")
+@functools.lru_cache(maxsize=1)
+def _beyond_ascii() -> "re.Pattern[str]":
+    """The characters a JSON or YAML writer may leave raw that :func:`escape_hidden` looks
+    at: DEL and beyond (both writers escape C0 in a quoted string themselves); compiled
+    on first use (``re`` is not imported at start-up)."""
+    import re
+
+    return re.compile("[\x7f-\U0010ffff]")
 
 
-def _json_escape(found: "re.Match[str]") -> str:
+def _json_escape(found: Any) -> str:
     ch = found.group()
     if not is_hidden(ch):
         return ch
@@ -152,7 +157,7 @@ def _json_escape(found: "re.Match[str]") -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
-def _yaml_escape(found: "re.Match[str]") -> str:
+def _yaml_escape(found: Any) -> str:
     ch = found.group()
     if not is_hidden(ch):
         return ch
@@ -168,7 +173,7 @@ def escape_hidden(document: str, yaml: bool = False) -> str:
     in a terminal and loads back the same. Both writers escape C0 themselves."""
     if document.isascii() and "\x7f" not in document:
         return document
-    return _BEYOND_ASCII.sub(_yaml_escape if yaml else _json_escape, document)
+    return _beyond_ascii().sub(_yaml_escape if yaml else _json_escape, document)
 
 
 def open_regular(path: str | os.PathLike[str], what: str = "") -> int:

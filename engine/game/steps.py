@@ -467,13 +467,20 @@ def decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = Non
     """The draw: the top of the draw pile (``DECK``) or of pile ``source`` joins the hand
     (undoable); then the turn ends (``move``: as made, if given)."""
     p = state.to_move
+    card = draw_card(state, p, source)
+    state.undo.append(("draw", p, source, card))
+    end_turn(state, source, move)
+
+
+def draw_card(state: GameState, p: Seat, source: DrawSource) -> Card:
+    """The top card of the draw pile (``DECK``) or of pile ``source`` joins seat ``p``'s
+    hand (:func:`undraw` puts it back); return it."""
     card = take_card(state, source)
     if state.shared_hands >> p & 1:
         state.own_hand(p)
     state.hands[p].append(card)
     state.held_bits[p] |= 1 << card
-    state.undo.append(("draw", p, source, card))
-    end_turn(state, source, move)
+    return card
 
 
 def choose_card(state: GameState, action: Action, card: Card) -> None:
@@ -505,11 +512,7 @@ def draw_turn(state: GameState, source: DrawSource) -> bool:
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
     p = state.to_move
-    drawn = take_card(state, source)
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    state.hands[p].append(drawn)
-    state.held_bits[p] |= 1 << drawn
+    drawn = draw_card(state, p, source)
     pending = state.pending
     action, card = pending  # type: ignore[misc]
     state.moves.append(t.moves[action][card][source])  # type: ignore[index]
@@ -523,7 +526,8 @@ def draw_turn(state: GameState, source: DrawSource) -> bool:
 
 
 def undo_chose(state: GameState, entry: tuple) -> None:
-    """Undo :func:`choose_card`'s record: the card back in the hand, at its place."""
+    """Undo :func:`choose_card`'s record, or :func:`decide_card`'s (the same fields): the
+    card back in the hand, at its place."""
     _, p, action, card, index, old = entry
     unplace_card(state, p, action, card, old)
     if state.shared_hands >> p & 1:
@@ -543,14 +547,20 @@ def undo_drew(state: GameState, entry: tuple) -> None:
     state.moves.pop()
     state.turn -= 1
     state.to_move = p
+    undraw(state, p, source, drawn)
+    state.phase = DRAW
+
+
+def undraw(state: GameState, p: Seat, source: DrawSource, card: Card) -> None:
+    """Undo a draw: ``card``, the last in seat ``p``'s hand, goes back on top of the draw
+    pile (``DECK``) or of pile ``source``."""
     if state.shared_hands >> p & 1:
         state.own_hand(p)
     hand = state.hands[p]
     hand.pop()
-    if drawn not in hand:
-        state.held_bits[p] ^= 1 << drawn
-    untake_card(state, source, drawn)
-    state.phase = DRAW
+    if card not in hand:
+        state.held_bits[p] ^= 1 << card
+    untake_card(state, source, card)
 
 
 def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
@@ -681,25 +691,11 @@ def undo_one(state: GameState, entry: tuple) -> None:
     kind = entry[0]
     if kind == "whole":  # play_turn's record
         undo_whole(state, entry)
-    elif kind == "card":
-        _, p, action, card, index, old = entry
-        t = state.tables
-        unplace_card(state, p, action, card, old)
-        if state.shared_hands >> p & 1:
-            state.own_hand(p)
-        state.hands[p].insert(index, card)
-        state.held_bits[p] |= 1 << card
-        state.pending = None
-        state.phase = t.card_phase
+    elif kind == "card" or kind == "chose":  # the same fields
+        undo_chose(state, entry)
     elif kind == "draw":
         _, p, source, card = entry
-        if state.shared_hands >> p & 1:
-            state.own_hand(p)
-        hand = state.hands[p]
-        hand.pop()
-        if card not in hand:
-            state.held_bits[p] ^= 1 << card
-        untake_card(state, source, card)
+        undraw(state, p, source, card)
         state.phase = DRAW
     elif kind == "turn":
         _, state.to_move, state.pending, state.last_play = entry
@@ -710,8 +706,6 @@ def undo_one(state: GameState, entry: tuple) -> None:
         state.phase = DRAW
     elif kind == "drew":
         undo_drew(state, entry)
-    elif kind == "chose":
-        undo_chose(state, entry)
     elif kind == "board":  # the board and phase a board pack's push saved
         _, state.phase, state.board = entry
     else:
