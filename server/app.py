@@ -587,7 +587,8 @@ async def room_socket(socket: WebSocket) -> None:
     try:
         hub.welcome(room, client)
         # the last chat lines and turns again (a page skips those it has shown), before
-        # the answer to its hello: room.js takes these turns in, then that answer's state
+        # the answer to its hello: the page (static/connection.js) takes these turns in,
+        # then that answer's state
         for line in room.chat_backlog():
             client.send(line)
         for turn in room.turn_backlog():

@@ -47,7 +47,7 @@ HINT_BOT = "expert"
 #: move notations a room remembers (:meth:`Room.move_text`; more: it starts again)
 MOVE_TEXTS = 4096
 #: ``turn`` messages a room keeps and sends a client that connects
-#: (:meth:`Room.turn_backlog`): as many as the page lists (room.js ``MAX_TURNS``)
+#: (:meth:`Room.turn_backlog`): as many as the page lists (static/state.js ``MAX_TURNS``)
 TURN_BACKLOG = 30
 
 

@@ -134,10 +134,28 @@ def test_scores_route_gives_the_running_scores(client: Any) -> None:
 
 # --------------------------------------------------------------------------- static files
 
+def room_scripts() -> set[str]:
+    """The room page's script, room.js, with the modules it imports (``from "./x.js"``),
+    and theirs: the names of their files in ``static/``."""
+    seen: set[str] = set()
+    todo = ["room.js"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = STATIC.joinpath(name).read_text(encoding="utf-8")
+        todo += re.findall(r'\bfrom\s+"\./([a-z0-9-]+\.js)"', text)
+    return seen
+
+
 def test_static_files_come_from_the_package() -> None:
     names = sorted(p.name for p in STATIC.iterdir())
     assert {"index.html", "room.html", "room.js", "landing.js", "i18n.js", "cards.js",
             "table.css", "favicon.svg"} <= set(names)
+    # the room page's modules, each served from here (room.js imports them)
+    assert {"state.js", "connection.js", "moves.js", "table.js", "board.js",
+            "sheets.js"} <= room_scripts() <= set(names)
     # the package data pattern is static/* (pyproject.toml): no sub-folders
     assert all(p.is_file() for p in STATIC.iterdir())
 
@@ -188,7 +206,8 @@ def test_room_page_has_the_contract_ids() -> None:
     assert re.search(r'<p id="error"[^>]*role="alert"', body)
     assert re.search(r'<body[^>]*data-connected="0"', body)
     # the ids the script creates: the deck's count and the board's crossings
-    script = STATIC.joinpath("room.js").read_text(encoding="utf-8")
+    script = "\n".join(STATIC.joinpath(name).read_text(encoding="utf-8")
+                       for name in sorted(room_scripts()))
     for made in ("deck-count", "crossings"):
         assert f'.id = "{made}"' in script
     for attribute in ("data-target", "data-draw", "data-choice", "data-card", "data-track",
