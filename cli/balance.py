@@ -69,10 +69,8 @@ def balance(
     Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options (too
     many workers, a --resume folder of another run or one that cannot be used).
     """
-    from lostcities.engine.lab.backends import BACKENDS, BackendError
-    from lostcities.engine.lab.balance import balance as run
-    from lostcities.engine.errors import LostCitiesError, PackError
-    from lostcities.engine.packs.loader import load_pack
+    from lostcities.engine import BACKENDS, balance as run, load_pack
+    from lostcities.engine.errors import BackendError, LostCitiesError, PackError
     from lostcities.engine.safeio import check_path
 
     if backend not in BACKENDS:

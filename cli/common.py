@@ -41,7 +41,7 @@ def bot_specs(text: Optional[str], pack: Any) -> list[str]:
     """
     import os
 
-    from lostcities.engine.bots.base import BotError, make_bot
+    from lostcities.engine import BotError, make_bot
 
     specs = [s.strip() for s in text.split(",")] if text else ["random"] * pack.min_players
     if not all(specs):
@@ -78,7 +78,7 @@ def echo_report(report: Any, as_json: bool, note: Optional[str] = None, err: boo
 
 def complete_bot(incomplete: str) -> list[str]:
     """Shell completion for --bots: the built-in bot names after the last comma."""
-    from lostcities.engine.bots.base import BOTS
+    from lostcities.engine import BOTS
 
     head, _, last = incomplete.rpartition(",")
     prefix = head + "," if head else ""
@@ -235,7 +235,7 @@ def check_seed(value: Optional[int]) -> Optional[int]:
 def check_workers_option(workers: Optional[int], oversubscribe: bool) -> None:
     """Fail in one line (exit 2) when ``--workers`` asks for more processes than cores
     (or, with ``--oversubscribe``, more than the per-core allowance)."""
-    from lostcities.engine.lab.backends import OVERSUBSCRIBE_PER_CORE, cores, max_workers
+    from lostcities.engine import OVERSUBSCRIBE_PER_CORE, cores, max_workers
 
     if workers is None:
         return

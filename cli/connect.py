@@ -210,8 +210,7 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     pack's ``data`` through the hardened loader as records load their ``pack_data``; a
     built-in pack by its id when the server has no such endpoint. Raises
     :class:`ConnectError`."""
-    from lostcities.engine import LostCitiesError, load_pack
-    from lostcities.engine.packs.loader import builtin_ids
+    from lostcities.engine import LostCitiesError, builtin_ids, load_pack
 
     from .render import plain
 
@@ -228,7 +227,7 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     data = answer.get("data")
     if not isinstance(data, dict):
         raise ConnectError(f"{address.pack_url}: data: expected the pack's rules", 1)
-    from lostcities.engine.lab.records import embedded_pack
+    from lostcities.engine import embedded_pack
 
     record = {"pack": pack_id, "pack_data": data, "pack_sha256": _canonical_sha256(data)}
     try:
@@ -364,7 +363,7 @@ class MoveEntry:
 
     def choices(self) -> str:
         """What is left to say: the draws (``deck, y, g``) or the rest of each fitting move."""
-        from lostcities.engine.game.moves import draw_text
+        from lostcities.engine import draw_text
 
         if not self.draw_given:
             return ", ".join(dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in self.fits))
@@ -629,8 +628,7 @@ class RoomClient:
             self.seat = seat
 
     def _state(self, message: dict[str, Any]) -> None:
-        from lostcities.engine import LostCitiesError
-        from lostcities.engine.game.view import Observation
+        from lostcities.engine import LostCitiesError, Observation
 
         assert self.pack is not None
         room = message.get("room")
@@ -710,7 +708,7 @@ class RoomClient:
         """The table as this seat sees it (a spectator: no hand), or the lobby."""
         from rich.text import Text
 
-        from lostcities.engine.game.view import seen_scores
+        from lostcities.engine import seen_scores
 
         from .render import plain, table
 

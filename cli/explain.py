@@ -1,6 +1,6 @@
 """``lc explain``: a rule pack written out as a readable rulebook, in English or French.
 
-The rulebook itself is built by :func:`lostcities.engine.packs.explain.explain` (sections of
+The rulebook itself is built by :func:`lostcities.engine.explain` (sections of
 sentences as message keys and values) and worded by :func:`lostcities.i18n.rulebook.render`
 (plain text wrapped to the terminal, Markdown or a standalone HTML page); this module is
 the command.
@@ -16,7 +16,7 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from lostcities.engine.packs.explain import Explanation
+    from lostcities.engine import Explanation
 
 #: text output is wrapped to the terminal's width, within these bounds
 MIN_WIDTH, MAX_WIDTH = 40, 100
@@ -63,8 +63,7 @@ def _explanation(name: str, allow_outside: bool = False) -> "Explanation":
     """The pack's rulebook, or a one-line error: exit 2 when the pack does not exist,
     1 when it (or its base) is invalid. ``allow_outside``: its `extends` may leave its
     folder (``--allow-outside``)."""
-    from lostcities.engine import PackError, load_pack, validate_pack
-    from lostcities.engine.packs.explain import explain as build
+    from lostcities.engine import PackError, explain as build, load_pack, validate_pack
 
     from dataclasses import replace
 

@@ -13,7 +13,7 @@ import typer
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
-    from lostcities.engine.packs.loader import PackReport, ResolvedPack
+    from lostcities.engine import PackReport, ResolvedPack
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +36,7 @@ def _report_or_fail(source: str, what: str = "PACK", allow_outside: bool = False
     """The pack's report; on any problem print each on stderr and exit (2 if not found,
     or if the path is too long: ``what`` names the argument then). ``allow_outside``:
     its `extends` may leave its folder (``--allow-outside``)."""
-    from lostcities.engine.packs.loader import validate_pack
+    from lostcities.engine import validate_pack
 
     _check_path(source, what)
     report = validate_pack(source, allow_outside=allow_outside)
@@ -78,7 +78,7 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
               help="en or fr: the headings, names and descriptions (default: the locale's "
                    "language, else en).")) -> None:
     """List the built-in rule packs: id, family, players, house rule, description."""
-    from lostcities.engine.packs.loader import builtin_ids, validate_pack
+    from lostcities.engine import builtin_ids, validate_pack
     from lostcities.i18n import LANGS, Catalogue, detect_lang
 
     chosen = lang if lang is not None else detect_lang()
@@ -161,7 +161,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
     """
     import yaml
 
-    from lostcities.engine.packs.yamlsafe import loads_as_text
+    from lostcities.engine import loads_as_text
     from lostcities.engine.safeio import escape_hidden, is_hidden
 
     class Dumper(yaml.SafeDumper):
@@ -198,7 +198,7 @@ def shown_files(resolved: ResolvedPack) -> dict[str, str]:
     """How ``lc show`` names each file of the pack's chain (by the loader's name): a
     built-in pack by its file name (``duel-classic.yaml``, wherever the package is
     installed), another file relative to the working folder, absolute only outside it."""
-    from lostcities.engine.packs.loader import builtin_dir
+    from lostcities.engine import builtin_dir
 
     builtins = builtin_dir().resolve()
     here = Path(os.path.abspath(os.getcwd()))
@@ -216,7 +216,7 @@ def shown_files(resolved: ResolvedPack) -> dict[str, str]:
 
 def _chain(resolved: ResolvedPack, shown: dict[str, str]) -> str:
     """``house.yaml extends duel-classic.yaml (built-in)``."""
-    from lostcities.engine.packs.loader import builtin_dir
+    from lostcities.engine import builtin_dir
 
     builtins = builtin_dir().resolve()
     return " extends ".join(
@@ -228,7 +228,7 @@ def _chain(resolved: ResolvedPack, shown: dict[str, str]) -> str:
 def explain_text(resolved: ResolvedPack) -> str:
     """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults);
     files are named as :func:`shown_files` says."""
-    from lostcities.engine.packs.loader import format_path, iter_leaves
+    from lostcities.engine import format_path, iter_leaves
 
     from .render import plain, plain_json
 
@@ -248,7 +248,7 @@ def explain_text(resolved: ResolvedPack) -> str:
 
 
 def explain_json(resolved: ResolvedPack) -> str:
-    from lostcities.engine.packs.loader import format_path, iter_leaves
+    from lostcities.engine import format_path, iter_leaves
 
     values = []
     for path, value in iter_leaves(resolved.data):
@@ -268,7 +268,7 @@ def explain_json(resolved: ResolvedPack) -> str:
 
 def schema() -> None:
     """Print the rule-pack JSON Schema (draft 2020-12), e.g. `lc schema > pack.schema.json`."""
-    from lostcities.engine.packs.loader import schema_text
+    from lostcities.engine import schema_text
 
     typer.echo(schema_text(), nl=False)
 
@@ -290,7 +290,7 @@ def new(
     FILE's folder (../bases/club.yaml) needs --allow-outside, here and wherever the
     new pack is used; without it nothing is written.
     """
-    from lostcities.engine.packs.loader import builtin_path, validate_pack
+    from lostcities.engine import builtin_path, validate_pack
     from lostcities.engine.safeio import shown_path
 
     from .render import plain
@@ -401,7 +401,7 @@ def schema_ref(folder: Path) -> tuple[str, bool]:
     whether it travels with the pack: a ``pack.schema.json`` in the folder or one of its
     parents (a relative path, good in a shared repository), else the installed schema
     (an absolute path, good on this machine only)."""
-    from lostcities.engine.packs.loader import builtin_dir
+    from lostcities.engine import builtin_dir
 
     here = folder.resolve()
     for place in (here, *here.parents):

@@ -242,8 +242,8 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
          key: Optional[bytes] = None, allow_outside: bool = False) -> "Session":
     import random
 
+    from lostcities.engine import load_pack
     from lostcities.engine.errors import PackError
-    from lostcities.engine.packs.loader import load_pack
 
     from .session import Session, SessionError, new_save_path, parse_players
 
@@ -421,8 +421,7 @@ class Terminal:
 
     def _draw(self) -> None:
         """The table for the player to move (or the lone human, or a spectator)."""
-        from lostcities.engine.game.turn import live_scores, legal_moves
-        from lostcities.engine.game.view import observation
+        from lostcities.engine import legal_moves, live_scores, observation
         from rich.text import Text
 
         from .render import table
@@ -450,8 +449,7 @@ class Terminal:
         """The commands under the table, with examples from the hand shown: a card it
         can play (``p g4 deck``), a discard taking a pile's top card (``d g4 b``); ``undo``
         only where it is allowed (one human against bots)."""
-        from lostcities.engine.game.moves import DECK, DISCARD, PLAY
-        from lostcities.engine.game.turn import legal_moves
+        from lostcities.engine import DECK, DISCARD, PLAY, legal_moves
 
         s = self.session
         codec = s.pack.cards
@@ -485,7 +483,7 @@ class Terminal:
 
     def _after(self, turn: "Turn") -> None:
         """A turn was played: remember it, print it in a pipe, show a round's end."""
-        from lostcities.engine.game.turn import totals
+        from lostcities.engine import totals
 
         from .render import describe, round_scores
 
@@ -516,7 +514,7 @@ class Terminal:
     def _match_over(self) -> Optional[int]:
         """Show the match's end; None when the players continue it (CONT), else the exit
         code once the record is written."""
-        from lostcities.engine.game.turn import round_scores, totals, winners
+        from lostcities.engine import round_scores, totals, winners
 
         from .render import match_end
 

@@ -34,10 +34,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from lostcities.engine.game.moves import Move
-    from lostcities.engine.game.rules import RulePack
-    from lostcities.engine.game.state import RoundResult
-    from lostcities.engine.game.view import Observation
+    from lostcities.engine import Move, Observation, RoundResult, RulePack
 
     from lostcities.i18n import Catalogue
     from .session import Note, Turn
@@ -333,7 +330,7 @@ def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
 
 def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[list[list[int]]]:
     """Each seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine.game.moves import PLAY
+    from lostcities.engine import PLAY
 
     rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(players)]
     for i, move in enumerate(result.moves):

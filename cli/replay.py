@@ -10,7 +10,7 @@ import typer
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, Progress, complete_pack, fail
 
 if TYPE_CHECKING:
-    from lostcities.engine.game.state import GameState
+    from lostcities.engine import GameState
 
 def register(app: typer.Typer) -> None:
     """Add ``lc replay`` to the app."""
@@ -57,7 +57,7 @@ def replay(
         fail("--force-pack is for --pack FILE_OR_ID", EXIT_USAGE)
     rules = None
     if pack is not None:
-        from lostcities.engine.packs.loader import load_pack
+        from lostcities.engine import load_pack
 
         try:
             rules = load_pack(pack, allow_outside=allow_outside)
@@ -89,7 +89,7 @@ def replay(
 
 def _check(stream: TextIO, name: str, game: Optional[int], rules: Any,
            force_pack: bool = False) -> int:
-    from lostcities.engine.lab.records import read_records, replay as run
+    from lostcities.engine import read_records, replay as run
 
     count = 0
     lines = line_count(stream) if game is None else 0
@@ -138,7 +138,7 @@ def _show(stream: TextIO, name: str, game: int, rules: Any, force_pack: bool = F
     from rich.console import Console
     from rich.text import Text
 
-    from lostcities.engine.lab.records import check_shape, read_records, replay as run
+    from lostcities.engine import check_shape, read_records, replay as run
 
     from .render import plain
 
@@ -171,7 +171,7 @@ class _Viewer:
         """Print one turn (called by replay before the move is played)."""
         from rich.text import Text
 
-        from lostcities.engine.game.turn import describe_move
+        from lostcities.engine import describe_move
 
         from .render import colour_style, plain
 
@@ -229,7 +229,7 @@ class _Viewer:
         """Print the totals and the winner(s)."""
         from rich.text import Text
 
-        from lostcities.engine.game.turn import totals, winners
+        from lostcities.engine import totals, winners
 
         from .render import plain
 
@@ -251,7 +251,7 @@ def _with_card_taken(state: "GameState", move: Any, sentence: str) -> str:
     """``sentence`` (the engine's ``describe_move``) saying which card a pile draw takes:
     ``takes g7 from the green pile``. Called before the move: the card taken is the
     pile's top after the move's discard."""
-    from lostcities.engine.game.moves import DECK, DISCARD
+    from lostcities.engine import DECK, DISCARD
 
     if move.draw is None or move.draw == DECK:
         return sentence
@@ -279,7 +279,7 @@ def _pawns(pack: Any, places: Any) -> list[str]:
 
 def _rows(state: "GameState", result: Any, seat: int) -> list[str]:
     """The seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine.game.moves import PLAY
+    from lostcities.engine import PLAY
 
     pack = state.pack
     rows: list[list[str]] = [[] for _ in pack.colours]

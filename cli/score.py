@@ -13,8 +13,7 @@ from .packs import complete_pack_or_file
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lostcities.engine.game.rows import Tally
-    from lostcities.engine.game.rules import BoardSpec, RulePack
+    from lostcities.engine import BoardSpec, RulePack, Tally
 
 #: separates the cards of one player from the next
 PLAYER_SEPARATOR = "/"
@@ -148,8 +147,8 @@ def tally_players(pack: "RulePack", groups: list[list[str]]) -> "list[Tally]":
     A card or row a player's words get wrong is ``fail``-ed in one line naming the
     player (when there are several) then the library error's own line, once; the
     copies check raises its :class:`~lostcities.engine.errors.LostCitiesError`."""
+    from lostcities.engine import check_copies, tally
     from lostcities.engine.errors import LostCitiesError
-    from lostcities.engine.game.rows import check_copies, tally
 
     from .render import plain
 
@@ -401,7 +400,7 @@ def _board_notation(pack: "RulePack") -> str:
 
 def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> None:
     """``lc score`` for a board pack: each player's pawns, tokens and artefacts."""
-    from lostcities.engine.game.board import CENTRE
+    from lostcities.engine import CENTRE
     from lostcities.engine.errors import LostCitiesError
 
     from .render import plain, plain_json

@@ -47,16 +47,12 @@ from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Literal, Mapping,
                     Optional, Sequence)
 
+from lostcities.engine import DECK, engine_version
 from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
-from lostcities.engine.game.moves import DECK
-from lostcities.engine.lab.records import engine_version
 from lostcities.engine.safeio import check_path, kind_of, shown_path, shown_value
 
 if TYPE_CHECKING:
-    from lostcities.engine.bots.base import Bot
-    from lostcities.engine.game.moves import Move
-    from lostcities.engine.game.rules import RulePack
-    from lostcities.engine.game.state import GameState, RoundResult
+    from lostcities.engine import Bot, GameState, Move, RoundResult, RulePack
 
 SAVE_FORMAT = "lostcities-save/1"
 HUMAN: Literal["human"] = "human"
@@ -201,7 +197,7 @@ def _error(key: str, **params: Any) -> Reply:
 
 def strongest_bot() -> str:
     """The default opponent, which also gives the hints: the engine registry's strongest bot."""
-    from lostcities.engine.bots.base import strongest
+    from lostcities.engine import strongest
 
     return strongest()
 
@@ -217,7 +213,7 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
     becomes ``ismcts@LEVEL``), and a plain ``bot`` is then the strongest bot with
     levels. Raises :class:`SessionError` naming the bad item.
     """
-    from lostcities.engine.bots.base import BOTS, BotError, make_bot
+    from lostcities.engine import BOTS, BotError, make_bot
 
     items = ["human"] + ["bot"] * (pack.min_players - 1) if text is None else \
         [item.strip() for item in text.split(",")]
@@ -265,7 +261,7 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
 
 
 def _levelled_bot() -> str:
-    from lostcities.engine.bots.base import strongest_with_levels
+    from lostcities.engine import strongest_with_levels
 
     name = strongest_with_levels()
     if name is None:  # pragma: no cover - the registry has ismcts
@@ -275,7 +271,7 @@ def _levelled_bot() -> str:
 
 def _with_level(kinds: list[tuple[str, str]], level: int) -> list[tuple[str, str]]:
     """``--level``: ``name@LEVEL`` for each bot seat whose bot takes a level."""
-    from lostcities.engine.bots.base import BotError, has_levels, make_bot
+    from lostcities.engine import BotError, has_levels, make_bot
 
     out: list[tuple[str, str]] = []
     took = False
@@ -320,7 +316,7 @@ def label_problem(label: str) -> str:
 
 def bot_name_problem(name: str) -> str:
     """What is wrong with a bot's name as text, or ``""`` (its length and characters;
-    whether the bot exists is :func:`~lostcities.engine.bots.base.make_bot`'s to say)."""
+    whether the bot exists is :func:`~lostcities.engine.make_bot`'s to say)."""
     if len(name) > BOT_NAME_CHARS:
         return f"a bot name of {len(name):,} characters (at most {BOT_NAME_CHARS})"
     if not name.isprintable() or any(c.isspace() for c in name):
@@ -688,8 +684,7 @@ class Session:
         person at the keyboard gave: ``--players``, ``--allow-bot``); any other such name
         at a seat is refused with :class:`SessionError`, nothing imported. ``key``: the
         save key (:func:`load_save_key`) the saves are signed with; None: unsigned."""
-        from lostcities.engine.game.state import SetupError
-        from lostcities.engine.game.turn import new_game
+        from lostcities.engine import SetupError, new_game
 
         self.pack = pack
         self.players: tuple[Player, ...] = tuple(players)
@@ -724,7 +719,7 @@ class Session:
     @property
     def to_move(self) -> Optional[Player]:
         """The player to move, or None when the match is over."""
-        from lostcities.engine.game.turn import is_over
+        from lostcities.engine import is_over
 
         return None if is_over(self.state) else self.players[self.state.to_move]
 
@@ -743,7 +738,7 @@ class Session:
 
     def bot(self, name: str, key: object = None) -> "Bot":
         """The bot ``name`` built once per ``key`` (a seat has its own; hints share one)."""
-        from lostcities.engine.bots.base import make_bot
+        from lostcities.engine import make_bot
 
         key = name if key is None else key
         if key not in self._bots:
@@ -752,8 +747,7 @@ class Session:
 
     def _suggest(self, bot_name: str, key: object = None) -> "Move":
         """The move ``bot_name`` would play for the player to move, from its observation."""
-        from lostcities.engine.bots.base import BotError, SeatView
-        from lostcities.engine.game.turn import illegal_reason
+        from lostcities.engine import BotError, SeatView, illegal_reason
 
         state = self.state
         rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
@@ -777,8 +771,7 @@ class Session:
         return self._play(self._suggest(player.bot, self.state.to_move))
 
     def _play(self, move: "Move") -> Turn:
-        from lostcities.engine.game.moves import DISCARD
-        from lostcities.engine.game.turn import apply, is_over
+        from lostcities.engine import DISCARD, apply, is_over
 
         before = self.state
         self.state = apply(before, move)
@@ -838,7 +831,7 @@ class Session:
         """What a word after the card says: ``("draw", DECK or colour)``, ``("pawn", N)``,
         ``("leader", True)`` or ``("step", colour)`` (``("step", None)``: the advance
         declined, ``step=none``); None if it is none of these."""
-        from lostcities.engine.game.moves import DECK
+        from lostcities.engine import DECK
 
         low = word.lower()
         name, eq, value = low.partition("=")
@@ -864,7 +857,7 @@ class Session:
 
     def _start(self, action: str, rest: list[str]) -> Reply:
         """``p r5 ...`` / ``d r5 ...``: the card, then any details typed with it."""
-        from lostcities.engine.game.moves import Move
+        from lostcities.engine import Move
 
         codec = self.pack.cards
         if not rest:
@@ -883,7 +876,7 @@ class Session:
     def _settle(self, partial: "Partial", words: list[str]) -> Reply:
         """Add the detail words to ``partial``; play the move once only one fits, else
         wait for the rest (pending). A refused line leaves the pending turn as it was."""
-        from lostcities.engine.game.moves import Move
+        from lostcities.engine import Move
 
         for word in words:
             detail = self._detail(word)
@@ -933,7 +926,7 @@ class Session:
         once the draw is known, the rest of each fitting move, a leader pawn marked with
         the word ``leader`` (``pawn=0 (leader) deck, pawn=1 deck``; the front end gives
         the word in its language)."""
-        from lostcities.engine.game.moves import draw_text
+        from lostcities.engine import draw_text
 
         moves = self.pending_moves()
         if self.pending is not None and self.pending.draw is UNSET:
@@ -952,7 +945,7 @@ class Session:
         return Reply("moved", turns=(self._play(move),))
 
     def _legal(self) -> list["Move"]:
-        from lostcities.engine.game.turn import legal_moves
+        from lostcities.engine import legal_moves
 
         return legal_moves(self.state)
 
@@ -1036,7 +1029,7 @@ class Session:
 
     def continue_match(self) -> None:
         """Play on for one more round (CONT), when the pack allows it."""
-        from lostcities.engine.game.turn import continue_match
+        from lostcities.engine import continue_match
 
         self.state = continue_match(self.state)
         self.autosave()
@@ -1044,7 +1037,7 @@ class Session:
     def write_record(self, folder: Path) -> Path:
         """Write the finished match as a ``lostcities-record/1`` file in ``folder``
         (named like the save file) and delete the save file. Returns the record's path."""
-        from lostcities.engine.lab.records import dumps
+        from lostcities.engine import dumps
 
         stem = self.save_path.stem if self.save_path else f"{self.pack.id}-{self.seed}"
         path = folder / f"{stem}.jsonl"
@@ -1107,9 +1100,7 @@ class Session:
         JSON, not a save, a field of the wrong type or size, a bot not allowed, a
         move the rules refuse, a bot move that is not the bot's).
         """
-        from lostcities.engine.bots.base import names_code
-        from lostcities.engine.packs.loader import load_pack
-        from lostcities.engine.lab.records import FORMAT as RECORD_FORMAT
+        from lostcities.engine import RECORD_FORMAT, load_pack, names_code
         from lostcities.engine.safeio import LIMITS, loads_json, read_text
 
         where = shown_path(path)
@@ -1162,9 +1153,9 @@ class Session:
     def _replay(self, moves: list[str], rounds: int, where: str, *, bots: bool) -> None:
         """Play the saved ``moves`` through the engine (which refuses an illegal one);
         ``bots``: also derive every bot move again and refuse one that differs."""
-        from lostcities.engine.game.turn import apply, continue_match, is_over
+        from lostcities.engine import apply, continue_match, is_over
 
-        from lostcities.engine.game.moves import Move
+        from lostcities.engine import Move
 
         for i, text in enumerate(moves, 1):
             state = self.state

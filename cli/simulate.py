@@ -58,9 +58,8 @@ def simulate(
     """
     from contextlib import nullcontext
 
+    from lostcities.engine import load_pack, simulate as run
     from lostcities.engine.errors import LostCitiesError, PackError
-    from lostcities.engine.packs.loader import load_pack
-    from lostcities.engine.lab.simulation import simulate as run
 
     if (append or force) and record is None:
         fail("--append and --force are for --record FILE", EXIT_USAGE)

@@ -13,8 +13,8 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
+    from lostcities.engine import PackReport
     from lostcities.engine.errors import Problem
-    from lostcities.engine.packs.loader import PackReport
 
 PACK_SUFFIXES = (".yaml", ".yml")
 
@@ -98,8 +98,8 @@ def _report(source: str, allow_outside: bool = False) -> "PackReport | str":
     validate_pack reports a bad pack rather than raising; should it raise all the same
     (a library error, or a bug), that file is reported and the batch goes on.
     """
+    from lostcities.engine import PackReport, validate_pack
     from lostcities.engine.errors import LostCitiesError, PackError
-    from lostcities.engine.packs.loader import PackReport, validate_pack
 
     try:
         return validate_pack(source, allow_outside=allow_outside)
@@ -123,8 +123,8 @@ def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]
     """(pack sources to check, files skipped as not YAML, messages for unusable targets)."""
     import stat
 
+    from lostcities.engine import builtin_path
     from lostcities.engine.errors import InputError
-    from lostcities.engine.packs.loader import builtin_path
     from lostcities.engine.safeio import check_path, kind_of, shown_path
 
     sources: list[str] = []

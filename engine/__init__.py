@@ -36,6 +36,22 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("simulate", "play_match", "game_seed", "Summary"), ".lab.simulation"),
     **dict.fromkeys(("check_row", "refusal", "check_copies", "group_rows", "tally", "Tally",
                      "ExpeditionTally"), ".game.rows"),
+    # for tools built on the library (the front-ends: lc, the room server, the rulebooks)
+    **dict.fromkeys(("PLAY", "DISCARD", "draw_text"), ".game.moves"),
+    "BoardSpec": ".game.rules",
+    "CENTRE": ".game.board",
+    "seen_scores": ".game.view",
+    **dict.fromkeys(("builtin_ids", "builtin_path", "builtin_dir", "schema_text", "format_path",
+                     "iter_leaves", "PackReport", "ResolvedPack"), ".packs.loader"),
+    "loads_as_text": ".packs.yamlsafe",
+    **dict.fromkeys(("explain", "Explanation", "Sentence", "Term", "Formula", "Example"),
+                    ".packs.explain"),
+    **dict.fromkeys(("RECORD_FORMAT", "engine_version", "check_shape"), ".lab.records"),
+    **dict.fromkeys(("strongest", "strongest_with_levels", "has_levels", "names_code"),
+                    ".bots.base"),
+    **dict.fromkeys(("BACKENDS", "cores", "max_workers", "OVERSUBSCRIBE_PER_CORE"),
+                    ".lab.backends"),
+    "balance": ".lab.balance",
 }
 
 __all__ = ["IllegalMoveError", "InputError", "InvalidMoveError", "LostCitiesError", "PackError",

@@ -1,4 +1,4 @@
-"""A rulebook worded: :func:`lostcities.engine.packs.explain.explain` builds it (sections of
+"""A rulebook worded: :func:`lostcities.engine.explain` builds it (sections of
 sentences as message keys and values); :func:`render` words it through the catalogues
 ``rules_en.json`` / ``rules_fr.json`` (beside this module) and lays it out as plain
 text (wrapped to ``width``), Markdown or a standalone HTML page. ``lc explain`` prints it
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from . import FEMININE, LANGS, Catalogue, clean
 
 if TYPE_CHECKING:
-    from lostcities.engine.packs.explain import Example, Explanation, Sentence
+    from lostcities.engine import Example, Explanation, Sentence
 
 #: the output formats of :func:`render`
 FORMATS: tuple[str, ...] = ("text", "md", "html")
@@ -78,7 +78,7 @@ class Words:
 
     def value(self, value: Any) -> str:
         """One parameter as text; lists read ``a, b and c`` (``a, b, c`` for text items)."""
-        from lostcities.engine.packs.explain import Formula, Term
+        from lostcities.engine import Formula, Term
 
         if isinstance(value, bool):
             return self.term("value.yes" if value else "value.no", str(value))
@@ -107,7 +107,7 @@ class Words:
         """The catalogue's sentence ``key`` with its values; template text escaped too."""
         import string
 
-        from lostcities.engine.packs.explain import Term
+        from lostcities.engine import Term
 
         out = []
         for literal, name, spec, _conv in string.Formatter().parse(self.template(key)):
@@ -127,7 +127,7 @@ class Words:
 
     def sentence(self, sentence: "Sentence") -> tuple[str, list[str]]:
         """A sentence's text and the formulas it shows (as written, cleaned, not escaped)."""
-        from lostcities.engine.packs.explain import Formula
+        from lostcities.engine import Formula
 
         formulas = [clean(v.text, keep_newlines=True).strip("\n")
                     for v in sentence.params.values() if isinstance(v, Formula)]

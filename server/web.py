@@ -156,7 +156,7 @@ async def room_rules(request: Request) -> Response:
     """``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, written out
     from the pack itself, as a standalone HTML page (the pack's texts escaped by the
     rulebook's writer; ``lang`` en or fr, else the browser's)."""
-    from lostcities.engine.packs.explain import explain
+    from lostcities.engine import explain
     from lostcities.i18n.rulebook import render
 
     from .protocol import lang_of

@@ -169,3 +169,59 @@ def test_the_board_game_builds_on_the_card_games_steps_not_its_turn():
     assert "lostcities.engine.game.turn" not in uses("board")
     assert "lostcities.engine.game.steps" in uses("board")
     assert not {"lostcities.engine.game.turn", "lostcities.engine.game.board"} & uses("steps")
+
+
+#: the thin front-ends: lc, the room server, the learning adapters, the rulebooks' wording
+FRONT_ENDS = ("lostcities.cli", "lostcities.server", "lostcities.envs", "lostcities.i18n")
+#: all of the engine a front-end may import: the public API (docs/api.md) and the two
+#: documented top-level modules
+PUBLIC_ENGINE = ("lostcities.engine", "lostcities.engine.errors", "lostcities.engine.safeio")
+
+
+def front_end_breaches(module: str, path: Path) -> list[str]:
+    """``file:line`` of each import in ``path`` that reaches the engine past its public API:
+    one of a concern's modules, or a name ``lostcities.engine.__all__`` does not hold."""
+    import lostcities.engine as engine
+
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    wrong = []
+    for line, target, names in imports(module, path):
+        if target != "lostcities.engine" and not target.startswith("lostcities.engine."):
+            continue
+        if target not in PUBLIC_ENGINE:
+            wrong.append(f"{where}:{line}: imports {target}")
+        elif target == "lostcities.engine":
+            wrong += [f"{where}:{line}: imports {name} from lostcities.engine, not in its __all__"
+                      for name in names if name not in engine.__all__]
+    return wrong
+
+
+def test_the_front_ends_use_the_engine_only_through_its_public_api():
+    """cli/, server/, envs/ and i18n/ import what docs/api.md documents (the names of
+    ``lostcities.engine``, loaded lazily, and ``errors`` and ``safeio``), never a module of
+    one of the engine's concerns: their layout is the engine's own to change."""
+    checked = [(module, path) for module, path in sources()
+               if any(module == top or module.startswith(top + ".") for top in FRONT_ENDS)]
+    assert {module for module, _ in checked} >= set(FRONT_ENDS)
+    wrong = [entry for module, path in checked for entry in front_end_breaches(module, path)]
+    assert not wrong, ("the front-ends reach into the engine past its public API "
+                       "(add the name to lostcities.engine's _LAZY and docs/api.md):\n"
+                       + "\n".join(wrong))
+
+
+def test_the_front_end_rule_catches_deep_imports(tmp_path):
+    """The checker itself: deep, relative, module and non-public imports are all caught."""
+    path = tmp_path / "deep.py"
+    path.write_text("from lostcities.engine import load_pack\n"
+                    "from lostcities.engine.errors import PackError\n"
+                    "def f():\n"
+                    "    from lostcities.engine.game.moves import PLAY\n"
+                    "    import lostcities.engine.game.board as board\n"
+                    "    from ..engine.packs import loader\n"
+                    "    from lostcities.engine import compile_pack\n", encoding="utf-8")
+    found = front_end_breaches("lostcities.cli.deep", path)
+    assert [entry.split(": ", 1)[1] for entry in found] == [
+        "imports lostcities.engine.game.moves", "imports lostcities.engine.game.board",
+        "imports lostcities.engine.packs",
+        "imports compile_pack from lostcities.engine, not in its __all__"]
+    assert found[0].startswith(f"{path}:4: ")

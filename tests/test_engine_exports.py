@@ -98,3 +98,25 @@ def test_with_hidden_says_what_is_wrong_in_one_line(kwargs):
     with pytest.raises(InputError) as caught:
         with_hidden(state, **kwargs)
     assert "\n" not in str(caught.value) and str(caught.value).startswith("with_hidden: ")
+
+
+#: the names the front-ends (lc, the room server, the rulebooks) use beside the API of a match
+TOOLS = ("PLAY", "DISCARD", "draw_text", "seen_scores", "BoardSpec", "CENTRE", "builtin_ids",
+         "builtin_path", "builtin_dir", "schema_text", "PackReport", "ResolvedPack",
+         "iter_leaves", "format_path", "loads_as_text", "explain", "Explanation", "Sentence",
+         "Term", "Formula", "Example", "RECORD_FORMAT", "engine_version", "check_shape",
+         "strongest", "strongest_with_levels", "has_levels", "names_code", "BACKENDS", "cores",
+         "max_workers", "OVERSUBSCRIBE_PER_CORE", "balance")
+
+
+def test_the_names_for_tools_are_public_documented_and_their_modules_own():
+    import importlib
+    from pathlib import Path
+
+    api = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    tools = api[api.index("## For tools built on the library"):]
+    for name in TOOLS:
+        assert name in engine.__all__, name
+        assert f"`{name}" in tools, f"{name} is not in docs/api.md's section for tools"
+        module = importlib.import_module(engine._LAZY[name], "lostcities.engine")
+        assert getattr(engine, name) is getattr(module, name)

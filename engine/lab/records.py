@@ -20,6 +20,8 @@ from ..game.rules import RulePack
 from ..game.state import OVER, Deal, GameState
 
 FORMAT = "lostcities-record/1"
+#: the same, by the name the public API gives it (``lostcities.engine.RECORD_FORMAT``)
+RECORD_FORMAT = FORMAT
 
 #: called by :func:`replay` before each turn: (state before the turn, the move)
 OnTurn = Callable[[GameState, Move], None]
