@@ -3,7 +3,8 @@
 Run: ``python benchmarks/bench_ismcts.py [--only time|strength] [--timed BOT,...]
 [--packs duel-classic,board-classic] [--yardstick PATH] [--moves N] [--rounds N]
 [--seeds N] [--board-seeds N] [--pairings expert,baseline,board2] [--baseline module:Class]
-[--expert module:Class] [--path DIR] [--workers K] [--run-dir DIR] [--batch N]``. Prints:
+[--expert module:Class] [--bot NAME] [--path DIR] [--workers K] [--run-dir DIR]
+[--batch N]``. Prints:
 
 1. **time per move** of each of ``--timed`` (default ismcts at levels 1-3; a frozen
    earlier search by its module:Class) on each of ``--packs``, against the expert: mean
@@ -242,6 +243,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="time every bot this many times, "
                         "in turns, then print each one's best and median")
     parser.add_argument("--level", type=int, default=2, help="ismcts level in strength runs")
+    parser.add_argument("--bot", help="the searcher of the strength runs (a name or "
+                        "module:Class, e.g. a variant under --path; default ismcts@LEVEL)")
     parser.add_argument("--seeds", type=int, default=50, help="seeds per duel pairing")
     parser.add_argument("--board-seeds", type=int, default=40)
     parser.add_argument("--pairings", default="expert,baseline,board2",
@@ -287,7 +290,7 @@ def main() -> None:
                       f" yardstick matches", flush=True)
     if args.only in (None, "strength"):
         print("strength (paired seeds, seats swapped; ties count half):")
-        bot = f"ismcts@{args.level}"
+        bot = args.bot or f"ismcts@{args.level}"
         pairings = {
             "expert": (Pairing("duel-classic", bot, args.expert, 2, 3, args.path),
                        args.seeds, f"duel-classic {bot} vs {args.expert}"),
