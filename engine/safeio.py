@@ -121,8 +121,7 @@ def plain_text(text: str, keep_newlines: bool = False) -> str:
         return text
     out = []
     for ch in text:
-        category = unicodedata.category(ch)
-        if category in HIDDEN or category in BREAKS:
+        if is_hidden(ch):
             if ch.isspace():
                 out.append("\n" if keep_newlines and ch == "\n" else " ")
         else:
@@ -146,23 +145,19 @@ def _beyond_ascii() -> "re.Pattern[str]":
     return re.compile("[\x7f-\U0010ffff]")
 
 
-def _json_escape(found: Any) -> str:
+def _escape(yaml: bool, found: Any) -> str:
+    """The character ``found`` as written in a JSON (``yaml``: YAML) string: escaped when
+    :func:`is_hidden` says so, else as it is."""
     ch = found.group()
     if not is_hidden(ch):
         return ch
     code = ord(ch)
     if code <= 0xFFFF:
         return f"\\u{code:04x}"
+    if yaml:
+        return f"\\U{code:08x}"
     high, low = divmod(code - 0x10000, 0x400)  # beyond the BMP, JSON writes a surrogate pair
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
-
-
-def _yaml_escape(found: Any) -> str:
-    ch = found.group()
-    if not is_hidden(ch):
-        return ch
-    code = ord(ch)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def escape_hidden(document: str, yaml: bool = False) -> str:
@@ -173,7 +168,7 @@ def escape_hidden(document: str, yaml: bool = False) -> str:
     in a terminal and loads back the same. Both writers escape C0 themselves."""
     if document.isascii() and "\x7f" not in document:
         return document
-    return _beyond_ascii().sub(_yaml_escape if yaml else _json_escape, document)
+    return _beyond_ascii().sub(functools.partial(_escape, yaml), document)
 
 
 def open_regular(path: str | os.PathLike[str], what: str = "") -> int:

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from enginehelpers import derived, pack
 from lostcities.engine.errors import RecordError
-from lostcities.engine.lab.records import FORMAT, check_shape, dumps, read_records, record_of, replay
+from lostcities.engine.lab.records import (RECORD_FORMAT, check_shape, dumps, read_records,
+                                          record_of, replay)
 from lostcities.engine.game.turn import continue_match, is_over, new_game, push, random_move, totals
 
 
@@ -32,7 +33,7 @@ def classic():
 
 
 def test_the_record_has_exactly_the_issues_fields(classic):
-    assert classic["format"] == FORMAT == "lostcities-record/1"
+    assert classic["format"] == RECORD_FORMAT == "lostcities-record/1"
     assert {"format", "pack", "seed", "players", "rounds", "totals"} <= set(classic)
     assert classic["pack"] == "duel-classic" and classic["seed"] == 1
     assert classic["players"] == ["P1", "P2"] and len(classic["rounds"]) == 3
@@ -180,7 +181,7 @@ def test_read_records_names_the_line():
 
 def test_the_schema_ships_with_the_package():
     schema = json.loads(files("lostcities.engine.lab").joinpath("record.schema.json").read_text())
-    assert schema["properties"]["format"]["const"] == FORMAT
+    assert schema["properties"]["format"]["const"] == RECORD_FORMAT
     assert set(schema["required"]) == {"format", "pack", "seed", "players", "rounds", "totals"}
 
 

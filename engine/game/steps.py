@@ -503,12 +503,10 @@ def draw_turn(state: GameState, source: DrawSource) -> bool:
     if state.turn + 1 >= t.turn_cap:
         return False
     last_play = state.last_play
-    if source == DECK:
-        deck = state.deck
-        if len(deck) == 1:
-            if not t.last_play:
-                return False
-            last_play = True  # only a pack that plays on after the pile ran out
+    if source == DECK and len(state.deck) == 1:
+        if not t.last_play:
+            return False
+        last_play = True  # only a pack that plays on after the pile ran out
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
     p = state.to_move
@@ -729,8 +727,8 @@ def pop(state: GameState) -> None:
         raise IndexError("pop from a state with nothing pushed")
     entry = undo.pop()
     if entry is not None:
-        kind = entry[0]
-        if kind == "whole":  # play_turn, choose_card and draw_turn: a record is a push
+        kind = entry[0]  # play_turn, draw_turn and choose_card: one record is a push
+        if kind == "whole":
             undo_whole(state, entry)
             return
         if kind == "drew":

@@ -33,8 +33,7 @@ from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_
                     SetupError)
 from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, choose_card, decide_card,
                     decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, draw_turn,
-                    kept,
-                    end_round, next_starter, play_turn, pop, round_details, shuffle_deal,
+                    end_round, kept, next_starter, play_turn, pop, round_details, shuffle_deal,
                     start_round, starts_lowest, totals)
 from .tables import tables_of
 

@@ -19,9 +19,7 @@ from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
 from ..game.rules import RulePack
 from ..game.state import OVER, Deal, GameState
 
-FORMAT = "lostcities-record/1"
-#: the same, by the name the public API gives it (``lostcities.engine.RECORD_FORMAT``)
-RECORD_FORMAT = FORMAT
+RECORD_FORMAT = "lostcities-record/1"
 
 #: called by :func:`replay` before each turn: (state before the turn, the move)
 OnTurn = Callable[[GameState, Move], None]
@@ -73,9 +71,9 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
                        tokens=list(r.tokens), artefacts=list(r.artefacts))
         rounds.append(rnd)
     out: dict[str, Any] = {
-        "format": FORMAT, "pack": state.pack.id, **pack_claims(state.pack), "seed": state.seed,
-        "players": list(state.players), "rounds": rounds, "totals": list(totals(state)),
-        "winners": list(winners(state)), "engine": engine_version(),
+        "format": RECORD_FORMAT, "pack": state.pack.id, **pack_claims(state.pack),
+        "seed": state.seed, "players": list(state.players), "rounds": rounds,
+        "totals": list(totals(state)), "winners": list(winners(state)), "engine": engine_version(),
     }
     out.update(extra)
     return out
@@ -259,7 +257,7 @@ def _line(state: GameState, turns: Callable[[Any], str], cards: Callable[[Any], 
     return head + ",".join(rounds) + tail + more + "}"
 
 
-_FORMAT_JSON = json.dumps(FORMAT)
+_FORMAT_JSON = json.dumps(RECORD_FORMAT)
 
 
 def _ints(values: Sequence[int]) -> str:
@@ -304,9 +302,9 @@ def _validator() -> Any:
 
 def check_shape(data: dict[str, Any], where: str) -> None:
     """Raise :class:`RecordError` unless ``data`` matches the record schema."""
-    if data.get("format") != FORMAT:
+    if data.get("format") != RECORD_FORMAT:
         found = data.get("format")
-        raise RecordError(f"{where}: not a {FORMAT} record (format is "
+        raise RecordError(f"{where}: not a {RECORD_FORMAT} record (format is "
                           f"{'missing' if found is None else repr(found)})")
     if _surely_valid(data):
         return
@@ -348,7 +346,8 @@ def _surely_valid(data: dict[str, Any]) -> bool:
                 and set(v) <= {"track", "space", "kind", "value"})
 
     try:
-        if not (data["format"] == FORMAT and type(data["pack"]) is str and data["pack"] and type(data["seed"]) is int
+        if not (data["format"] == RECORD_FORMAT and type(data["pack"]) is str and data["pack"]
+                and type(data["seed"]) is int
                 and type(data["players"]) is list and data["players"]
                 and all(type(p) is str for p in data["players"])
                 and ints(data["totals"]) and data["totals"]
