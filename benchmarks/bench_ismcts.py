@@ -2,9 +2,9 @@
 
 Run: ``python benchmarks/bench_ismcts.py [--only time|strength] [--timed BOT,...]
 [--packs duel-classic,board-classic] [--yardstick PATH] [--moves N] [--rounds N]
-[--seeds N] [--board-seeds N] [--pairings expert,baseline,board2] [--baseline module:Class]
-[--expert module:Class] [--bot NAME] [--path DIR] [--workers K] [--run-dir DIR]
-[--batch N]``. Prints:
+[--seeds N] [--board-seeds N] [--board-base N] [--pairings expert,baseline,board2]
+[--baseline module:Class] [--expert module:Class] [--bot NAME] [--path DIR] [--workers K]
+[--run-dir DIR] [--batch N]``. Prints:
 
 1. **time per move** of each of ``--timed`` (default ismcts at levels 1-3; a frozen
    earlier search by its module:Class) on each of ``--packs``, against the expert: mean
@@ -247,6 +247,9 @@ def main() -> None:
                         "module:Class, e.g. a variant under --path; default ismcts@LEVEL)")
     parser.add_argument("--seeds", type=int, default=50, help="seeds per duel pairing")
     parser.add_argument("--board-seeds", type=int, default=40)
+    parser.add_argument("--board-base", type=int, default=4, help="board2's seed base: "
+                        "seeds game_seed(BASE, i); another base tunes a variant on seeds "
+                        "apart from those it is then measured on")
     parser.add_argument("--pairings", default="expert,baseline,board2",
                         help="strength pairings, comma-separated")
     parser.add_argument("--baseline", default="ismcts_before.ismcts:ISMCTSBot",
@@ -296,7 +299,7 @@ def main() -> None:
                        args.seeds, f"duel-classic {bot} vs {args.expert}"),
             "baseline": (Pairing("duel-classic", bot, args.baseline, 2, 11, args.path),
                          args.seeds, f"duel-classic {bot} vs {args.baseline}"),
-            "board2": (Pairing("board-classic", bot, args.expert, 2, 4, args.path),
+            "board2": (Pairing("board-classic", bot, args.expert, 2, args.board_base, args.path),
                        args.board_seeds, f"board-classic 2p {bot} vs {args.expert} "
                        f"(target >= 60%)"),
         }
