@@ -371,7 +371,7 @@ class Terminal:
                 return self._leave("quit.eof", 0)
             words = line.split()
             if self.interactive and words and COMMANDS.get(words[0].lower()) == "hint":
-                with self.out.status(self.cat("bot.thinking", name=strongest_bot())):
+                with self.out.status(self.cat("bot.thinking", name=strongest_bot(session.pack))):
                     reply = session.command(line)   # the search may think a while
             else:
                 reply = session.command(line)

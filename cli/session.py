@@ -195,11 +195,12 @@ def _error(key: str, **params: Any) -> Reply:
 
 # --------------------------------------------------------------------------- settings
 
-def strongest_bot() -> str:
-    """The default opponent, which also gives the hints: the engine registry's strongest bot."""
+def strongest_bot(pack: Optional["RulePack"] = None) -> str:
+    """The default opponent, which also gives the hints: the engine registry's strongest
+    bot (for ``pack``: on a board pack, the strongest there)."""
     from lostcities.engine import strongest
 
-    return strongest()
+    return strongest(pack)
 
 
 def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
@@ -233,7 +234,7 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
             if problem:
                 raise SessionError(f"--players: bot:{_cut(bot)}: {problem}")
             kinds.append((BOT, bot or (_levelled_bot() if level is not None
-                                       else strongest_bot())))
+                                       else strongest_bot(pack))))
         elif word in BOTS:
             kinds.append((BOT, word))
         else:
@@ -975,8 +976,9 @@ class Session:
                      moves=tuple(self._legal()))
 
     def _cmd_hint(self, args: list[str]) -> Reply:
-        move = self._suggest(strongest_bot())
-        return Reply("info", (Note("hint", {"move": move.text(), "bot": strongest_bot()}),))
+        bot = strongest_bot(self.pack)
+        move = self._suggest(bot)
+        return Reply("info", (Note("hint", {"move": move.text(), "bot": bot}),))
 
     def _cmd_undo(self, args: list[str]) -> Reply:
         humans = self.humans

@@ -89,6 +89,23 @@ def test_strongest_bot_follows_the_engine_registry_strength_order(monkeypatch):
     assert strongest_bot() == "expert"
 
 
+def test_on_a_board_pack_the_default_opponent_and_hints_are_the_board_strongest(monkeypatch):
+    from lostcities.engine.bots import base as bots
+
+    board = pack("board-classic")
+    assert strongest_bot(board) == bots.BOARD_STRENGTH[0] == "expert"
+    assert strongest_bot(CLASSIC) == bots.STRENGTH[0] == "ismcts"
+    assert parse_players(None, board) == [Player(HUMAN, "You"), Player(BOT, "expert", "expert")]
+    # a plain bot is the board's strongest too; --level still plays the bot with levels
+    assert parse_players("human,bot", board)[1].bot == "expert"
+    assert parse_players("human,bot", board, level=3)[1].bot == "ismcts@3"
+    monkeypatch.setattr(bots, "BOARD_STRENGTH", ("greedy", "expert"))
+    assert strongest_bot(board) == "greedy" and strongest_bot(CLASSIC) == "ismcts"
+    game = Session(board, parse_players(None, board), 3)
+    reply = game.command("hint")
+    assert reply.kind == "info" and reply.notes[0].params["bot"] == "greedy"
+
+
 def test_players_spec_humans_bots_and_names():
     players = parse_players("human:Ada, human ,bot:random", pack("duel-grenoble"),
                             player="Player {n}")

@@ -308,11 +308,17 @@ BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "greedy": GreedyBot,
 #: the built-in bots from strongest to weakest (measured with paired seeds and swapped
 #: seats on duel-classic: benchmarks/bench_bots.py)
 STRENGTH: tuple[str, ...] = ("ismcts", "expert", "greedy", "random")
+#: the same on board packs, where the board search is not the stronger: ismcts wins under
+#: half of its paired board-classic matches against the expert at 2 players
+#: (benchmarks/bench_ismcts.py; docs/bots.md has the figures)
+BOARD_STRENGTH: tuple[str, ...] = ("expert", "ismcts", "greedy", "random")
 
 
-def strongest() -> str:
-    """The name of the strongest built-in bot (the first of :data:`STRENGTH` in :data:`BOTS`)."""
-    return next(name for name in STRENGTH if name in BOTS)
+def strongest(pack: Optional[RulePack] = None) -> str:
+    """The name of the strongest built-in bot (the first of :data:`STRENGTH` in
+    :data:`BOTS`; for a ``pack`` with a board, of :data:`BOARD_STRENGTH`)."""
+    order = BOARD_STRENGTH if pack is not None and pack.board is not None else STRENGTH
+    return next(name for name in order if name in BOTS)
 
 
 def has_levels(name: str) -> bool:
