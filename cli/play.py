@@ -523,6 +523,13 @@ class Terminal:
         labels = [p.label for p in s.players]
         self.out.print(match_end(labels, round_scores(state), totals(state), winners(state),
                                  self.cat))
+        try:  # recorded now: whatever comes after (CONT, a kill) cannot lose it
+            path = s.write_record(self.data / "records")
+        except OSError as err:
+            self._error(said(self.cat, "error.record", reason=err.strerror or err),
+                        typed=False)
+            return self._leave("quit.saved", EXIT_PROBLEM)
+        self.out.print(said(self.cat, "match.record", path=path))
         if s.pack.continuation and s.humans:
             answer = self._read(self.cat("match.cont"))
             if answer is not None and answer.strip().lower() in _yes_words():
@@ -530,13 +537,7 @@ class Terminal:
                 self.out.print(said(self.cat, "result.next", name=labels[s.state.starter],
                                     round=s.state.round))
                 return None
-        try:
-            path = s.write_record(self.data / "records")
-        except OSError as err:
-            self._error(said(self.cat, "error.record", reason=err.strerror or err),
-                        typed=False)
-            return self._leave("quit.saved", EXIT_PROBLEM)
-        self.out.print(said(self.cat, "match.record", path=path))
+        s.drop_save()
         return 0
 
     def _show_reply(self, reply: "Reply") -> None:

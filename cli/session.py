@@ -66,6 +66,8 @@ BOT_NAME_CHARS = 100
 SAVE_NAME_BYTES = 240
 #: the largest ``--seed`` (and a save's seed), in digits
 SEED_DIGITS = 20
+#: how many names a match's record tries (NAME-3.jsonl, NAME-3-2.jsonl...) before giving up
+RECORD_NAME_TRIES = 100
 #: the file in the data directory that holds the key saves are signed with
 SAVE_KEY_NAME = "save.key"
 #: the save key's length, in bytes (random, made once per data directory)
@@ -390,16 +392,39 @@ def write_atomic(path: Path, text: str) -> None:
     if mode is not None and not stat.S_ISREG(mode):
         raise OSError(errno.EEXIST, f"{kind_of(mode)}, not a regular file; not replaced",
                       str(path))
+    _write_through_temp(path, text, os.replace)
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file ``path``, whole (a temporary file, then a link):
+    raises :class:`FileExistsError`, writing nothing, when ``path`` exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_through_temp(path, text, os.link)
+
+
+def _write_through_temp(path: Path, text: str, place: Callable[[Path, Path], None]) -> None:
+    """``text`` written and flushed to disk in :func:`temp_path`, then ``place(tmp, path)``;
+    the temporary file is gone afterwards, whatever happened."""
     tmp = temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, path)
+        place(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``text`` (read within its size)."""
+    try:
+        if not path.is_file() or path.stat().st_size != len(text.encode("utf-8")):
+            return False
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def temp_path(path: Path, pid: Optional[int] = None) -> Path:
@@ -1037,16 +1062,36 @@ class Session:
         self.autosave()
 
     def write_record(self, folder: Path) -> Path:
-        """Write the finished match as a ``lostcities-record/1`` file in ``folder``
-        (named like the save file) and delete the save file. Returns the record's path."""
+        """Write the finished match as a ``lostcities-record/1`` file in ``folder``, at
+        once, whatever comes after (CONT continues the match; the save stays). Returns
+        the record's path.
+
+        The record is named like the save file and by the match's rounds, as the room
+        server names its records (``NAME-3.jsonl``; after CONT, ``NAME-4.jsonl``), so a
+        continued match never overwrites its first record. An existing file is never
+        written over: one holding this very record (a resumed game whose match end was
+        recorded already) is the record; another file moves the name on
+        (``NAME-3-2.jsonl``)."""
         from lostcities.engine import dumps
 
         stem = self.save_path.stem if self.save_path else f"{self.pack.id}-{self.seed}"
-        path = folder / f"{stem}.jsonl"
-        write_atomic(path, dumps(self.state) + "\n")
+        text = dumps(self.state) + "\n"
+        name = f"{stem}-{len(self.state.finished)}"
+        for n in range(1, RECORD_NAME_TRIES + 1):
+            path = folder / (f"{name}.jsonl" if n == 1 else f"{name}-{n}.jsonl")
+            try:
+                write_new(path, text)
+                return path
+            except FileExistsError:
+                if _holds(path, text):
+                    return path
+        raise OSError(errno.EEXIST, f"{RECORD_NAME_TRIES} files named {name}*.jsonl exist "
+                                    f"already", str(folder))
+
+    def drop_save(self) -> None:
+        """Delete the save file: the match is over and recorded, nobody continues it."""
         if self.save_path is not None and self.save_path.exists():
             self.save_path.unlink()
-        return path
 
     # ----------------------------------------------------------------- saves
 
