@@ -319,9 +319,7 @@ class Terminal:
         self.check_spoke = False         # whether its progress was said at all
         self.leaving = False             # saving to stop: say things at once
         if session.unchecked is not None:
-            from .botcheck import BotCheck
-
-            self.check = BotCheck(session.unchecked)
+            self._start_check()
 
     # ----------------------------------------------------------------- the loop
 
@@ -585,6 +583,31 @@ class Terminal:
         if self.check_spoke or self.interactive:  # a quick check needs no word in a script
             self._say(self.cat("resume.check-passed", moves=progress.moves))
         return None
+
+    def _start_check(self) -> None:
+        """The check of the saved bot moves, in a child process; where none can be started
+        (a process limit), here and now, before the game goes on, as lc play did before."""
+        from lostcities.engine.errors import RecordError
+
+        from .botcheck import BotCheck, Progress
+
+        saved = self.session.unchecked
+        assert saved is not None
+        try:
+            self.check = BotCheck(saved)
+            return
+        except OSError:
+            pass
+        def progress(done: int, moves: int) -> None:
+            if not self.interactive and \
+                    time.monotonic() - self.check_said >= CHECK_PROGRESS_EVERY:
+                self._say_progress(Progress(done, moves))
+
+        try:
+            saved.check_bots(progress)
+        except RecordError as err:
+            fail(str(err), EXIT_PROBLEM)
+        self.session.bots_checked()
 
     def _progress_text(self, progress: "Progress") -> str:
         return self.cat("resume.check-progress", done=progress.done, moves=progress.moves)

@@ -190,3 +190,28 @@ def test_an_edited_save_played_to_the_end_gets_no_record_and_stays_refused(tmp_p
     proc, out, err = start(["--resume", str(path)], tmp_path / "data", tmp_path)
     proc.stdin.close()
     assert proc.wait(PATIENCE) == 1 and "the save was edited" in err.read_text()
+
+
+def test_where_no_process_can_be_started_the_check_runs_before_the_game(tmp_path,
+                                                                         monkeypatch):
+    import errno
+
+    from typer.testing import CliRunner
+
+    from lostcities.cli import botcheck
+    from lostcities.cli.app import app
+
+    def refused(self, saved):  # what the system says at its process limit (fork: EAGAIN)
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(botcheck.BotCheck, "__init__", refused)
+    monkeypatch.setenv("LOSTCITIES_DATA_DIR", str(tmp_path / "data"))
+    env = {"LANG": "C.UTF-8", "LC_ALL": None, "LC_MESSAGES": None, "COLUMNS": None}
+    result = CliRunner().invoke(app, ["play", "--resume", str(edited(tmp_path))], env=env)
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("lc: error: ") and "the save was edited" in result.stderr
+    path = tmp_path / "ok.json"
+    unsigned_save(path, GREEDY, 6)
+    result = CliRunner().invoke(app, ["play", "--resume", str(path)], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert "unchecked" not in json.loads(path.read_text()) and "mac" in json.loads(path.read_text())
