@@ -22,6 +22,7 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 
 if TYPE_CHECKING:
     from lostcities.i18n import Catalogue
+    from .botcheck import BotCheck, Progress
     from .session import Reply, Session, Turn
 
 #: the pack dealt when --pack is not given
@@ -36,6 +37,8 @@ PIPE_WIDTH = 100
 MAX_DELAY = 60.0
 #: the terminal sequence that erases the scrollback (after a clear, which erases the screen)
 CLEAR_SCROLLBACK = "\x1b[3J"
+#: seconds between two progress lines of the check of a resumed save's bot moves
+CHECK_PROGRESS_EVERY = 1.0
 
 
 def register(app: typer.Typer) -> None:
@@ -166,6 +169,9 @@ def play(
         cat = Catalogue(lang or session.lang)
         greeting = said(cat, "greeting.resumed", path=path, round=session.state.round,
                         turn=session.state.turn + 1).plain
+        if session.unchecked is not None:
+            greeting += "\n" + cat("resume.checking-later",
+                                   moves=session.unchecked.last - session.unchecked.first)
     else:
         unfinished = latest_save(data) is not None and save is None
         cat = Catalogue(lang or detect_lang())
@@ -269,21 +275,16 @@ def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catal
 
 def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue",
             key: Optional[bytes], allow_outside: bool = False) -> "Session":
-    """The saved game, or one line. A save signed with our key resumes at once; any
-    other has every bot move derived again (the search takes a while: a spinner on a
-    terminal)."""
+    """The saved game, or one line. Every move goes through the engine at once; a save
+    not signed with our key has its bot moves derived again by the :class:`Terminal`,
+    in another process while the game goes on (:mod:`.botcheck`)."""
     from lostcities.engine.errors import RecordError
 
     from .session import Session
 
-    def checking() -> Any:
-        from rich.console import Console
-
-        return Console(stderr=True).status(cat("resume.checking"))
-
     try:
         return Session.load(path, allow_bots=allow_bots, key=key, allow_outside=allow_outside,
-                            checking=checking if sys.stdin.isatty() else None)
+                            check_bots_later=True)
     except RecordError as err:
         fail(str(err), EXIT_PROBLEM)
 
@@ -312,6 +313,13 @@ class Terminal:
         self.notes: list[Any] = []       # shown under the next table (greeting, undo...)
         self.line = 0                    # lines read from a pipe
         self.shown_to: Optional[int] = None  # the hotseat player who last saw the screen
+        #: the check of a resumed save's bot moves, running beside the game (or None)
+        self.check: Optional[BotCheck] = None
+        self.check_said = time.monotonic()   # when its progress was last said (or it began)
+        self.check_spoke = False         # whether its progress was said at all
+        self.leaving = False             # saving to stop: say things at once
+        if session.unchecked is not None:
+            self._start_check()
 
     # ----------------------------------------------------------------- the loop
 
@@ -337,6 +345,9 @@ class Terminal:
         from lostcities.engine.errors import LostCitiesError
 
         session = self.session
+        refused = self._checked(wait=False)
+        if refused is not None:
+            return refused
         player = session.to_move
         if player is None:
             return self._match_over()
@@ -523,6 +534,16 @@ class Terminal:
         labels = [p.label for p in s.players]
         self.out.print(match_end(labels, round_scores(state), totals(state), winners(state),
                                  self.cat))
+        refused = self._checked(wait=True)  # a record only of moves known to be the bots'
+        if refused is not None:
+            return refused
+        try:  # recorded now: whatever comes after (CONT, a kill) cannot lose it
+            path = s.write_record(self.data / "records")
+        except OSError as err:
+            self._error(said(self.cat, "error.record", reason=err.strerror or err),
+                        typed=False)
+            return self._leave("quit.saved", EXIT_PROBLEM)
+        self.out.print(said(self.cat, "match.record", path=path))
         if s.pack.continuation and s.humans:
             answer = self._read(self.cat("match.cont"))
             if answer is not None and answer.strip().lower() in _yes_words():
@@ -530,14 +551,95 @@ class Terminal:
                 self.out.print(said(self.cat, "result.next", name=labels[s.state.starter],
                                     round=s.state.round))
                 return None
-        try:
-            path = s.write_record(self.data / "records")
-        except OSError as err:
-            self._error(said(self.cat, "error.record", reason=err.strerror or err),
-                        typed=False)
-            return self._leave("quit.saved", EXIT_PROBLEM)
-        self.out.print(said(self.cat, "match.record", path=path))
+        s.drop_save()
         return 0
+
+    # ----------------------------------------------------------------- the bot-move check
+
+    def _checked(self, *, wait: bool) -> Optional[int]:
+        """How the check of the saved bot moves goes (waiting for its end if ``wait``):
+        its progress said now and then; once it passed the saves are signed again; an
+        exit code when it refused the save (the game stops there)."""
+        if self.check is None:
+            return None
+        progress = self.check.poll()
+        if not progress.over and wait:
+            if self.interactive:
+                with self.out.status(self._progress_text(progress)) as status:
+                    progress = self.check.wait(
+                        CHECK_PROGRESS_EVERY, lambda p: status.update(self._progress_text(p)))
+            else:
+                progress = self.check.wait(CHECK_PROGRESS_EVERY, self._say_progress)
+        if not progress.over:
+            self.session.checked_up_to(progress.done)
+            if time.monotonic() - self.check_said >= CHECK_PROGRESS_EVERY:
+                self._say_progress(progress)
+            return None
+        self._stop_check()
+        if progress.refused:  # as a save refused on resuming is: lc: error: ...
+            self._error(f"lc: error: {progress.refused}", typed=False)
+            return EXIT_PROBLEM
+        self.session.bots_checked()
+        if self.check_spoke or self.interactive:  # a quick check needs no word in a script
+            self._say(self.cat("resume.check-passed", moves=progress.moves))
+        return None
+
+    def _start_check(self) -> None:
+        """The check of the saved bot moves, in a child process; where none can be started
+        (a process limit), here and now, before the game goes on, as lc play did before."""
+        from lostcities.engine.errors import RecordError
+
+        from .botcheck import BotCheck, Progress
+
+        saved = self.session.unchecked
+        assert saved is not None
+        try:
+            self.check = BotCheck(saved)
+            return
+        except OSError:
+            pass
+        def progress(done: int, moves: int) -> None:
+            if not self.interactive and \
+                    time.monotonic() - self.check_said >= CHECK_PROGRESS_EVERY:
+                self._say_progress(Progress(done, moves))
+
+        try:
+            saved.check_bots(progress)
+        except RecordError as err:
+            fail(str(err), EXIT_PROBLEM)
+        self.session.bots_checked()
+
+    def _progress_text(self, progress: "Progress") -> str:
+        return self.cat("resume.check-progress", done=progress.done, moves=progress.moves)
+
+    def _say_progress(self, progress: "Progress") -> None:
+        """A plain line on stderr in a pipe; under the next table on a terminal."""
+        self.check_said, self.check_spoke = time.monotonic(), True
+        self._say(self._progress_text(progress))
+
+    def _say(self, text: str) -> None:
+        from rich.text import Text
+
+        if not self.interactive:
+            self.err.print(Text(text))
+        elif self.leaving:
+            self.out.print(Text(text, style="dim"))
+        else:
+            self.notes.append(Text(text, style="dim"))  # under the next table
+
+    def _stop_check(self) -> None:
+        """End the check's process; an unfinished check is kept in the next save (signed)
+        to go on from where it stopped, when the game has a key."""
+        if self.check is None:
+            return
+        progress = self.check.poll()
+        self.check.stop()
+        self.check = None
+        if not progress.over:
+            self.session.checked_up_to(progress.done)
+            key = "resume.check-paused" if self.session.key is not None \
+                else "resume.check-stopped"
+            self._say(self.cat(key, done=progress.done, moves=progress.moves))
 
     def _show_reply(self, reply: "Reply") -> None:
         from .render import move_list
@@ -615,9 +717,23 @@ class Terminal:
         return line.rstrip("\n")
 
     def _leave(self, key: str, code: int) -> int:
-        """Save, say where, and give the exit code."""
+        """Save, say where, and give the exit code. A check of the saved bot moves still
+        running is waited for when a script ends (Ctrl-C stops that wait), else stopped
+        (on a terminal, after Ctrl-C or a failure): the save then says where it stopped
+        (:meth:`Session.checked_up_to`)."""
         from .session import SessionError
 
+        self.leaving = True
+        if self.interactive or code != 0:  # a person waiting to go, Ctrl-C or a failure
+            self._stop_check()
+        if self.check is not None:
+            try:
+                refused = self._checked(wait=True)
+            except KeyboardInterrupt:
+                self._stop_check()
+                refused, code = None, EXIT_INTERRUPTED
+            if refused is not None:
+                return refused
         try:
             path = self.session.autosave_or_fail()
         except SessionError as err:

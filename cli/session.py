@@ -24,7 +24,10 @@ save carries a ``mac``: an HMAC-SHA256 of its content under a per-user key in th
 data directory (:func:`load_save_key`). A save whose MAC checks was written by this
 user's ``lc play`` and resumes without re-deriving the bot moves (the engine still
 checks every move); any other save (edited, unsigned, from another machine) takes
-the slow check and is signed again when it passes.
+the slow check and is signed again when it passes. lc play runs that check beside the
+game (``check_bots_later``, :class:`SavedGame`, :mod:`lostcities.cli.botcheck`); a save
+signed meanwhile names the moves still to check (``unchecked``), so a stopped check goes
+on from there and the MAC never vouches for a move nobody checked.
 A save is data: it never names code to import (a ``module:Class`` bot is imported on
 resume only when the command line allows it again), its names are bounded, and it is
 read through :mod:`lostcities.engine.safeio`. Every save is written atomically (a
@@ -66,6 +69,8 @@ BOT_NAME_CHARS = 100
 SAVE_NAME_BYTES = 240
 #: the largest ``--seed`` (and a save's seed), in digits
 SEED_DIGITS = 20
+#: how many names a match's record tries (NAME-3.jsonl, NAME-3-2.jsonl...) before giving up
+RECORD_NAME_TRIES = 100
 #: the file in the data directory that holds the key saves are signed with
 SAVE_KEY_NAME = "save.key"
 #: the save key's length, in bytes (random, made once per data directory)
@@ -390,16 +395,39 @@ def write_atomic(path: Path, text: str) -> None:
     if mode is not None and not stat.S_ISREG(mode):
         raise OSError(errno.EEXIST, f"{kind_of(mode)}, not a regular file; not replaced",
                       str(path))
+    _write_through_temp(path, text, os.replace)
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file ``path``, whole (a temporary file, then a link):
+    raises :class:`FileExistsError`, writing nothing, when ``path`` exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_through_temp(path, text, os.link)
+
+
+def _write_through_temp(path: Path, text: str, place: Callable[[Path, Path], None]) -> None:
+    """``text`` written and flushed to disk in :func:`temp_path`, then ``place(tmp, path)``;
+    the temporary file is gone afterwards, whatever happened."""
     tmp = temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, path)
+        place(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``text`` (read within its size)."""
+    try:
+        if not path.is_file() or path.stat().st_size != len(text.encode("utf-8")):
+            return False
+        return path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def temp_path(path: Path, pid: Optional[int] = None) -> Path:
@@ -696,8 +724,12 @@ class Session:
         self.allow_bots = frozenset(allow_bots)
         self.key = key
         #: how a resumed game's bot moves were checked: ``"key"`` (the save's MAC),
-        #: ``"bots"`` (every bot move derived again); ``""`` for a new game
-        self.checked_by: Literal["key", "bots", ""] = ""
+        #: ``"bots"`` (every bot move derived again), ``"later"`` (to be derived again
+        #: elsewhere: :attr:`unchecked`); ``""`` for a new game
+        self.checked_by: Literal["key", "bots", "later", ""] = ""
+        #: the saved game whose bot moves are still to be checked (``checked_by`` "later");
+        #: until :meth:`bots_checked` the saves name those moves (``unchecked``)
+        self.unchecked: Optional[SavedGame] = None
         try:
             self.state: GameState = new_game(pack, [p.label for p in players], seed)
         except SetupError as err:
@@ -1037,16 +1069,36 @@ class Session:
         self.autosave()
 
     def write_record(self, folder: Path) -> Path:
-        """Write the finished match as a ``lostcities-record/1`` file in ``folder``
-        (named like the save file) and delete the save file. Returns the record's path."""
+        """Write the finished match as a ``lostcities-record/1`` file in ``folder``, at
+        once, whatever comes after (CONT continues the match; the save stays). Returns
+        the record's path.
+
+        The record is named like the save file and by the match's rounds, as the room
+        server names its records (``NAME-3.jsonl``; after CONT, ``NAME-4.jsonl``), so a
+        continued match never overwrites its first record. An existing file is never
+        written over: one holding this very record (a resumed game whose match end was
+        recorded already) is the record; another file moves the name on
+        (``NAME-3-2.jsonl``)."""
         from lostcities.engine import dumps
 
         stem = self.save_path.stem if self.save_path else f"{self.pack.id}-{self.seed}"
-        path = folder / f"{stem}.jsonl"
-        write_atomic(path, dumps(self.state) + "\n")
+        text = dumps(self.state) + "\n"
+        name = f"{stem}-{len(self.state.finished)}"
+        for n in range(1, RECORD_NAME_TRIES + 1):
+            path = folder / (f"{name}.jsonl" if n == 1 else f"{name}-{n}.jsonl")
+            try:
+                write_new(path, text)
+                return path
+            except FileExistsError:
+                if _holds(path, text):
+                    return path
+        raise OSError(errno.EEXIST, f"{RECORD_NAME_TRIES} files named {name}*.jsonl exist "
+                                    f"already", str(folder))
+
+    def drop_save(self) -> None:
+        """Delete the save file: the match is over and recorded, nobody continues it."""
         if self.save_path is not None and self.save_path.exists():
             self.save_path.unlink()
-        return path
 
     # ----------------------------------------------------------------- saves
 
@@ -1059,8 +1111,34 @@ class Session:
             "lang": self.lang, "rounds": self.state.rounds_total,
             "moves": [move.text() for _, move in self.history], "engine": self._engine}
         if self.key is not None:
+            span = self.unchecked_span()
+            if span is not None:
+                content["unchecked"] = list(span)
             content["mac"] = save_mac(content, self.key)
         return content
+
+    def unchecked_span(self) -> Optional[tuple[int, int]]:
+        """The moves of the history whose bot moves are still to check (``first``,
+        ``last``: indices, the last excluded), or None. An undo that took some back leaves
+        fewer; the moves played since the resume are the bots' own."""
+        if self.unchecked is None:
+            return None
+        last = min(self.unchecked.last, len(self.history))
+        first = min(self.unchecked.first, last)
+        return None if first == last else (first, last)
+
+    def checked_up_to(self, done: int) -> None:
+        """The check has derived the saved bot moves before index ``done`` again: the next
+        save (signed) keeps only the rest to check, so a stopped check goes on from there."""
+        if self.unchecked is not None and done > self.unchecked.first:
+            self.unchecked = replace(self.unchecked, first=min(done, self.unchecked.last))
+
+    def bots_checked(self) -> None:
+        """The saved bot moves were derived again and agree (:meth:`SavedGame.check_bots`):
+        the saves carry no ``unchecked`` from now on, starting with one at once."""
+        self.unchecked = None
+        self.checked_by = "bots"
+        self.autosave()
 
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
@@ -1085,7 +1163,7 @@ class Session:
     @classmethod
     def load(cls, path: Path, *, allow_bots: Collection[str] = (), key: Optional[bytes] = None,
              checking: Optional[Callable[[], ContextManager[Any]]] = None,
-             allow_outside: bool = False) -> "Session":
+             allow_outside: bool = False, check_bots_later: bool = False) -> "Session":
         """Resume the game saved in ``path``, re-playing every move through the engine.
 
         Unless the save's ``mac`` checks under ``key`` (:func:`signed_by`: this user's
@@ -1097,7 +1175,13 @@ class Session:
         ``module:Class`` name is refused unless that name is in ``allow_bots`` (the command line's ``--allow-bot``):
         a save never imports code by itself. ``allow_outside`` (the command line's
         ``--allow-outside``) lets the pack's ``extends`` leave its folder: a game started
-        with it resumes only when it is given again. Raises :class:`RecordError` with one
+        with it resumes only when it is given again. ``check_bots_later``: a save that
+        needs the slow check is resumed at once (its moves through the engine only) and
+        the check is left to the caller (:attr:`unchecked`, :meth:`SavedGame.check_bots`;
+        lc play runs it in another process while the game goes on); its saves name the
+        moves still to check (``unchecked``, under the MAC) until :meth:`bots_checked`.
+        A save of ours with ``unchecked`` has only those bot moves derived again.
+        Raises :class:`RecordError` with one
         line naming the file and what is wrong (not a regular file, too large, not
         JSON, not a save, a field of the wrong type or size, a bot not allowed, a
         move the rules refuse, a bot move that is not the bot's).
@@ -1143,18 +1227,33 @@ class Session:
                           key=key)
         except SessionError as err:
             raise RecordError(f"{where}: {err}") from None
-        if signed_by(data, key):
-            session.checked_by = "key"
-            session._replay(data["moves"], data["rounds"], where, bots=False)
+        moves, signed = data["moves"], signed_by(data, key)
+        if not signed:
+            first, last = 0, len(moves)         # anyone's: every bot move is checked
+        elif "unchecked" in data:
+            first, last = data["unchecked"]     # ours, saved while its check was unfinished
+        else:
+            first = last = len(moves)           # ours: checked when it was written
+        if first == last:  # nothing to derive again
+            session.checked_by = "key" if signed else "bots"
+            session._replay(moves, data["rounds"], where, check=range(0))
+        elif check_bots_later:
+            session.checked_by = "later"
+            session.unchecked = SavedGame(where, source, allow_outside, session.players,
+                                          data["seed"], tuple(moves), data["rounds"],
+                                          tuple(allow_bots), first, last)
+            session._replay(moves, data["rounds"], where, check=range(0))
         else:
             session.checked_by = "bots"
             with checking() if checking is not None else nullcontext():
-                session._replay(data["moves"], data["rounds"], where, bots=True)
+                session._replay(moves, data["rounds"], where, check=range(first, last))
         return session
 
-    def _replay(self, moves: list[str], rounds: int, where: str, *, bots: bool) -> None:
+    def _replay(self, moves: Sequence[str], rounds: int, where: str, *, check: range,
+                progress: Optional[Callable[[int, int], None]] = None) -> None:
         """Play the saved ``moves`` through the engine (which refuses an illegal one);
-        ``bots``: also derive every bot move again and refuse one that differs."""
+        for the moves whose index is in ``check``, also derive the bot's move again and
+        refuse one that differs, calling ``progress(moves done, check.stop)`` after each."""
         from lostcities.engine import apply, continue_match, is_over
 
         from lostcities.engine import Move
@@ -1167,7 +1266,7 @@ class Session:
                 move = Move.parse(text, self.pack)
                 self.state = state
                 player = self.players[state.to_move]
-                if bots and player.kind == BOT:  # the bot's own move, or an edited save
+                if i - 1 in check and player.kind == BOT:  # the bot's own, or edited
                     played = self._suggest(player.bot, state.to_move)
                     if played != move:
                         raise RecordError(
@@ -1175,6 +1274,8 @@ class Session:
                             f"{player.label} played {move.text()!r} but that bot plays "
                             f"{played.text()!r} here: the save was edited (its moves or its "
                             f"seed) and cannot be resumed")
+                    if progress is not None:
+                        progress(i, check.stop)
                 self.state = apply(state, move)
             except RecordError:
                 raise
@@ -1186,6 +1287,40 @@ class Session:
                 self.state = continue_match(self.state)
             except LostCitiesError as err:
                 raise RecordError(f"{where}: rounds: {err}") from None
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A resumed save's settings and moves as plain data (it can be sent to another
+    process): what :meth:`check_bots` needs to derive its bot moves again."""
+
+    where: str                      # the save file, as said in messages
+    pack_source: str
+    allow_outside: bool
+    players: tuple[Player, ...]
+    seed: int
+    moves: tuple[str, ...]
+    rounds: int
+    allow_bots: tuple[str, ...]
+    #: the saved moves still to check: indices ``first`` to ``last`` (excluded); the
+    #: moves before ``first`` were checked already (a save signed with ``unchecked``)
+    first: int = 0
+    last: int = 0
+
+    def check_bots(self, progress: Optional[Callable[[int, int], None]] = None) -> None:
+        """Play the moves again from the deal, the bot moves from ``first`` to ``last``
+        derived again: the slow check of :meth:`Session.load`. Raises :class:`RecordError`
+        (one line) at the first bot move that is not the bot's; ``progress(moves done,
+        last)`` after each."""
+        from lostcities.engine import load_pack
+
+        try:
+            pack = load_pack(self.pack_source, allow_outside=self.allow_outside)
+            game = Session(pack, self.players, self.seed, allow_bots=self.allow_bots)
+        except (LostCitiesError, SessionError) as err:
+            raise RecordError(f"{self.where}: {err}") from None
+        game._replay(self.moves, self.rounds, self.where, check=range(self.first, self.last),
+                     progress=progress)
 
 
 def _check_fields(data: dict[str, Any], where: str) -> None:
@@ -1227,3 +1362,10 @@ def _check_fields(data: dict[str, Any], where: str) -> None:
     for i, m in enumerate(data["moves"]):
         if not isinstance(m, str):
             raise bad(f"moves[{i}]", "a move in the text form, e.g. 'p r5 deck'")
+    if "unchecked" in data:
+        span = data["unchecked"]
+        if not (isinstance(span, list) and len(span) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
+                and 0 <= span[0] <= span[1] <= len(data["moves"])):
+            raise bad("unchecked", f"[FROM, TO], the saved moves still to check, "
+                                   f"0 <= FROM <= TO <= {len(data['moves'])}")

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
 from lostcities.cli.session import (BOT, HUMAN, LABEL_CHARS, Player, SaveInUse, SaveLock,
-                                    Session, SessionError, check_save_target, lock_path,
-                                    parse_players, temp_path)
+                                    Session, SessionError, check_save_target, load_save_key,
+                                    lock_path, parse_players, save_mac, temp_path)
 from lostcities.engine import RecordError
 from lostcities.engine.bots.base import BotError, make_bot, names_code
 from lostcities.engine.packs.loader import load_pack
@@ -396,7 +396,8 @@ def _mutations():
                        st.text(max_size=50), st.floats(allow_nan=False, allow_infinity=False))
     value = st.recursive(scalar, lambda inner: st.lists(inner, max_size=4)
                          | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=8)
-    return st.dictionaries(st.sampled_from(sorted(BASE) + ["extra"]), value, max_size=3)
+    return st.dictionaries(st.sampled_from(sorted(BASE) + ["extra", "unchecked"]), value,
+                           max_size=3)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -409,6 +410,39 @@ def test_fuzzed_saves_resume_or_give_one_line(tmp_path, changes, cut):
         Session.load(path)
     except RecordError as err:
         assert "\n" not in str(err) and len(str(err)) < 1000
+
+
+def _spans():
+    """``unchecked`` values: near the valid ``[FROM, TO]`` (0 <= FROM <= TO <= moves), and
+    other JSON."""
+    index = st.integers(-3, len(BASE["moves"]) + 3)
+    return st.one_of(st.tuples(index, index).map(list), st.lists(index, max_size=4),
+                     st.lists(st.one_of(st.booleans(), st.none(), st.text(max_size=3),
+                                        st.floats(allow_nan=False, allow_infinity=False)),
+                              min_size=2, max_size=2),
+                     st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+                     st.dictionaries(st.text(max_size=3), index, max_size=2))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(span=_spans(), signed=st.booleans())
+@example(span=[2, 6], signed=True).via("a save of ours, checked up to move 2")
+@example(span=[3, 7], signed=True).via("past the moves")
+def test_fuzzed_unchecked_spans_resume_or_give_one_line(data, tmp_path, span, signed):
+    """The saved moves still to check (``unchecked``, in a save signed while its check was
+    unfinished), damaged, signed with the user's key or not: the game resumes (its check
+    passes: the moves are genuine) or one line, exit 1."""
+    content = {**BASE, "unchecked": span}
+    if signed:
+        content["mac"] = save_mac(content, load_save_key(data))
+    path = tmp_path / "span.json"
+    path.write_text(json.dumps(content))
+    result = lc("--resume", str(path))
+    if result.exit_code:
+        one_line_error(result, 1, f"{path}: unchecked: expected [FROM, TO]")
+    else:
+        assert "Traceback" not in result.stdout + result.stderr and result.stderr == ""
+        assert "unchecked" not in json.loads(path.read_text())   # checked to the end
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

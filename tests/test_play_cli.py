@@ -101,7 +101,9 @@ def test_cont_plays_on_and_the_record_has_the_extra_round(data, small):
     result = lc("--pack", small, "--seed", "8", "--players", "human,bot:greedy",
                 input="1\n" * n + "y\n" + "1\n" * 40)
     assert result.exit_code == 0, result.stderr
-    record = record_of(result.stdout)
+    first, continued = re.findall(r"Game record: (\S+)", result.stdout)
+    assert len(json.loads(Path(first).read_text())["rounds"]) == 2   # recorded before CONT
+    record = json.loads(Path(continued).read_text())
     assert len(record["rounds"]) == 3 and "Round 3 is over" in result.stdout
 
 

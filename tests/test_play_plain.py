@@ -51,7 +51,7 @@ def test_a_whole_match_prints_markup_like_names_and_a_hostile_path_as_text(data,
                for name in ("[b]Ada[/b]", "[link=http://x]Bob[/link]"))
     assert "[b]Ada[/b] and [link=http://x]Bob[/link]" in out
     record = [line for line in out.splitlines() if line.startswith("Game record: ")]
-    assert record and shown.replace(".json", ".jsonl") in record[0]
+    assert record and shown.replace(".json", "-2.jsonl") in record[0]   # named by its rounds
 
 
 def test_a_resumed_save_with_a_hostile_path_and_names(data, tmp_path):

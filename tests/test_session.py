@@ -474,6 +474,8 @@ def test_a_finished_match_continues_and_writes_a_record(tmp_path):
     loaded = Session.load(tmp_path / "game.json")
     assert is_over(loaded.state) and loaded.state.rounds_total == 3
     record = s.write_record(tmp_path / "records")
+    assert (tmp_path / "game.json").exists()    # the front end ends the game: drop_save
+    s.drop_save()
     assert not (tmp_path / "game.json").exists()
     final = replay(json.loads(record.read_text()), pack=s.pack)
     assert final.snapshot()[-1] == s.state.snapshot()[-1] and final.rounds_total == 3
