@@ -74,7 +74,7 @@ def serve(
     from lostcities.engine.safeio import check_path, shown_path
 
     from lostcities.server.app import create_app
-    from lostcities.server.clients import LOCAL_HOSTS
+    from lostcities.server.clients import LOCAL_HOSTS, proxies
     from lostcities.server.guard import OneLine, guarded, open_connection_cap
     from lostcities.server.protocol import LIMITS
     from lostcities.server.store import StoreError
@@ -115,7 +115,8 @@ def serve(
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
     http = guarded(AutoHTTPProtocol, limits.head_seconds,
-                   open_connection_cap(limits.open_connections))
+                   open_connection_cap(limits.open_connections),
+                   limits.address_http_connections, proxies(forwarded_allow_ips))
     config = uvicorn.Config(app, host=host, port=port, http=http, ws="auto", ws_max_size=65536,
                             log_level="warning", lifespan="on", proxy_headers=True,
                             forwarded_allow_ips=forwarded_allow_ips,

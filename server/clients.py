@@ -8,6 +8,7 @@ trusts that proxy (uvicorn's ``ProxyHeadersMiddleware`` puts it in the ASGI scop
 """
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import time
@@ -21,11 +22,15 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 def address_of(scope: Any) -> str:
-    """The client's address as limits count it: an IPv4 address, an IPv6 address's /64
+    """The address of an ASGI request's client as limits count it (:func:`address_key`)."""
+    client = scope.get("client") or ("", 0)
+    return address_key(str(client[0]))
+
+
+def address_key(host: str) -> str:
+    """A client's address as limits count it: an IPv4 address, an IPv6 address's /64
     network (one host commonly holds a whole /64), or the text the server was given (a
     test client's name, a Unix socket's empty one)."""
-    client = scope.get("client") or ("", 0)
-    host = str(client[0])
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -35,6 +40,28 @@ def address_of(scope: Any) -> str:
             return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
+
+
+def proxies(addresses: str) -> Callable[[str], bool]:
+    """Whether a peer is one of ``addresses`` (``lc serve --forwarded-allow-ips``: a
+    comma-separated list of addresses and networks; ``*``: any)."""
+    names = {a.strip() for a in addresses.split(",") if a.strip()}
+    if "*" in names:
+        return lambda host: True
+    networks = []
+    for name in names:
+        with contextlib.suppress(ValueError):
+            networks.append(ipaddress.ip_network(name, strict=False))
+
+    def trusted(host: str) -> bool:
+        if host in names:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in networks)
+    return trusted
 
 
 class RoomQuota:

@@ -1,7 +1,7 @@
 """What ``lc serve`` adds to uvicorn against a client that holds connections open
 (docs/server.md, "Limits"): a request head must arrive within ``Limits.head_seconds``
 (uvicorn times out only the wait between two requests, ``timeout_keep_alive``), open
-connections are capped below the file limit, and a client's malformed frame is logged as
+connections are capped below the file limit and by client address, and a client's malformed frame is logged as
 one line, at most once every :data:`LOG_EVERY` seconds.
 
 Needs the ``serve`` extra (uvicorn).
@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Optional
+from collections import Counter
+from typing import Any, Callable, Optional
+
+from .clients import address_key
 
 #: file descriptors kept for the server's own files (the database, records, the log)
 FD_RESERVE = 100
@@ -35,20 +38,29 @@ def open_connection_cap(wanted: int) -> int:
     return max(1, min(wanted, soft - FD_RESERVE))
 
 
-def guarded(base: type, head_seconds: float, cap: int) -> type:
+def guarded(base: type, head_seconds: float, cap: int, peer_cap: int,
+            trusted: Callable[[str], bool]) -> type:
     """uvicorn's HTTP protocol class ``base`` (``H11Protocol``, ``HttpToolsProtocol``)
     made to close a connection whose request head is not whole ``head_seconds`` after its
-    first byte (or after the connection opened), and to turn away a connection beyond
-    ``cap`` open ones (503, closed)."""
+    first byte (or after the connection opened), and to turn away (503, closed) a
+    connection beyond ``cap`` open ones or beyond ``peer_cap`` HTTP connections of one
+    client address (:func:`~.clients.address_key`) that is not a ``trusted`` proxy."""
+    held: Counter[str] = Counter()
 
     class Guarded(base):  # type: ignore[valid-type, misc]
         def connection_made(self, transport: Any) -> None:
             self._head_timer: Optional[asyncio.TimerHandle] = None
+            self._peer: Optional[str] = None
             super().connection_made(transport)
-            if len(self.connections) > cap:
+            host = self.client[0] if self.client else ""
+            peer = address_key(host)
+            if len(self.connections) > cap or \
+                    (held[peer] >= peer_cap and not trusted(host)):
                 transport.write(BUSY)
                 transport.close()
                 return
+            self._peer = peer
+            held[peer] += 1
             self._wait_for_head()
 
         def data_received(self, data: bytes) -> None:
@@ -57,13 +69,23 @@ def guarded(base: type, head_seconds: float, cap: int) -> type:
                 self._wait_for_head()
             before = self.cycle
             super().data_received(data)
-            if self.cycle is not before or self.transport.is_closing() or \
-                    self.transport.get_protocol() is not self:  # a head came, or an upgrade
+            upgraded = self.transport.get_protocol() is not self
+            if self.cycle is not before or self.transport.is_closing() or upgraded:
                 self._head_came()
+            if upgraded:  # a WebSocket now: the server's per-address limits count it
+                self._let_go()
 
         def connection_lost(self, exc: Optional[Exception]) -> None:
             self._head_came()
+            self._let_go()
             super().connection_lost(exc)
+
+        def _let_go(self) -> None:
+            if self._peer is not None:
+                held[self._peer] -= 1
+                if held[self._peer] <= 0:
+                    del held[self._peer]
+                self._peer = None
 
         def _wait_for_head(self) -> None:
             self._head_timer = self.loop.call_later(head_seconds, self._head_late)

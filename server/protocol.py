@@ -59,6 +59,9 @@ class Limits:
     #: a kept-alive HTTP connection may wait for its next request
     head_seconds: float = 10.0
     keep_alive_seconds: float = 5.0
+    #: one client address's HTTP connections open at once (a WebSocket counts among
+    #: ``address_connections`` once open; the addresses of trusted proxies are not limited)
+    address_http_connections: int = 32
     #: open TCP connections (HTTP and WebSocket) at most; ``lc serve`` takes fewer when
     #: the file limit (``ulimit -n``) is lower: that limit less ``FD_RESERVE``
     open_connections: int = 4000

@@ -280,6 +280,30 @@ def test_open_connections_stay_below_the_file_limit(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_one_address_cannot_hold_every_connection(tmp_path: Path) -> None:
+    """127.0.0.1 is no trusted proxy here: its silent connections beyond 5 are answered
+    503 at once, while another address (127.0.0.2) is served."""
+    server = Server(tmp_path / "data", "--forwarded-allow-ips", "10.9.9.9",
+                    "--limit", "address_http_connections=5", "--limit", "head_seconds=60")
+    silent = [socket.create_connection(("127.0.0.1", server.port), timeout=BOUND)
+              for _ in range(5)]
+    try:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=BOUND) as more:
+                assert more.recv(100).startswith(b"HTTP/1.1 503")
+        other = socket.create_connection(("127.0.0.1", server.port), timeout=BOUND,
+                                         source_address=("127.0.0.2", 0))
+        with other:
+            other.sendall(b"GET /packs HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            assert other.recv(100).startswith(b"HTTP/1.1 200")
+        silent.pop().close()  # a place given back is taken again
+        wait_until(lambda: server.request("GET", "/packs", host="localhost")[0] == 200)
+    finally:
+        for s in silent:
+            s.close()
+        server.stop()
+
+
 # ---------------------------------------------------------------- Host (item 10)
 
 def test_only_the_allowed_hosts_are_served(tmp_path: Path) -> None:
