@@ -23,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:Depre
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
-from server_support import BOUND, free_port, start_lc_serve  # noqa: E402
+from server_support import BOUND, free_port, lc_command, start_lc_serve  # noqa: E402
 
 SMALL = ("--limit", "address_rooms=3", "--limit", "address_rooms_per_minute=1000",
          "--limit", "address_connections=4", "--limit", "address_room_connections=2",
@@ -159,6 +159,22 @@ def test_expired_rooms_are_freed_when_the_server_starts(tmp_path: Path) -> None:
         assert server.request("GET", f"/rooms/{room}")[0] == 404
     finally:
         server.stop()
+
+
+def test_a_room_body_that_never_ends_is_answered_408(small: Server) -> None:
+    with socket.create_connection(("127.0.0.1", small.port), timeout=BOUND) as slow:
+        slow.sendall(b"POST /rooms HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: 10.8.0.1\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"pa")
+        assert slow.recv(100).startswith(b"HTTP/1.1 408")
+
+
+def test_a_bad_limit_option_is_one_line_exit_2(tmp_path: Path) -> None:
+    for change in ("rooms=0", "nope=1", "rooms=1.5", "idle_seconds=inf", "rooms"):
+        done = subprocess.run(lc_command() + ["serve", "--data", str(tmp_path), "--port", "0",
+                                              "--limit", change],
+                              capture_output=True, text=True, timeout=BOUND)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (change, done.stderr)
+        assert done.stderr.startswith("lc: error: --limit ") and "Traceback" not in done.stderr
 
 
 # ------------------------------------------------------------- WebSockets (item 2)
