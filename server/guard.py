@@ -1,8 +1,8 @@
 """What ``lc serve`` adds to uvicorn against a client that holds connections open
 (docs/server.md, "Limits"): a request head must arrive within ``Limits.head_seconds``
 (uvicorn times out only the wait between two requests, ``timeout_keep_alive``), open
-connections are capped below the file limit and by client address, and a client's malformed frame is logged as
-one line, at most once every :data:`LOG_EVERY` seconds.
+connections are capped below the file limit and by client address, and a client's
+malformed frame is logged as one line, at most once every :data:`LOG_EVERY` seconds.
 
 Needs the ``serve`` extra (uvicorn).
 """
@@ -127,7 +127,8 @@ class OneLine(logging.Filter):
             return False
         self._last[fault] = now
         left_out = self._left_out.pop(fault, 0)
-        record.msg = fault + (f" (and {left_out} more in {LOG_EVERY:g} s)" if left_out else "")
+        record.msg = fault + (f" ({left_out} more since the last such line)" if left_out
+                              else "")
         record.args = ()
         record.exc_info = None
         record.exc_text = None
