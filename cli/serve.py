@@ -45,7 +45,7 @@ def serve(
     allowed_host: Optional[List[str]] = typer.Option(
         None, "--allowed-host", show_default=False,
         help="A host name requests may be sent to (the Host header), besides the --host "
-             "address, localhost, 127.0.0.1 and ::1; repeatable; * lets any in. Others get "
+             "address, localhost and IP addresses; repeatable; * lets any in. Others get "
              "400 (DNS rebinding)."),
     forwarded_allow_ips: str = typer.Option(
         "127.0.0.1,::1", "--forwarded-allow-ips", metavar="ADDRESSES",

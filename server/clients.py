@@ -135,15 +135,25 @@ def host_names(hosts: Iterable[str]) -> "frozenset[str]":
 
 def host_allowed(hosts: "frozenset[str]", host: str) -> bool:
     """Whether the ``Host`` header ``host`` names one of ``hosts`` (names as
-    :func:`host_name` gives them; ``*``: any host)."""
-    return "*" in hosts or (bool(host) and host_name(host) in hosts)
+    :func:`host_name` gives them; ``*``: any host) or is an IP address: a page whose
+    name was pointed at this server (DNS rebinding) sends that name, never an address."""
+    if "*" in hosts:
+        return True
+    name = host_name(host)
+    if name in hosts:
+        return bool(name)
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 class AllowedHosts:
     """The ASGI middleware that answers only requests whose ``Host`` names one of
-    ``hosts`` (``*``: any): another gets 400 (``error.bad-host``), a WebSocket is closed
-    with 1008. A page of another site whose name was pointed at this server (DNS
-    rebinding) sends its own name: refused."""
+    ``hosts`` (``*``: any) or an IP address (:func:`host_allowed`): another gets 400
+    (``error.bad-host``), a WebSocket is closed with 1008. A page of another site whose
+    name was pointed at this server (DNS rebinding) sends its own name: refused."""
 
     def __init__(self, app: Any, hosts: Iterable[str]):
         self.app = app

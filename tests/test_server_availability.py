@@ -326,7 +326,8 @@ def test_only_the_allowed_hosts_are_served(tmp_path: Path) -> None:
     server = Server(tmp_path / "data", "--allowed-host", "cards.example.org")
     try:
         for host in ("127.0.0.1", f"127.0.0.1:{server.port}", "localhost", "[::1]:80",
-                     "cards.example.org", "CARDS.example.org.:443"):
+                     "cards.example.org", "CARDS.example.org.:443", "192.168.1.20:8000",
+                     "[2001:db8::1]"):
             assert server.request("GET", "/packs", host=host)[0] == 200, host
         for host in ("evil.example", "evil.example:8000", "cards.example.org.evil.example",
                      "127.0.0.1.nip.io", ""):

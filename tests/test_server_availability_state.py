@@ -4,6 +4,7 @@ never expired; and the pieces the availability limits are built of, fuzzed (addr
 hosts, the rooms an address holds, ``lc serve --limit``)."""
 from __future__ import annotations
 
+import ipaddress
 import time
 from pathlib import Path
 from typing import Any
@@ -71,12 +72,21 @@ def test_a_room_in_use_never_expires_one_left_empty_does(tmp_path: Path) -> None
 
 # ------------------------------------------------------------------------ fuzz
 
+def is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.text(max_size=60), st.integers(0, 65535))
 def test_hosts_fuzz(host: str, port: int) -> None:
     name = host_name(host)
     assert host_allowed(frozenset({"*"}), host)
     assert host_allowed(host_names([host]), host) == bool(name)
+    assert host_allowed(frozenset(), host) == (name != "" and is_address(name))
     if name and host.isascii() and ":" not in host and "[" not in host:
         assert host_allowed(host_names([host]), f"{host.strip().upper()}:{port}")
     # a name with something after it is another name
