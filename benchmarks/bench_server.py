@@ -357,10 +357,14 @@ class RoomLoad:
         """Open the room, connect two clients, seat them (``RuntimeError``: refused)."""
         from websockets.asyncio.client import connect
 
-        self.room_id = await asyncio.to_thread(open_room, base, pack)
+        # each room's players come from an address of their own (the server trusts the
+        # loopback's X-Forwarded-For), as visitors do: the per-address limits are theirs
+        address = f"10.{self.index >> 16 & 255}.{self.index >> 8 & 255}.{self.index & 255}"
+        self.room_id = await asyncio.to_thread(open_room, base, pack, address)
         url = base.replace("http://", "ws://") + f"/rooms/{self.room_id}/ws"
         for seat in range(2):
             ws = await connect(url, open_timeout=ANSWER_SECONDS, ping_interval=None,
+                               additional_headers={"X-Forwarded-For": address},
                                compression="deflate" if compression else None,
                                max_size=2 ** 20)
             client = Client(ws, self, random.Random(f"{seed}:{self.index}:{seat}"), interval)
@@ -384,10 +388,12 @@ class RoomLoad:
                 await client.reader
 
 
-def open_room(base: str, pack: str) -> str:
-    """``POST /rooms`` ``{"pack": pack}``: the new room's id (``RuntimeError``: refused)."""
+def open_room(base: str, pack: str, address: str) -> str:
+    """``POST /rooms`` ``{"pack": pack}`` from the client ``address``: the new room's id
+    (``RuntimeError``: refused)."""
     request = urllib.request.Request(f"{base}/rooms", data=json.dumps({"pack": pack}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+                                     headers={"Content-Type": "application/json",
+                                              "X-Forwarded-For": address}, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=ANSWER_SECONDS) as answer:
             return json.loads(answer.read())["room"]

@@ -4,8 +4,10 @@ Needs the ``serve`` extra (Starlette, uvicorn); without it, one line saying how 
 """
 from __future__ import annotations
 
+import dataclasses
+import logging
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional, Sequence
 
 import typer
 
@@ -40,6 +42,20 @@ def serve(
         None, "--allow-origin", show_default=False,
         help="A web origin (https://example.org) whose pages may open the WebSocket, "
              "besides this server's own; repeatable; * lets any in."),
+    allowed_host: Optional[List[str]] = typer.Option(
+        None, "--allowed-host", show_default=False,
+        help="A host name requests may be sent to (the Host header), besides the --host "
+             "address, localhost and IP addresses; repeatable; * lets any in. Others get "
+             "400 (DNS rebinding)."),
+    forwarded_allow_ips: str = typer.Option(
+        "127.0.0.1,::1", "--forwarded-allow-ips", metavar="ADDRESSES",
+        help="Comma-separated addresses or networks of the reverse proxies whose "
+             "X-Forwarded-For names the client (whose limits then apply to that client); "
+             "* trusts any (only when no client can reach the server but through a proxy)."),
+    limit: Optional[List[str]] = typer.Option(
+        None, "--limit", metavar="NAME=VALUE", show_default=False,
+        help="Change one of the server's limits (docs/server.md, \"Limits\"): "
+             "rooms=200, idle_seconds=60 ...; repeatable."),
 ) -> None:
     """Run rooms where friends play over the network: open a room (POST /rooms), share its
     link, /join, /start. Prints the address and runs until Ctrl-C.
@@ -58,6 +74,9 @@ def serve(
     from lostcities.engine.safeio import check_path, shown_path
 
     from lostcities.server.app import create_app
+    from lostcities.server.clients import LOCAL_HOSTS, proxies
+    from lostcities.server.guard import OneLine, guarded, open_connection_cap
+    from lostcities.server.protocol import LIMITS
     from lostcities.server.store import StoreError
 
     from .session import data_dir
@@ -75,11 +94,17 @@ def serve(
     if packs is not None and not packs.is_dir():
         fail(f"--packs {shown_path(packs)} is not a folder", EXIT_USAGE)
     try:
+        limits = changed_limits(LIMITS, limit or ())
+    except ValueError as err:
+        fail(f"--limit {err}", EXIT_USAGE)
+    bound = () if host in ("0.0.0.0", "::", "") else (host,)
+    hosts = (*bound, *LOCAL_HOSTS, *(allowed_host or ()))
+    try:
         # every message received is checked against the protocol's schema; checking every
         # message sent too (create_app's default, which the tests keep) finds the server's
         # own bugs, and in service cost about 60% of the CPU of a move (bench_server.py)
         app = create_app(folder, packs, allow_origins=allow_origin or (), check_messages=False,
-                         durable=durability == "full")
+                         durable=durability == "full", limits=limits, allowed_hosts=hosts)
     except (StoreError, OSError, sqlite3.Error, LostCitiesError) as err:
         fail(f"--data {shown_path(folder)}: {err}")
     for problem in app.state.hub.shelf.problems:
@@ -87,8 +112,16 @@ def serve(
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(f"lc serve: rooms at http://{shown_host}:{port}/ (data in {shown_path(folder)}); "
                f"Ctrl-C stops", err=False)
-    config = uvicorn.Config(app, host=host, port=port, ws="auto", ws_max_size=65536,
-                            log_level="warning", lifespan="on")
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    http = guarded(AutoHTTPProtocol, limits.head_seconds,
+                   open_connection_cap(limits.open_connections),
+                   limits.address_http_connections, proxies(forwarded_allow_ips))
+    config = uvicorn.Config(app, host=host, port=port, http=http, ws="auto", ws_max_size=65536,
+                            log_level="warning", lifespan="on", proxy_headers=True,
+                            forwarded_allow_ips=forwarded_allow_ips,
+                            timeout_keep_alive=limits.keep_alive_seconds)  # type: ignore[arg-type]
+    logging.getLogger("uvicorn.error").addFilter(OneLine())
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:  # uvicorn has shut down cleanly, then passes the signal on
@@ -96,3 +129,26 @@ def serve(
     except OSError as err:
         fail(f"cannot serve on {host}:{port}: {err}")
     typer.echo("lc serve: stopped")
+
+
+def changed_limits(limits: Any, changes: Sequence[str]) -> Any:
+    """``limits`` (a :class:`~lostcities.server.protocol.Limits`) with each ``NAME=VALUE``
+    of ``changes`` set: a field's name, a positive number of its type (:class:`ValueError`
+    in one line otherwise)."""
+    fields = {f.name: f for f in dataclasses.fields(limits)}
+    values: dict[str, Any] = {}
+    for change in changes:
+        name, _, text = change.partition("=")
+        name = name.strip()
+        if name not in fields:
+            raise ValueError(f"{change[:60]!r}: NAME=VALUE, NAME one of {', '.join(fields)}")
+        kind = int if fields[name].type in (int, "int") else float
+        try:
+            value = kind(text.strip()[:30])
+        except ValueError:
+            what = "an integer" if kind is int else "a number"
+            raise ValueError(f"{name}: {text[:30]!r} is not {what}") from None
+        if not 0 < value < 1e9:
+            raise ValueError(f"{name}: {text[:30]!r} must be above 0 and under 10^9")
+        values[name] = value
+    return dataclasses.replace(limits, **values)

@@ -29,7 +29,9 @@ import base64
 import contextlib
 import json
 import secrets
+import sqlite3
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -45,9 +47,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from lostcities.engine import LostCitiesError, load_pack
 from lostcities.engine.safeio import loads_json
 
+from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
 from .room import Outcome, PlannedTurn, Room, RoomError
-from .store import PLAYING, SQLiteStore, Store, StoreError, token_hash
+from .store import LOBBY, PLAYING, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
 
 #: a room id: 8 characters of base32 (40 random bits)
@@ -159,14 +162,19 @@ def speaks(message: dict[str, Any]) -> bool:
 class Connection:
     """One client's WebSocket: its language, seat token, rate bucket and send queue."""
 
-    def __init__(self, socket: WebSocket, limits: Limits, lang: str, check: bool):
+    def __init__(self, socket: WebSocket, limits: Limits, lang: str, check: bool,
+                 address: str = ""):
         self.socket = socket
+        #: the client's address as the limits count it (:func:`~.clients.address_of`)
+        self.address = address
         self.limits = limits
         self.lang = lang
         self.check = check
         self.token_digest: Optional[str] = None
         self.queue: asyncio.Queue[Optional[str]] = asyncio.Queue(maxsize=limits.send_queue)
         self.closed = False
+        #: the close under way once :meth:`drop` was called
+        self.closing: Optional[asyncio.Future[None]] = None
         self._tokens = float(limits.burst)
         self._last = time.monotonic()
         self.writer = asyncio.ensure_future(self._write())
@@ -201,17 +209,17 @@ class Connection:
         except asyncio.QueueFull:
             self.drop()
 
-    def drop(self) -> None:
-        """Close the connection without waiting for the client."""
+    def drop(self, code: int = 1013) -> None:
+        """Close the connection without waiting for the client (1013: it fell behind)."""
         if self.closed:
             return
         self.closed = True
         self.writer.cancel()
-        asyncio.ensure_future(self._close())
+        self.closing = asyncio.ensure_future(self._close(code))
 
-    async def _close(self) -> None:
+    async def _close(self, code: int) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.socket.close(code=1013), 5)
+            await asyncio.wait_for(self.socket.close(code=code), 5)
 
     async def _write(self) -> None:
         try:
@@ -232,13 +240,19 @@ class Hub:
 
     def __init__(self, store: Store, shelf: Shelf, records: Path, limits: Limits = LIMITS,
                  allow_origins: Sequence[str] = (), check_messages: bool = True,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, allowed_hosts: Sequence[str] = ("*",)):
         self.store = store
         self.clock = clock
         self.shelf = shelf
         self.records = records
         self.limits = limits
         self.allow_origins = tuple(allow_origins)
+        self.allowed_hosts = host_names(allowed_hosts)
+        self.quota = RoomQuota(limits)
+        #: open WebSockets by client address (none kept at zero)
+        self.address_sockets: Counter[str] = Counter()
+        #: rooms being deleted (expired): not rebuilt meanwhile
+        self.expiring: set[str] = set()
         self.check_messages = check_messages
         self.rooms: dict[str, Room] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -253,6 +267,35 @@ class Hub:
         """Open connections in all rooms."""
         return sum(len(c) for c in self.clients.values())
 
+    def full(self, room_id: str, address: str) -> Optional[str]:
+        """Why a WebSocket from ``address`` may not open in room ``room_id`` now (an error
+        key; the socket is closed with 1013), or None: the server's, the room's, the
+        address's or the address's in that room limit of connections is reached."""
+        limits = self.limits
+        here = self.clients.get(room_id, ())
+        if self.connections() >= limits.connections or len(here) >= limits.room_connections:
+            return "error.server-busy"
+        if self.address_sockets[address] >= limits.address_connections or \
+                sum(c.address == address for c in here) >= limits.address_room_connections:
+            return "error.too-many-connections"
+        return None
+
+    def idle_limit(self, room: Room, client: Connection) -> Optional[float]:
+        """Seconds ``client`` may now go without a message: ``Limits.idle_seconds`` when it
+        holds no seat, else no limit."""
+        return self.limits.idle_seconds if client.seat(room) is None else None
+
+    def socket_closed(self, room_id: str, client: Connection) -> None:
+        """``client``'s socket is closed: nothing kept of it."""
+        here = self.clients.get(room_id)
+        if here is not None:
+            here.discard(client)
+            if not here:
+                del self.clients[room_id]
+        self.address_sockets[client.address] -= 1
+        if self.address_sockets[client.address] <= 0:
+            del self.address_sockets[client.address]
+
     def lock(self, room_id: str) -> asyncio.Lock:
         """The lock that makes one room's calls run one at a time."""
         return self.locks.setdefault(room_id, asyncio.Lock())
@@ -263,17 +306,24 @@ class Hub:
 
     async def room(self, room_id: str) -> Optional[Room]:
         """The room, rebuilt from the store the first time it is asked for (None: no such
-        room; :class:`RoomError`: it cannot be rebuilt)."""
+        room; :class:`RoomError`: it cannot be rebuilt). Nothing is kept of an id that
+        names no room."""
         if room_id in self.rooms:
             return self.rooms[room_id]
-        async with self.lock(room_id):
+        if room_id in self.expiring:
+            return None
+        try:
+            async with self.lock(room_id):
+                if room_id not in self.rooms:
+                    room = await self.run(lambda: Room.load(
+                        self.store, room_id, self.shelf.find, records=self.records,
+                        limits=self.limits, clock=self.clock))
+                    if room is None:
+                        return None
+                    self.attach(room)
+        finally:
             if room_id not in self.rooms:
-                room = await self.run(lambda: Room.load(
-                    self.store, room_id, self.shelf.find, records=self.records,
-                    limits=self.limits, clock=self.clock))
-                if room is None:
-                    return None
-                self.attach(room)
+                self.locks.pop(room_id, None)
         return self.rooms[room_id]
 
     def attach(self, room: Room) -> None:
@@ -306,6 +356,56 @@ class Hub:
             self.attach(room)
             return room
         raise StoreError("no free room id")
+
+    # ------------------------------------------------------------- expiry
+
+    def busy(self, room_id: str) -> bool:
+        """Whether a connection, a bot or a call holds the room now."""
+        task = self.bot_tasks.get(room_id)
+        lock = self.locks.get(room_id)
+        return bool(self.clients.get(room_id)) or (task is not None and not task.done()) \
+            or (lock is not None and lock.locked())
+
+    def expired(self, status: str, last: float, now: float) -> bool:
+        """Whether a room of ``status`` nobody has been in since ``last`` has expired."""
+        keep = self.limits.lobby_expiry_seconds if status == LOBBY else \
+            self.limits.empty_expiry_seconds
+        return now - last > keep
+
+    async def sweep(self) -> list[str]:
+        """Delete the rooms that expired (``Limits.lobby_expiry_seconds``,
+        ``Limits.empty_expiry_seconds``) and that nothing holds now; their ids. A finished
+        match's record stays in ``records/``."""
+        visits = await self.run(self.store.last_visits)
+        now = self.clock()
+        gone = [room_id for room_id, status, last in visits
+                if self.expired(status, last, now) and not self.busy(room_id)]
+        if gone:
+            self.expiring.update(gone)
+            try:
+                for room_id in gone:
+                    self.forget(room_id)
+                await self.run(self.store.delete_rooms, gone)
+            finally:
+                self.expiring.difference_update(gone)
+        self.quota.prune()
+        return gone
+
+    async def sweep_every(self) -> None:
+        """:meth:`sweep` every ``Limits.sweep_seconds``, as long as the server runs."""
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            with contextlib.suppress(StoreError, sqlite3.Error):
+                await self.sweep()
+
+    def forget(self, room_id: str) -> None:
+        """Keep nothing more of ``room_id`` (a room that expired)."""
+        self.rooms.pop(room_id, None)
+        self.locks.pop(room_id, None)
+        self.bot_tasks.pop(room_id, None)
+        if not self.clients.get(room_id):
+            self.clients.pop(room_id, None)
+        self.quota.release(room_id)
 
     def deliver(self, room: Room, outcome: Outcome, caller: Optional[Connection] = None) -> None:
         """Send an outcome: replies and a new seat's token to the caller, events and
@@ -376,13 +476,15 @@ class Hub:
         return room.played(planned)
 
     def origin_ok(self, headers: Any) -> bool:
-        """Whether a WebSocket's ``Origin`` is this server's host (or an allowed origin);
-        a client that sends none (not a browser) is let in."""
+        """Whether a WebSocket's ``Origin`` is this server's (its host one this server
+        answers to, ``--allowed-host``, and the request's own) or an allowed origin; a
+        client that sends none (not a browser) is let in."""
         origin = headers.get("origin")
         if origin is None or "*" in self.allow_origins or origin in self.allow_origins:
             return True
-        host = (headers.get("host") or "").lower()
-        return bool(host) and urlsplit(origin).netloc.lower() == host
+        netloc = urlsplit(origin).netloc.lower()
+        return host_allowed(self.allowed_hosts, netloc) and \
+            netloc == (headers.get("host") or "").lower()
 
     # ------------------------------------------------------------- one message
 
@@ -503,14 +605,42 @@ async def list_packs(request: Request) -> Response:
     return JSONResponse({"packs": hub.shelf.names()})
 
 
-async def new_room(request: Request) -> Response:
-    hub: Hub = request.app.state.hub
-    limit = hub.limits.message_bytes
+def is_json(request: Request) -> bool:
+    """Whether the request says its body is JSON (``Content-Type: application/json``):
+    what an HTML form or a page's plain ``text/plain`` request, sent to another site
+    without asking it first, cannot say."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return kind == "application/json"
+
+
+async def read_body(request: Request, limit: int) -> Optional[bytes]:
+    """The request's body, None when it is over ``limit`` bytes."""
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            return _http_error(request, 413, "error.too-big", size=f"> {limit}", limit=limit)
+            return None
+    return body
+
+
+async def new_room(request: Request) -> Response:
+    hub: Hub = request.app.state.hub
+    limit = hub.limits.message_bytes
+    if not is_json(request):
+        return _http_error(request, 415, "error.not-json-type")
+    address = address_of(request.scope)
+    refusal = hub.quota.refusal(address)
+    if refusal is not None:
+        answer = _http_error(request, 429, refusal, rooms=hub.limits.address_rooms,
+                             rate=hub.limits.address_rooms_per_minute)
+        answer.headers["retry-after"] = "60"
+        return answer
+    try:
+        body = await asyncio.wait_for(read_body(request, limit), hub.limits.head_seconds)
+    except asyncio.TimeoutError:
+        return _http_error(request, 408, "error.too-slow", seconds=f"{hub.limits.head_seconds:g}")
+    if body is None:
+        return _http_error(request, 413, "error.too-big", size=f"> {limit}", limit=limit)
     try:
         message = loads_json(body.decode("utf-8", errors="replace"), "body")
     except LostCitiesError as err:
@@ -526,6 +656,7 @@ async def new_room(request: Request) -> Response:
     except KeyError:
         return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
                              f"here: GET /packs"}, status_code=404)
+    hub.quota.opened(address, room.id)
     return JSONResponse({"room": room.id, "pack": room.pack.id, "url": f"/rooms/{room.id}",
                          "ws": f"/rooms/{room.id}/ws"}, status_code=201)
 
@@ -576,14 +707,19 @@ async def room_socket(socket: WebSocket) -> None:
     if room is None:
         await socket.close(code=1008)
         return
-    if hub.connections() >= limits.connections or \
-            len(hub.clients.get(room_id, ())) >= limits.room_connections:
-        await socket.close(code=1013)
+    lang = lang_of(socket.headers.get("accept-language", ""))
+    address = address_of(socket.scope)
+    await socket.accept()  # a refusal after it: the client sees its close code
+    full = hub.full(room_id, address)
+    if full is not None or hub.rooms.get(room_id) is not room:  # or the room expired
+        if full is not None:
+            with contextlib.suppress(Exception):
+                await socket.send_text(encode(_error(full), lang, hub.check_messages))
+        await socket.close(code=1013 if full is not None else 1008)
         return
-    await socket.accept()
-    client = Connection(socket, limits, lang_of(socket.headers.get("accept-language", "")),
-                        hub.check_messages)
+    client = Connection(socket, limits, lang, hub.check_messages, address)
     hub.clients.setdefault(room_id, set()).add(client)
+    hub.address_sockets[address] += 1
     try:
         hub.welcome(room, client)
         # the last chat lines and turns again (a page skips those it has shown), before
@@ -594,7 +730,12 @@ async def room_socket(socket: WebSocket) -> None:
         for turn in room.turn_backlog():
             client.send(turn)
         while not client.closed:
-            event = await socket.receive()
+            try:
+                event = await asyncio.wait_for(socket.receive(), hub.idle_limit(room, client))
+            except asyncio.TimeoutError:  # a spectator that said nothing for too long
+                client.drop(code=1000)
+                await asyncio.wait([client.closing])  # type: ignore[list-item]
+                break
             if event["type"] == "websocket.disconnect":
                 break
             text = event.get("text")
@@ -604,7 +745,7 @@ async def room_socket(socket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        hub.clients.get(room_id, set()).discard(client)
+        hub.socket_closed(room_id, client)
         if not client.closed:
             client.closed = True
             with contextlib.suppress(asyncio.QueueFull):
@@ -616,7 +757,8 @@ async def room_socket(socket: WebSocket) -> None:
 def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIMITS,
                allow_origins: Sequence[str] = (), durable: bool = True,
                check_messages: bool = True,
-               clock: Callable[[], float] = time.time) -> Starlette:
+               clock: Callable[[], float] = time.time,
+               allowed_hosts: Sequence[str] = ("*",)) -> Starlette:
     """The server's application: its store ``DATA/rooms.sqlite3``, the finished matches'
     records in ``DATA/records/``, the house packs of ``packs`` (a folder). ``limits``:
     the caps; ``allow_origins``: WebSocket origins let in besides this host's (``*``: any);
@@ -627,14 +769,21 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
     the last turns (the clients then saw turns the restarted room does not have); several
     rooms' turns share one commit either way (bench_server.py measures both);
     ``check_messages``: check every message sent against the schema (a bug is an error);
-    ``clock``: the wall clock seats' absences are measured with (tests pass their own)."""
+    ``clock``: the wall clock seats' absences and rooms' expiry are measured with (tests
+    pass their own); ``allowed_hosts``: the names the ``Host`` header may give (``*``: any,
+    the default here; ``lc serve`` passes its ``--allowed-host`` list), others get 400
+    (a WebSocket: 1008)."""
     data.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(data / "rooms.sqlite3", durable=durable)
     hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages,
-              clock)
+              clock, allowed_hosts)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        # rooms that expired while the server was down are freed first
+        with contextlib.suppress(StoreError, sqlite3.Error):
+            await hub.sweep()
+        sweeper = asyncio.ensure_future(hub.sweep_every())
         # rooms where a bot is to move play on without waiting for a client
         for room_id in store.open_rooms():
             row = store.room(room_id)
@@ -646,6 +795,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         try:
             yield
         finally:
+            sweeper.cancel()
             for task in hub.bot_tasks.values():
                 task.cancel()
             for task in hub.bot_tasks.values():
@@ -665,4 +815,5 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         WebSocketRoute("/rooms/{room_id}/ws", room_socket),
     ], lifespan=lifespan)
     app.state.hub = hub
+    app.add_middleware(AllowedHosts, hosts=allowed_hosts)
     return app

@@ -40,6 +40,31 @@ class Limits:
     chat_backlog: int = 50
     #: seconds a human seat must have had no connection before ``/bot`` may take it over
     takeover_seconds: float = 60.0
+    #: seconds a room with no connection open is kept after anyone was last there (its
+    #: creation, a seat's last connection, a chat line): a room never started, and a
+    #: started one; then it expires (checked every ``sweep_seconds``, and at start)
+    lobby_expiry_seconds: float = 3600.0
+    empty_expiry_seconds: float = 604800.0
+    sweep_seconds: float = 60.0
+    #: one client address (an IPv6 one by its /64): rooms it opened that are still there,
+    #: and rooms it may open a minute (a token bucket of as many)
+    address_rooms: int = 20
+    address_rooms_per_minute: int = 10
+    #: one client address's open WebSockets, in all rooms and in one room
+    address_connections: int = 64
+    address_room_connections: int = 8
+    #: seconds a WebSocket holding no seat may go without a message before it is closed
+    idle_seconds: float = 300.0
+    #: seconds a request's head (and a ``POST /rooms`` body) may take to arrive; seconds
+    #: a kept-alive HTTP connection may wait for its next request
+    head_seconds: float = 10.0
+    keep_alive_seconds: float = 5.0
+    #: one client address's HTTP connections open at once (a WebSocket counts among
+    #: ``address_connections`` once open; the addresses of trusted proxies are not limited)
+    address_http_connections: int = 32
+    #: open TCP connections (HTTP and WebSocket) at most; ``lc serve`` takes fewer when
+    #: the file limit (``ulimit -n``) is lower: that limit less ``FD_RESERVE``
+    open_connections: int = 4000
 
 
 LIMITS = Limits()

@@ -125,6 +125,13 @@ class Store(Protocol):
     def count_rooms(self) -> int:
         """How many rooms there are."""
 
+    def last_visits(self) -> list[tuple[str, str, float]]:
+        """Every room's id, status and the last time anyone was there that the store
+        knows of: its creation, a seat's ``seen``, its last chat line."""
+
+    def delete_rooms(self, room_ids: Sequence[str]) -> None:
+        """Remove these rooms with their seats, turns and chat lines."""
+
     def seats(self, room_id: str) -> list[SeatRow]:
         """The room's seats, by number."""
 
@@ -283,6 +290,23 @@ class SQLiteStore:
 
     def count_rooms(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
+
+    def last_visits(self) -> list[tuple[str, str, float]]:
+        rows = self._read(
+            "SELECT id, status, MAX(created, "
+            "COALESCE((SELECT MAX(seen) FROM seats WHERE room=rooms.id "
+            "AND typeof(seen) IN ('real', 'integer')), 0), "
+            "COALESCE((SELECT MAX(at) FROM chat WHERE room=rooms.id "
+            "AND typeof(at) IN ('real', 'integer')), 0)) FROM rooms "
+            "WHERE typeof(created) IN ('real', 'integer')")
+        return [(str(i), str(status), float(last)) for i, status, last in rows]
+
+    def delete_rooms(self, room_ids: Sequence[str]) -> None:
+        with self._write() as db:
+            for table, key in (("chat", "room"), ("turns", "room"), ("seats", "room"),
+                               ("rooms", "id")):
+                db.executemany(f"DELETE FROM {table} WHERE {key}=?",
+                               [(room_id,) for room_id in room_ids])
 
     def start(self, room_id: str, labels: Sequence[str]) -> None:
         with self._write() as db:

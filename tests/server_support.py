@@ -40,12 +40,18 @@ Output = Union[int, IO[Any], None]
 
 def start_lc_serve(data: Path, port: int, *extra: str, stdout: Output = subprocess.PIPE,
                    stderr: Output = subprocess.PIPE, bound: float = BOUND,
-                   log: Optional[Path] = None) -> subprocess.Popen:
+                   log: Optional[Path] = None, files: Optional[int] = None) -> subprocess.Popen:
     """``lc serve --port PORT --data DATA EXTRA...`` started and answering GET /packs
     (waited for up to ``bound`` seconds; an early exit or no answer fails the test with
-    what the server printed, read from ``log`` when its output goes there)."""
+    what the server printed, read from ``log`` when its output goes there); ``files``:
+    the server's file limit (``ulimit -n``)."""
+    def limit_files() -> None:
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
     proc = subprocess.Popen(lc_command() + ["serve", "--port", str(port), "--data", str(data),
-                                            *extra], stdout=stdout, stderr=stderr, text=True)
+                                            *extra], stdout=stdout, stderr=stderr, text=True,
+                            preexec_fn=limit_files if files is not None else None)
     deadline = time.monotonic() + bound
     while True:
         if proc.poll() is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -306,8 +307,9 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
 
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     db.executescript(V1)
+    # created now: a room nobody visited for Limits.empty_expiry_seconds would expire
     db.execute("INSERT INTO rooms VALUES ('abcdefgh', 'builtin:duel-classic', 7, 'playing', "
-               "'[\"Ada\", \"Bob\"]', 1.0)")
+               "'[\"Ada\", \"Bob\"]', ?)", (time.time(),))
     for seat, name, token in ((0, "Ada", "tok-a"), (1, "Bob", "tok-b")):
         db.execute("INSERT INTO seats VALUES ('abcdefgh', ?, ?, 'human', '', ?, 0)",
                    (seat, name, token_hash(token)))

@@ -347,9 +347,10 @@ def test_http_api(tmp_path: Path) -> None:
             "players": [board.min_players, board.max_players]}
         assert listed["duel-classic"]["family"] == "duel" and len(listed) == 8
         assert client.post("/rooms", json={"pack": "nope"}).status_code == 404
-        assert client.post("/rooms", content=b"{").status_code == 400
+        as_json = {"content-type": "application/json"}
+        assert client.post("/rooms", content=b"{", headers=as_json).status_code == 400
         assert client.post("/rooms", json={"pack": "duel-classic", "x": 1}).status_code == 400
-        assert client.post("/rooms", content=b" " * 5000).status_code == 413
+        assert client.post("/rooms", content=b" " * 5000, headers=as_json).status_code == 413
         room = open_room(client, "duel-classic")
         assert len(room) == 8
         public = client.get(f"/rooms/{room}").json()
