@@ -44,8 +44,9 @@ def serve(
     """Run rooms where friends play over the network: open a room (POST /rooms), share its
     link, /join, /start. Prints the address and runs until Ctrl-C.
 
-    Exit 0 after Ctrl-C, 1 when the database cannot be used, 2 on bad options or
-    without the serve extra (pip install 'lostcities[serve]').
+    Exit 0 after Ctrl-C, 1 when the database cannot be used (damaged, or in use by
+    another lc serve), 2 on bad options or without the serve extra
+    (pip install 'lostcities[serve]').
     """
     try:
         import starlette  # noqa: F401
@@ -60,7 +61,7 @@ def serve(
     from lostcities.server.app import create_app
     from lostcities.server.store import StoreError
 
-    from .session import data_dir
+    from .session import SaveInUse, SaveLock, SessionError, data_dir
 
     try:
         folder = check_path(data, "--data") if data is not None else data_dir() / "rooms"
@@ -74,6 +75,17 @@ def serve(
         fail(f"--data {shown_path(folder)} is not a folder", EXIT_USAGE)
     if packs is not None and not packs.is_dir():
         fail(f"--packs {shown_path(packs)} is not a folder", EXIT_USAGE)
+    try:
+        # one lc serve a data folder, for its whole life (the system drops the lock of a
+        # process killed, even with kill -9)
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = SaveLock.acquire(folder / "rooms.sqlite3")
+    except SaveInUse as err:
+        fail(f"--data {shown_path(folder)} is in use by another lc serve (pid {err.pid}); "
+             f"stop that one first, or give another --data")
+    except (SessionError, OSError) as err:
+        fail(f"--data {shown_path(folder)}: {err}")
+    _log_to_stderr()
     try:
         # every message received is checked against the protocol's schema; checking every
         # message sent too (create_app's default, which the tests keep) finds the server's
@@ -95,4 +107,20 @@ def serve(
         pass
     except OSError as err:
         fail(f"cannot serve on {host}:{port}: {err}")
+    lock.release()  # a failure above exits holding it: the system drops it
     typer.echo("lc serve: stopped")
+
+
+def _log_to_stderr() -> None:
+    """What the server leaves out or cannot save, one line each on stderr:
+    ``lc serve: room ... left out ...``."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("lc serve: %(message)s"))
+    logger = logging.getLogger("lostcities.server")
+    if logger.handlers:
+        return
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
