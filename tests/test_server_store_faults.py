@@ -35,7 +35,7 @@ from websockets.sync.client import connect as ws_connect  # noqa: E402
 from lostcities.engine import load_pack  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.room import Room  # noqa: E402
-from lostcities.server.store import BOT, SeatRow, SQLiteStore  # noqa: E402
+from lostcities.server.store import BOT, OVER, PLAYING, SeatRow, SQLiteStore  # noqa: E402
 from server_support import BOUND, free_port, lc_command, new_room, start_lc_serve  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
@@ -428,3 +428,32 @@ def test_fuzz_damaged_cells_leave_every_other_room_playing(template: Path, picks
                     player.line("/help")
                     player.until(lambda m: m.get("key") == "info.help")
             assert set(client.app.state.hub.quarantined) <= damaged
+
+
+# --------------------------------------------------------------------------- a record not written
+
+def test_a_record_that_cannot_be_written_loses_no_turn(tmp_path: Path,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """The match's last turn is stored and played though its record cannot be written
+    (one log line); the room's next load writes it."""
+    records = tmp_path / "records"
+    records.write_text("a file where the records folder should be")
+    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=False)
+    room = Room.create(store, "lastturn", load_pack("duel-classic"), "builtin:duel-classic",
+                       records=records)
+    room.line(None, "/join Ada")
+    room.line(0, "/bot greedy")
+    room.line(0, "/start")
+    while room.status == PLAYING:
+        turn = room.bot_turn()
+        if turn is not None:
+            room.bot_move(turn, turn.choose(room.bots))
+        else:
+            room.move(0, room.view_for(0)["legal"][0])
+    assert room.status == OVER and len(store.turns("lastturn")) == room.turns
+    said = [r.getMessage() for r in caplog.records if "lastturn" in r.getMessage()]
+    assert len(said) == 1 and "is not written" in said[0], said
+    records.unlink()
+    Room.load(store, "lastturn", lambda ref: load_pack(ref.partition(":")[2]),
+              records=records)
+    assert [p.name for p in records.iterdir()] == [room.record_names[-1]]
