@@ -60,8 +60,9 @@ def serve(
     """Run rooms where friends play over the network: open a room (POST /rooms), share its
     link, /join, /start. Prints the address and runs until Ctrl-C.
 
-    Exit 0 after Ctrl-C, 1 when the database cannot be used, 2 on bad options or
-    without the serve extra (pip install 'lostcities[serve]').
+    Exit 0 after Ctrl-C, 1 when the database cannot be used (damaged, or in use by
+    another lc serve), 2 on bad options or without the serve extra
+    (pip install 'lostcities[serve]').
     """
     try:
         import starlette  # noqa: F401
@@ -79,7 +80,7 @@ def serve(
     from lostcities.server.protocol import LIMITS
     from lostcities.server.store import StoreError
 
-    from .session import data_dir
+    from .session import SaveInUse, SaveLock, SessionError, data_dir
 
     try:
         folder = check_path(data, "--data") if data is not None else data_dir() / "rooms"
@@ -99,6 +100,17 @@ def serve(
         fail(f"--limit {err}", EXIT_USAGE)
     bound = () if host in ("0.0.0.0", "::", "") else (host,)
     hosts = (*bound, *LOCAL_HOSTS, *(allowed_host or ()))
+    try:
+        # one lc serve a data folder, for its whole life (the system drops the lock of a
+        # process killed, even with kill -9)
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = SaveLock.acquire(folder / "rooms.sqlite3")
+    except SaveInUse as err:
+        fail(f"--data {shown_path(folder)} is in use by another lc serve (pid {err.pid}); "
+             f"stop that one first, or give another --data")
+    except (SessionError, OSError) as err:
+        fail(f"--data {shown_path(folder)}: {err}")
+    _log_to_stderr()
     try:
         # every message received is checked against the protocol's schema; checking every
         # message sent too (create_app's default, which the tests keep) finds the server's
@@ -128,6 +140,7 @@ def serve(
         pass
     except OSError as err:
         fail(f"cannot serve on {host}:{port}: {err}")
+    lock.release()  # a failure above exits holding it: the system drops it
     typer.echo("lc serve: stopped")
 
 
@@ -152,3 +165,18 @@ def changed_limits(limits: Any, changes: Sequence[str]) -> Any:
             raise ValueError(f"{name}: {text[:30]!r} must be above 0 and under 10^9")
         values[name] = value
     return dataclasses.replace(limits, **values)
+
+
+def _log_to_stderr() -> None:
+    """What the server leaves out or cannot save, one line each on stderr:
+    ``lc serve: room ... left out ...``."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("lc serve: %(message)s"))
+    logger = logging.getLogger("lostcities.server")
+    if logger.handlers:
+        return
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

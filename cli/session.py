@@ -106,7 +106,12 @@ class SessionError(LostCitiesError, ValueError):
 
 
 class SaveInUse(SessionError):
-    """The save is open in another ``lc play`` (its :class:`SaveLock` is held)."""
+    """The save is open in another ``lc play`` (its :class:`SaveLock` is held);
+    :attr:`pid`: that process's id, as its lock file says (``unknown`` if it does not)."""
+
+    def __init__(self, message: str, pid: str = "unknown"):
+        super().__init__(message)
+        self.pid = pid
 
 
 @dataclass(frozen=True)
@@ -484,7 +489,8 @@ def check_save_target(path: Path, own: Optional[Path] = None, what: str = "--sav
 
 class SaveLock:
     """An advisory lock on a save, held for the whole game, so that a second ``lc play``
-    on the same save is refused instead of both writing it.
+    on the same save is refused instead of both writing it (``lc serve`` holds one on
+    its rooms' database the same way, for the server's life).
 
     The lock is taken on ``.NAME.lock`` beside the save (:func:`lock_path`), not on the
     save itself: every save renames a new file over the old one, and a lock on the
@@ -528,9 +534,10 @@ class SaveLock:
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     except BlockingIOError:
+                        pid = _read_pid(fd)
                         raise SaveInUse(f"{shown} is open in another lc play (pid "
-                                           f"{_read_pid(fd)}); finish or quit that one "
-                                           f"first") from None
+                                        f"{pid}); finish or quit that one first",
+                                        pid) from None
                 except BaseException:
                     os.close(fd)
                     raise

@@ -28,6 +28,7 @@ import asyncio
 import base64
 import contextlib
 import json
+import logging
 import secrets
 import sqlite3
 import time
@@ -44,13 +45,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from lostcities.engine import LostCitiesError, load_pack
+from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.safeio import loads_json
 
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
-from .room import Outcome, PlannedTurn, Room, RoomError
-from .store import LOBBY, PLAYING, SQLiteStore, Store, StoreError, token_hash
+from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, refused
+from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
 
 #: a room id: 8 characters of base32 (40 random bits)
@@ -72,6 +73,15 @@ def is_room_id(text: str) -> bool:
 IO_THREADS = 16
 #: the worker threads where bots choose and hints are thought of
 BOT_THREADS = 2
+
+#: where the server says what it left out or could not save (one line each)
+log = logging.getLogger(__name__)
+#: a bot's move the store could not save is tried again after this many seconds,
+#: doubling up to the second figure (the turn stays the bot's meanwhile)
+BOT_RETRY_FIRST, BOT_RETRY_MOST = 1.0, 30.0
+#: writes the store refused are said in the log at most once in this many seconds (the
+#: line counts the others)
+UNSAVED_LOG_SECONDS = 10.0
 
 
 #: a pack's name and description as GET /packs lists them, in characters at most
@@ -262,6 +272,11 @@ class Hub:
         self.background: set[asyncio.Task[None]] = set()
         self.bot_pool = ThreadPoolExecutor(max_workers=BOT_THREADS, thread_name_prefix="lc-bot")
         self.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room")
+        #: the rooms left out, each said once in the log: room id -> why (a stored row
+        #: damaged, a stored turn refused: every request for it answers 503)
+        self.quarantined: dict[str, str] = {}
+        #: when the log last said a refused write, and the refusals since
+        self._unsaved: tuple[float, int] = (-UNSAVED_LOG_SECONDS, 0)
 
     def connections(self) -> int:
         """Open connections in all rooms."""
@@ -312,12 +327,12 @@ class Hub:
             return self.rooms[room_id]
         if room_id in self.expiring:
             return None
+        if room_id in self.quarantined:
+            raise RoomError(self.quarantined[room_id])
         try:
             async with self.lock(room_id):
                 if room_id not in self.rooms:
-                    room = await self.run(lambda: Room.load(
-                        self.store, room_id, self.shelf.find, records=self.records,
-                        limits=self.limits, clock=self.clock))
+                    room = await self.load(room_id)
                     if room is None:
                         return None
                     self.attach(room)
@@ -325,6 +340,62 @@ class Hub:
             if room_id not in self.rooms:
                 self.locks.pop(room_id, None)
         return self.rooms[room_id]
+
+    async def load(self, room_id: str) -> Optional[Room]:
+        """The room rebuilt from the store (None: no such room). One that cannot be (a
+        damaged row, a refused turn) is quarantined: said once in the log, and a
+        :class:`RoomError` now and on every request after; a store that cannot be read
+        now is a :class:`RoomError` this time only."""
+        try:
+            return await self.run(lambda: Room.load(
+                self.store, room_id, self.shelf.find, records=self.records,
+                limits=self.limits, clock=self.clock))
+        except (RoomError, DamagedRow) as err:
+            self.quarantine(room_id, str(err))
+            raise RoomError(self.quarantined[room_id]) from None
+        except StoreError as err:
+            raise RoomError(str(err)) from None
+
+    def quarantine(self, room_id: str, why: str) -> None:
+        """Leave the room ``room_id`` out (every request for it answers 503), said once
+        in the log."""
+        if room_id not in self.quarantined:
+            self.quarantined[room_id] = why = clean_text(why, 300) or "?"
+            log.warning("%s; room %s is left out (503) until it is repaired, every other "
+                        "room plays", why, room_id)
+
+    async def wake(self, room_id: str) -> None:
+        """At start: read the room's row and seats (a damaged one is quarantined now, not
+        when a player comes), and rebuild a room where a bot is to move, whose bots
+        then play on without waiting for a client."""
+        try:
+            row = self.store.room(room_id)
+            self.store.seats(room_id)
+        except DamagedRow as err:
+            self.quarantine(room_id, str(err))
+            return
+        except StoreError:
+            return
+        if row is not None and row.status == PLAYING:
+            with contextlib.suppress(RoomError, LostCitiesError):
+                room = await self.room(room_id)
+                if room is not None:
+                    self.kick_bots(room)
+
+    def not_saved(self, room: Room, err: StoreError) -> Outcome:
+        """A write the store refused (a full disk, an I/O error): nothing changed, the
+        caller is told ``error.cannot-save`` (and may try again), the log says it (at
+        most once in :data:`UNSAVED_LOG_SECONDS`)."""
+        said, count = self._unsaved
+        now = time.monotonic()
+        if now - said >= UNSAVED_LOG_SECONDS:
+            more = f" ({count} more refused since the last line)" if count else ""
+            log.warning("room %s: the store refused a write, nothing changed: %s%s",
+                        room.id, clean_text(str(err), 300), more)
+            self._unsaved = (now, 0)
+        else:
+            self._unsaved = (said, count + 1)
+        return refused("error.cannot-save")
 
     def attach(self, room: Room) -> None:
         """Keep ``room`` in the cache, its presence read from this hub's connections."""
@@ -403,6 +474,7 @@ class Hub:
         self.rooms.pop(room_id, None)
         self.locks.pop(room_id, None)
         self.bot_tasks.pop(room_id, None)
+        self.quarantined.pop(room_id, None)
         if not self.clients.get(room_id):
             self.clients.pop(room_id, None)
         self.quota.release(room_id)
@@ -462,9 +534,22 @@ class Hub:
             if turn is None:
                 return
             move = await loop.run_in_executor(self.bot_pool, turn.choose, room.bots)
+            self.deliver(room, await self.play_bot(room, turn, move))
+
+    async def play_bot(self, room: Room, turn: BotTurn, move: Move) -> Outcome:
+        """The move a bot chose played (:meth:`play`). A write the store refused is tried
+        again after :data:`BOT_RETRY_FIRST` seconds, doubling up to :data:`BOT_RETRY_MOST`
+        (the same move: nothing was stored or said, the turn is still the bot's), until
+        it is stored or the room has moved on."""
+        delay = BOT_RETRY_FIRST
+        while True:
             async with self.lock(room.id):
-                outcome = await self.play(room, room.plan_bot(turn, move))
-            self.deliver(room, outcome)
+                try:
+                    return await self.play(room, room.plan_bot(turn, move))
+                except StoreError as err:
+                    self.not_saved(room, err)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BOT_RETRY_MOST)
 
     async def play(self, room: Room, planned: "Outcome | PlannedTurn") -> Outcome:
         """A planned turn (engine work done on the loop: microseconds) committed in a
@@ -539,11 +624,14 @@ class Hub:
             return
         async with self.lock(room.id):
             seat = client.seat(room)
-            if kind == "line":
-                outcome = await self.run(room.line, seat, message["text"])
-            else:
-                outcome = await self.play(room, room.plan_move(seat, message["move"],
-                                                               message.get("seat")))
+            try:
+                if kind == "line":
+                    outcome = await self.run(room.line, seat, message["text"])
+                else:
+                    outcome = await self.play(room, room.plan_move(seat, message["move"],
+                                                                   message.get("seat")))
+            except StoreError as err:  # nothing was stored, nor said to anyone
+                outcome = self.not_saved(room, err)
         self.deliver(room, outcome, client)
 
     async def hint(self, room: Room, client: Connection) -> None:
@@ -565,7 +653,10 @@ class Hub:
     async def away(self, room: Room, seat: int) -> None:
         """No connection holds ``seat`` any more: its absence starts now (stored)."""
         async with self.lock(room.id):
-            await self.run(room.touch, seat)
+            try:
+                await self.run(room.touch, seat)
+            except StoreError as err:  # measured from the last time stored
+                self.not_saved(room, err)
 
     def later(self, work: Any) -> None:
         """Run the coroutine ``work`` as a task of its own (kept until it is done)."""
@@ -653,6 +744,8 @@ async def new_room(request: Request) -> Response:
                             status_code=503)
     try:
         room = await hub.create_room(message["pack"], bool(message.get("hints", False)))
+    except StoreError:  # a full disk: nothing was stored
+        return _http_error(request, 503, "error.cannot-save")
     except KeyError:
         return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
                              f"here: GET /packs"}, status_code=404)
@@ -702,8 +795,9 @@ async def room_socket(socket: WebSocket) -> None:
         return
     try:
         room = await hub.room(room_id) if is_room_id(room_id) else None
-    except RoomError:
-        room = None
+    except RoomError as err:
+        await unavailable(socket, str(err))
+        return
     if room is None:
         await socket.close(code=1008)
         return
@@ -754,6 +848,17 @@ async def room_socket(socket: WebSocket) -> None:
         hub.later(hub.left(room, client))
 
 
+async def unavailable(socket: WebSocket, reason: str) -> None:
+    """A WebSocket to a room that cannot be played (quarantined, or its store unreadable
+    now): one ``error.room-unavailable`` in the client's language, then closed (1011)."""
+    lang = lang_of(socket.headers.get("accept-language", ""))
+    text = encode(_error("error.room-unavailable", reason=reason[:200]), lang, False)
+    with contextlib.suppress(Exception):  # the client may be gone already
+        await socket.accept()
+        await socket.send_text(text)
+        await socket.close(code=1011)
+
+
 def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIMITS,
                allow_origins: Sequence[str] = (), durable: bool = True,
                check_messages: bool = True,
@@ -784,14 +889,9 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         with contextlib.suppress(StoreError, sqlite3.Error):
             await hub.sweep()
         sweeper = asyncio.ensure_future(hub.sweep_every())
-        # rooms where a bot is to move play on without waiting for a client
+        # damaged rooms are left out now; where a bot is to move, it plays on
         for room_id in store.open_rooms():
-            row = store.room(room_id)
-            if row is not None and row.status == PLAYING:
-                with contextlib.suppress(RoomError, LostCitiesError):
-                    room = await hub.room(room_id)
-                    if room is not None:
-                        hub.kick_bots(room)
+            await hub.wake(room_id)
         try:
             yield
         finally:

@@ -17,7 +17,9 @@ Calls on one room must not run at the same time (the transport holds a lock per 
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import random
 import secrets
@@ -35,7 +37,7 @@ from lostcities.engine.safeio import loads_json
 
 from .protocol import LIMITS, Limits, clean_text
 from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
-    token_hash
+    StoreError, token_hash
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
@@ -46,6 +48,8 @@ DEFAULT_BOT = "greedy"
 HINT_BOT = "expert"
 #: move notations a room remembers (:meth:`Room.move_text`; more: it starts again)
 MOVE_TEXTS = 4096
+#: where a room says what it could not write (one line each; ``lc serve`` shows them)
+log = logging.getLogger(__name__)
 #: ``turn`` messages a room keeps and sends a client that connects
 #: (:meth:`Room.turn_backlog`): as many as the page lists (static/state.js ``MAX_TURNS``)
 TURN_BACKLOG = 30
@@ -264,15 +268,17 @@ class Room:
                                      where=f"room {room_id}")
             else:
                 pack = find_pack(row.pack)
-        except LostCitiesError as err:
-            raise RoomError(f"room {room_id}: its pack {row.pack}: {err}") from None
+        except (LostCitiesError, RoomError) as err:
+            raise RoomError(f"room {room_id}: its pack {row.pack[:80]}: {err}") from None
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
                    hints=row.hints, clock=clock)
         room.seats = store.seats(room_id)
+        room._check_seats(row.labels if row.status != LOBBY else None)
         now = clock()
         for i, seat in enumerate(room.seats):  # absent since now, as far as anyone knows
             if seat.kind == HUMAN and not seat.seen:
-                store.touch_seat(room_id, seat.seat, now)
+                with contextlib.suppress(StoreError):  # else measured from now all the same
+                    store.touch_seat(room_id, seat.seat, now)
                 room.seats[i] = replace(seat, seen=now)
         room.status = row.status
         if row.status != LOBBY:
@@ -299,6 +305,20 @@ class Room:
                 if room.records is not None and not (room.records / name).exists():
                     room._write_record(name, dumps(state) + "\n")
         return room
+
+    def _check_seats(self, labels: Optional[tuple[str, ...]]) -> None:
+        """:class:`RoomError` unless the stored seats can play: one a label once the match
+        is dealt (``labels``), and a bot the server has on each bot seat."""
+        if labels is not None and len(labels) != len(self.seats):
+            raise RoomError(f"room {self.id}: {len(self.seats)} seats for a match dealt to "
+                            f"{len(labels)} players")
+        for seat in self.seats:
+            if seat.kind == BOT:
+                try:
+                    make_bot(seat.bot)  # never allow_import: only the built-in names
+                except LostCitiesError:
+                    raise RoomError(f"room {self.id}: seat {seat.seat}: no bot called "
+                                    f"{seat.bot[:40]!r} here") from None
 
     # ------------------------------------------------------------- who is who
 
@@ -768,14 +788,22 @@ class Room:
                 "record": name, "can_continue": bool(self.pack.continuation)}
 
     def _write_record(self, name: str, text: str) -> None:
-        """Write a match record beside the database, atomically (a temporary file renamed)."""
+        """Write a match record beside the database, atomically (a temporary file renamed);
+        one that cannot be written (a full disk) is said in the log and left for the
+        room's next :meth:`load`, which writes every missing record of its matches."""
         if self.records is None:
             return
-        self.records.mkdir(parents=True, exist_ok=True)
         path = self.records / name
         temp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        with open(temp, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, path)
+        try:
+            self.records.mkdir(parents=True, exist_ok=True)
+            with open(temp, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temp, path)
+        except OSError as err:  # its turns are stored: the room's next load writes it
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            log.warning("room %s: the record %s is not written (%s); it will be when the "
+                        "room is next loaded", self.id, name, err.strerror or err)

@@ -7,12 +7,22 @@ killed with SIGKILL comes back where it was, and a store on a shared database se
 would let several processes serve the same rooms.
 
 A seat's secret token is never stored: only its SHA-256 (:func:`token_hash`).
+
+Storage faults stay where they are: the database is checked when it is opened (SQLite's
+``quick_check`` and every table and column this server reads; :class:`StoreError` in one
+line otherwise); a stored cell of the wrong type or an unreadable value makes its
+room's rows a :class:`DamagedRow` (the transport leaves that room out, every other
+works); a damaged chat row is skipped; a write the database refuses (a full disk, an I/O
+error) is a :class:`StoreError` and changes nothing.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
+import logging
+import math
 import sqlite3
 import threading
 import time
@@ -32,8 +42,25 @@ HUMAN, BOT, LEFT = "human", "bot", "left"
 MOVE, CONT = "move", "cont"
 
 
+#: where the store says what it skipped (one line each; ``lc serve`` shows them)
+log = logging.getLogger(__name__)
+#: damaged chat rows said in the log, at most (each once; then they are skipped quietly)
+SAID_MOST = 10_000
+
+
 class StoreError(Exception):
-    """The store cannot be used (another schema version, a write refused)."""
+    """The store cannot be used (another schema version, a damaged database, a write
+    refused: a full disk, an I/O error)."""
+
+
+class DamagedRow(StoreError):
+    """A stored row of room :attr:`room` that cannot be read: a cell of the wrong type
+    (text where a number belongs) or a value no row of this server holds. The room
+    cannot be rebuilt; the others are untouched."""
+
+    def __init__(self, room: str, message: str):
+        super().__init__(f"room {room}: {message}")
+        self.room = room
 
 
 @dataclass(frozen=True)
@@ -106,6 +133,39 @@ class _QueuedTurn:
 def token_hash(token: str) -> str:
     """What the store keeps of a seat's token: its SHA-256, hex."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------- reading a stored cell
+# SQLite keeps whatever a cell was given (text in an INTEGER column, a blob anywhere):
+# each cell read is checked to be what this server writes there.
+
+def _text(room: str, where: str, value: object, allowed: Sequence[str] = ()) -> str:
+    if type(value) is not str or (allowed and value not in allowed):
+        raise DamagedRow(room, f"{where} is not " + (f"one of {', '.join(allowed)}"
+                                                     if allowed else "text"))
+    return value
+
+
+def _integer(room: str, where: str, value: object) -> int:
+    if type(value) is not int:
+        raise DamagedRow(room, f"{where} is not an integer")
+    return value
+
+
+def _number(room: str, where: str, value: object) -> float:
+    if type(value) not in (int, float) or not math.isfinite(value):  # type: ignore[arg-type]
+        raise DamagedRow(room, f"{where} is not a finite number")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _labels(room: str, value: object) -> tuple[str, ...]:
+    try:
+        labels = json.loads(_text(room, "labels", value))
+    except ValueError:
+        labels = None
+    if not isinstance(labels, list) or not all(type(label) is str for label in labels):
+        raise DamagedRow(room, "labels is not a JSON list of names")
+    return tuple(labels)
 
 
 class Store(Protocol):
@@ -196,6 +256,41 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def expected_columns() -> dict[str, frozenset[str]]:
+    """Each table of :data:`_SCHEMA` and its columns: what an opened database must have."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: frozenset(r[1] for r in db.execute(f"PRAGMA table_info({t})"))
+                for t in tables}
+    finally:
+        db.close()
+
+
+def file_problem(db: sqlite3.Connection) -> Optional[str]:
+    """Why the database file of ``db`` is damaged (SQLite's ``quick_check``: a scrambled
+    page, a broken b-tree), in one line, or None."""
+    checked = [str(r[0]) for r in db.execute("PRAGMA quick_check(1)")]
+    if checked == ["ok"]:
+        return None
+    said = " ".join(" ".join(checked).split())
+    return f"the database file is damaged (SQLite quick_check: {said[:200]})"
+
+
+def schema_problem(db: sqlite3.Connection) -> Optional[str]:
+    """Which table or column of :data:`_SCHEMA` the database ``db`` lacks, in one line, or
+    None."""
+    for table, columns in expected_columns().items():
+        found = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if not found:
+            return f"the table {table} is missing"
+        if columns - found:
+            return f"the table {table} has no column {', '.join(sorted(columns - found))}"
+    return None
+
+
 class SQLiteStore:
     """:class:`Store` in one SQLite file (WAL mode, ``synchronous=FULL`` by default:
     a committed turn survives the process being killed and the machine losing power;
@@ -214,9 +309,26 @@ class SQLiteStore:
         self._queue: list[_QueuedTurn] = []
         self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                    isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        self._db.execute("PRAGMA foreign_keys=ON")
+        #: the damaged chat rows said so far (each is said once, then skipped quietly)
+        self._said: set[tuple[str, int]] = set()
+        try:
+            self._open(durable)
+        except (StoreError, sqlite3.Error) as err:
+            self._db.close()
+            if isinstance(err, StoreError):
+                raise
+            raise StoreError(f"{self.path}: {err}") from None
+
+    def _open(self, durable: bool) -> None:
+        """Check the file (SQLite's ``quick_check``), create or migrate the schema, check
+        every table and column this server reads (:func:`schema_problem`)."""
+        db = self._db
+        damage = file_problem(db)
+        if damage is not None:
+            raise StoreError(f"{self.path}: {damage}; restore it from a backup")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        db.execute("PRAGMA foreign_keys=ON")
         with self._write() as db:
             db.execute("CREATE TABLE IF NOT EXISTS meta "
                        "(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -226,31 +338,63 @@ class SQLiteStore:
                     if statement.strip():
                         db.execute(statement)
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                return
-            version = int(row[0]) if row[0].isdigit() else -1
-            if not 1 <= version <= SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: a database of schema version {row[0][:20]}, "
-                                 f"this server reads versions 1 to {SCHEMA_VERSION}")
-            while version < SCHEMA_VERSION:  # one transaction: all or nothing
-                for statement in MIGRATIONS[version]:
+            else:
+                self._migrate(db, str(row[0]))
+        missing = schema_problem(db)
+        if missing is not None:
+            raise StoreError(f"{self.path}: {missing}: not a rooms database of this server "
+                             f"(restore it from a backup)")
+
+    def _migrate(self, db: sqlite3.Connection, stored: str) -> None:
+        """Bring a database of schema version ``stored`` to :data:`SCHEMA_VERSION` (the
+        caller's transaction: all or nothing), or refuse it."""
+        version = int(stored) if stored.isdigit() and len(stored) < 6 else -1
+        if not 1 <= version <= SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: a database of schema version {stored[:20]}, "
+                             f"this server reads versions 1 to {SCHEMA_VERSION}")
+        while version < SCHEMA_VERSION:
+            for statement in MIGRATIONS[version]:
+                try:
                     db.execute(statement)
-                version += 1
-            db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(version),))
+                except sqlite3.Error as err:
+                    raise StoreError(f"{self.path}: cannot migrate it from schema version "
+                                     f"{version}: {err}") from None
+            version += 1
+        db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(version),))
 
     # ------------------------------------------------------------- transactions
 
     class _Txn:
+        """One write transaction under the store's lock: committed when its block ends,
+        rolled back when it raises. A write the database refuses (a full disk, an I/O
+        error, a lock) is a :class:`StoreError`, and nothing of the block is kept."""
+
         def __init__(self, store: "SQLiteStore"):
             self.store = store
 
         def __enter__(self) -> sqlite3.Connection:
             self.store._lock.acquire()
-            self.store._db.execute("BEGIN IMMEDIATE")
+            try:
+                self.store._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                self.store._lock.release()
+                raise StoreError(f"{self.store.path.name}: not saved: {err}") from None
             return self.store._db
 
-        def __exit__(self, kind: object, *rest: object) -> None:
+        def __exit__(self, kind: object, error: object, trace: object) -> None:
+            db = self.store._db
             try:
-                self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
+                if kind is None:
+                    try:
+                        db.execute("COMMIT")
+                        return
+                    except sqlite3.Error as err:
+                        error = err
+                # SQLite rolls back by itself after some failures: then there is none
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error):
+                    raise StoreError(f"{self.store.path.name}: not saved: {error}") from None
             finally:
                 self.store._lock.release()
 
@@ -259,31 +403,40 @@ class SQLiteStore:
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
-            return self._db.execute(sql, params).fetchall()
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as err:
+                raise StoreError(f"{self.path.name}: cannot read: {err}") from None
 
     # ------------------------------------------------------------- rooms
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
                     pack_sha256: str = "", hints: bool = False) -> RoomRow:
         now = time.time()
-        try:
-            with self._write() as db:
+        with self._write() as db:
+            try:
                 db.execute("INSERT INTO rooms (id, pack, seed, status, labels, created, "
                            "pack_data, pack_sha256, hints) VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?)",
                            (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
                             int(hints)))
-        except sqlite3.IntegrityError:
-            raise StoreError(f"room {room_id} exists") from None
+            except sqlite3.IntegrityError:
+                raise StoreError(f"room {room_id} exists") from None
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints)
 
     def room(self, room_id: str) -> Optional[RoomRow]:
+        """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
+        server writes there."""
         rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
                           "pack_sha256, hints FROM rooms WHERE id=?", (room_id,))
         if not rows:
             return None
         rid, pack, seed, status, labels, created, data, sha, hints = rows[0]
-        return RoomRow(rid, pack, int(seed), status, tuple(json.loads(labels)), created,
-                       data, sha, bool(hints))
+        return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
+                       _integer(room_id, "seed", seed),
+                       _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
+                       _labels(room_id, labels), _number(room_id, "created", created),
+                       _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
+                       bool(_integer(room_id, "hints", hints)))
 
     def open_rooms(self) -> list[str]:
         return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
@@ -316,10 +469,26 @@ class SQLiteStore:
     # ------------------------------------------------------------- seats
 
     def seats(self, room_id: str) -> list[SeatRow]:
-        return [SeatRow(int(s), n, k, b, h, bool(w), float(t))
-                for s, n, k, b, h, w, t in self._read(
-                    "SELECT seat, name, kind, bot, token_hash, wants_cont, seen FROM seats "
-                    "WHERE room=? ORDER BY seat", (room_id,))]
+        """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
+        what this server writes there or a number is missing."""
+        seats = [self._seat(room_id, row) for row in self._read(
+            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen FROM seats "
+            "WHERE room=? ORDER BY seat", (room_id,))]
+        if [s.seat for s in seats] != list(range(len(seats))):
+            raise DamagedRow(room_id, "its seats are not numbered 0, 1, ...")
+        return seats
+
+    @staticmethod
+    def _seat(room: str, row: tuple) -> SeatRow:
+        number, name, kind, bot, digest, wants_cont, seen = row
+        where = f"seat {number!r}"[:40]
+        return SeatRow(_integer(room, "a seat's number", number),
+                       _text(room, f"{where}: name", name),
+                       _text(room, f"{where}: kind", kind, (HUMAN, BOT, LEFT)),
+                       _text(room, f"{where}: bot", bot),
+                       _text(room, f"{where}: token_hash", digest),
+                       bool(_integer(room, f"{where}: wants_cont", wants_cont)),
+                       _number(room, f"{where}: seen", seen))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
@@ -371,9 +540,11 @@ class SQLiteStore:
                 try:
                     # the last number, from the primary key's index (a COUNT(*) would
                     # read every turn of the room, each move)
-                    last = db.execute("SELECT MAX(number) FROM turns WHERE room=?",
-                                      (turn.room,)).fetchone()[0]
-                    count = 0 if last is None else int(last) + 1
+                    last = db.execute("SELECT number FROM turns WHERE room=? ORDER BY "
+                                      "number DESC LIMIT 1", (turn.room,)).fetchone()
+                    if last is not None and type(last[0]) is not int:
+                        raise DamagedRow(turn.room, "a turn's number is not an integer")
+                    count = 0 if last is None else last[0] + 1
                     if count != turn.number:
                         raise StoreError(f"room {turn.room}: turn {turn.number} is not the "
                                          f"next ({count} stored)")
@@ -401,16 +572,25 @@ class SQLiteStore:
                 turn.done = True
 
     def turns(self, room_id: str) -> list[TurnRow]:
-        return [TurnRow(int(n), k, t) for n, k, t in self._read(
-            "SELECT number, kind, text FROM turns WHERE room=? ORDER BY number", (room_id,))]
+        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
+        not what this server writes there or a number is missing."""
+        turns = [TurnRow(_integer(room_id, "a turn's number", n),
+                         _text(room_id, f"turn {n!r}: kind"[:40], k, (MOVE, CONT)),
+                         _text(room_id, f"turn {n!r}: text"[:40], t))
+                 for n, k, t in self._read("SELECT number, kind, text FROM turns WHERE room=? "
+                                           "ORDER BY number", (room_id,))]
+        if [t.number for t in turns] != list(range(len(turns))):
+            raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
+        return turns
 
     # ------------------------------------------------------------- chat
 
     def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
         now = time.time()
         with self._write() as db:
-            last = db.execute("SELECT MAX(number) FROM chat WHERE room=?",
-                              (room_id,)).fetchone()[0]
+            # the numbers this server wrote (a damaged row's text sorts above them all)
+            last = db.execute("SELECT MAX(number) FROM chat WHERE room=? AND "
+                              "typeof(number)='integer'", (room_id,)).fetchone()[0]
             number = 0 if last is None else int(last) + 1
             db.execute("INSERT INTO chat VALUES (?, ?, ?, ?, ?)",
                        (room_id, number, name, text, now))
@@ -419,9 +599,27 @@ class SQLiteStore:
         return ChatRow(number, name, text, now)
 
     def chat(self, room_id: str, limit: int) -> list[ChatRow]:
-        rows = self._read("SELECT number, name, text, at FROM chat WHERE room=? "
+        """The room's last ``limit`` chat lines, oldest first; a damaged row (a cell not
+        what this server writes there) is skipped, and said once in the log."""
+        rows = self._read("SELECT rowid, number, name, text, at FROM chat WHERE room=? "
                           "ORDER BY number DESC LIMIT ?", (room_id, limit))
-        return [ChatRow(int(n), name, text, at) for n, name, text, at in reversed(rows)]
+        lines = []
+        for rowid, *cells in reversed(rows):
+            try:
+                lines.append(self._chat_line(room_id, cells))
+            except DamagedRow as err:
+                if (room_id, rowid) not in self._said and len(self._said) < SAID_MOST:
+                    self._said.add((room_id, rowid))
+                    log.warning("%s (chat row %s skipped)", err, rowid)
+        return lines
+
+    @staticmethod
+    def _chat_line(room: str, cells: list) -> ChatRow:
+        number, name, text, at = cells
+        return ChatRow(_integer(room, "a chat line's number", number),
+                       _text(room, "a chat line's name", name),
+                       _text(room, "a chat line's text", text),
+                       _number(room, "a chat line's time", at))
 
     def close(self) -> None:
         with self._lock:
