@@ -43,6 +43,8 @@ PACK_BYTES = 1 << 20
 TOKEN_CHARS = 100
 #: a script's wait for the server to answer a line, in seconds
 SCRIPT_WAIT = 60.0
+#: seconds between two looks at whether the server asked for pings (before its welcome)
+KEEP_ALIVE_CHECK = 5.0
 #: the folder of the token files in lc play's data folder
 TOKEN_FOLDER = "rooms-joined"
 
@@ -405,7 +407,10 @@ class RoomClient:
         self.lock = threading.RLock()
         #: notified on every ``state`` and ``pong`` (a script waits on them)
         self.changed = threading.Condition(self.lock)
-        self.pongs = 0
+        #: ``ping`` messages sent and ``pong`` answers read on the socket now open
+        self.pings = self.pongs = 0
+        #: how often the server wants a ``ping`` (its ``welcome``; None: it said nothing)
+        self.ping_every: Optional[int] = None
         #: the highest ``number`` of the ``turn`` and ``chat`` messages printed: a socket
         #: that connects again is sent the last ones again, and those are not printed twice
         self.printed: dict[str, int] = {}
@@ -484,6 +489,23 @@ class RoomClient:
         """The receiving thread: messages as they come, reconnecting when the link drops."""
         self.thread = threading.Thread(target=self._receive, name="lc-room", daemon=True)
         self.thread.start()
+        threading.Thread(target=self._keep_alive, name="lc-room-ping", daemon=True).start()
+
+    def _keep_alive(self) -> None:
+        """A ``ping`` as often as the server asks (``welcome``'s ``ping``), so a spectator
+        watching without a word is not closed as an idle socket."""
+        while not self.closing.wait(self.ping_every or KEEP_ALIVE_CHECK):
+            if self.ping_every is not None:
+                self.ping()
+
+    def ping(self) -> Optional[int]:
+        """Send a ``ping``: the count of pings sent on this socket (its ``pong`` comes after
+        the answers to every message sent before it), None when the link is down."""
+        with self.lock:
+            if not self.send({"type": "ping"}, quiet=True):
+                return None
+            self.pings += 1
+            return self.pings
 
     def _receive(self) -> None:
         import time
@@ -517,6 +539,7 @@ class RoomClient:
                 continue
             with self.lock:
                 self.socket = socket
+                self.pings = self.pongs = 0  # a new socket: pings lost with the old one
                 self.shown = None  # the table drawn again from the next state
             self.say(self.cat.get("connect.back", "Connected to the room again."))
             time.sleep(0)
@@ -605,6 +628,8 @@ class RoomClient:
     def _welcome(self, message: dict[str, Any]) -> None:
         seat = message.get("seat")
         self.seat = seat if type(seat) is int else None
+        every = message.get("ping")
+        self.ping_every = every if type(every) is int and every >= 1 else None
 
     def _seated(self, message: dict[str, Any]) -> None:
         from .render import plain
@@ -962,10 +987,9 @@ class RoomClient:
         seated, until it is its turn or the match stops, as lc play reads a pipe's next
         line when a human is to move."""
         with self.changed:
-            seen = self.pongs
-        if self.send({"type": "ping"}, quiet=True):
-            with self.changed:
-                self.changed.wait_for(lambda: self.pongs > seen or self.closing.is_set(),
+            sent = self.ping()
+            if sent is not None:  # every ping answered: so is every line before them
+                self.changed.wait_for(lambda: self.pongs >= sent or self.closing.is_set(),
                                       timeout=SCRIPT_WAIT)
         with self.changed:
             self.changed.wait_for(lambda: self.closing.is_set() or not self._waiting())

@@ -295,6 +295,12 @@ class Hub:
             return "error.too-many-connections"
         return None
 
+    def ping_seconds(self) -> int:
+        """How often a client should send ``ping`` (``welcome``'s ``ping``): a third of
+        ``Limits.idle_seconds``, so a spectator watching without a word is never taken for
+        an idle socket (the page and ``lc play --connect`` do)."""
+        return max(1, int(self.limits.idle_seconds // 3))
+
     def idle_limit(self, room: Room, client: Connection) -> Optional[float]:
         """Seconds ``client`` may now go without a message: ``Limits.idle_seconds`` when it
         holds no seat, else no limit."""
@@ -678,7 +684,7 @@ class Hub:
         """The ``welcome`` and ``state`` messages for a client."""
         seat = client.seat(room)
         client.send({"type": "welcome", "room": room.id, "pack": room.pack.id,
-                     "lang": client.lang, "seat": seat})
+                     "lang": client.lang, "seat": seat, "ping": self.ping_seconds()})
         client.send(room.view_for(seat))
 
 

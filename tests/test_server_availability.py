@@ -7,7 +7,9 @@ request heads that never end, the cap on open connections below the file limit, 
 from __future__ import annotations
 
 import http.client
+import io
 import json
+import os
 import select
 import socket
 import subprocess
@@ -221,6 +223,37 @@ def test_an_idle_spectator_is_closed_a_seated_player_is_kept(tmp_path: Path) -> 
             player.send(json.dumps({"type": "ping"}))  # idle as long, and still there
             while json.loads(player.recv(timeout=BOUND))["type"] != "pong":
                 pass
+    finally:
+        server.stop()
+
+
+def test_a_silent_spectator_of_lc_play_connect_pings_and_stays(tmp_path: Path) -> None:
+    """The server's ``welcome`` says how often to ping (a third of ``idle_seconds``): a
+    terminal that only watches stays connected past the idle limit, while a socket that
+    never pings, opened after it, is closed for being idle."""
+    pexpect = pytest.importorskip("pexpect")
+    server = Server(tmp_path / "data", "--limit", "idle_seconds=3")
+    env = {**os.environ, "LOSTCITIES_DATA_DIR": str(tmp_path / "home"), "NO_COLOR": "1",
+           "COLUMNS": "120", "LINES": "50", "TERM": "xterm"}
+    try:
+        room = server.open_room()[1]["room"]
+        url = f"ws://127.0.0.1:{server.port}/rooms/{room}/ws"
+        lc = pexpect.spawn(lc_command()[0], [*lc_command()[1:], "play", "--connect", url,
+                                             "--lang", "en"],
+                           env=env, encoding="utf-8", timeout=BOUND, dimensions=(50, 120))
+        shown = io.StringIO()
+        lc.logfile_read = shown
+        try:
+            lc.expect("spectator")
+            with server.ws(room, "10.6.1.3") as silent:  # idle_seconds after the terminal
+                assert close_code(silent)[0] == 1000
+            lc.sendline("/help")
+            lc.expect("Any other line is chat")  # the room's answer, after the idle limit
+            lc.sendeof()
+            lc.expect(pexpect.EOF)
+        finally:
+            lc.close(force=True)
+        assert "dropped" not in shown.getvalue()
     finally:
         server.stop()
 

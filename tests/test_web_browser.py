@@ -395,6 +395,38 @@ def test_a_spectator_sees_no_hand(browser: Any, server: Server,
         bob.close()
 
 
+def test_a_page_that_only_watches_pings_and_stays_connected(
+        browser: Any, tmp_path: Path, players: list[Player]) -> None:
+    """A spectator's page sends the ``ping`` its ``welcome`` asks for (a third of the
+    server's ``idle_seconds``), so watching without a word never gets it closed as an idle
+    socket: a plain socket that never pings, opened after the page, is closed first."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    server = Server(tmp_path, "--limit", "idle_seconds=3")
+    try:
+        room = server.new_room("duel-classic")
+        watcher = open_player(players, browser, server, "Watcher")
+        watcher.open_room(room)
+        watcher.page.evaluate("""() => {
+          window.__connStates = [];
+          new MutationObserver(() => window.__connStates.push(
+            document.getElementById("conn").dataset.state)).observe(
+            document.getElementById("conn"), {attributes: true});
+        }""")
+        with connect(f"ws://127.0.0.1:{server.port}/rooms/{room}/ws",
+                     open_timeout=BOUND) as silent:
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    silent.recv(timeout=BOUND)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
+        assert watcher.page.evaluate("() => window.__connStates") == []
+        assert watcher.attr("connected") == "1"
+        watcher.assert_clean()
+    finally:
+        server.stop()
+
+
 HOSTILE_NAME = "<img src=x onerror=f()>"
 HOSTILE_TEXT = ("<script>window.__pwned = 1</script>"
                 "<img src=x onerror=\"window.__pwned = 2\"><b id=injected>bold</b>")

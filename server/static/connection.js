@@ -35,6 +35,7 @@ export function connect() {
     if (message && typeof message === "object") receive(message);
   });
   ws.addEventListener("close", () => {
+    clearInterval(ws.keepalive);
     if (S.ws !== ws) return;
     S.ws = null;
     S.ready = false;
@@ -49,6 +50,17 @@ export function connect() {
   });
 }
 
+/** Send a ping every `seconds` (the welcome's `ping`), so a spectator who watches without
+ * a word is never closed as an idle socket; quietly: a ping is no move to warn about. */
+function keepAlive(seconds) {
+  const ws = S.ws;
+  if (!ws || !Number.isInteger(seconds) || seconds < 1) return;
+  clearInterval(ws.keepalive);
+  ws.keepalive = setInterval(() => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ping" }));
+  }, seconds * 1000);
+}
+
 /** Reconnect at once when the network or the tab comes back. */
 export function reconnectNow() {
   if (S.ws || !ROOM_ID) return;
@@ -60,6 +72,7 @@ function receive(m) {
   switch (m.type) {
     case "welcome":
       S.welcomes += 1;
+      keepAlive(m.ping);
       if (S.welcomes > 1 && !S.ready) {
         // the answer to my hello: the state that follows is my seat's, as the server has it
         S.ready = true; // body data-connected follows with the state drawn
