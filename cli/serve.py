@@ -48,6 +48,7 @@ def serve(
     without the serve extra (pip install 'lostcities[serve]').
     """
     try:
+        import confusable_homoglyphs  # noqa: F401  (server/names.py)
         import starlette  # noqa: F401
         import uvicorn
     except ImportError:
