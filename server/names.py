@@ -5,9 +5,9 @@ pass for somebody else at the table:
   is ``Bob``), variation selectors dropped, cleaned as all data text is
   (:func:`~.protocol.clean_text`) and cut to ``Limits.name_chars``;
 - a name holding an invisible character (a zero-width one, a bidi control, the Hangul
-  fillers, the blank braille pattern...: :func:`is_invisible`) or the marker the page
-  and rule text 002 put around the player to move (``*``, or a character that looks like
-  it) is refused;
+  fillers, the blank braille pattern...: :func:`is_invisible`) or a marker of the player
+  to move (:data:`MARKERS`: ``*`` of the page and rule text 002, ``▶`` of the terminal,
+  or a character that looks like one) is refused;
 - a name that clashes with a seated one (:func:`clashes`) is refused: the same but for
   case, or a look-alike by Unicode's table of confusable characters (UTS #39's
   confusables.txt, as the ``confusable-homoglyphs`` package ships it: ``Bоb`` with a
@@ -25,9 +25,9 @@ from typing import Any, Iterable, Optional
 
 from .protocol import clean_text
 
-#: the character the page and the terminal put around the name of the player to move
-#: (rule text 002: ``*Ada*``)
-MARKER = "*"
+#: the characters that mark the player to move: the page puts ``*`` around the name
+#: (rule text 002: ``*Ada*``), the terminal (``lc play --connect``) ``▶`` before it
+MARKERS = ("*", "\u25b6")
 
 #: characters that show nothing, or nothing of their own: Unicode's
 #: Default_Ignorable_Code_Point (zero-width spaces and joiners, bidi controls, the soft
@@ -76,8 +76,9 @@ def name_refusal(text: str, taken: Iterable[str], limit: int
     name = seat_name(text, limit)
     if not name:  # nothing left but control characters
         return "error.name-invisible", {}
-    if marks_the_turn(name):
-        return "error.name-marker", {"marker": MARKER}
+    marker = turn_marker(name)
+    if marker is not None:
+        return "error.name-marker", {"marker": marker}
     for other in taken:
         how = clashes(name, other)
         if how is not None:
@@ -85,11 +86,11 @@ def name_refusal(text: str, taken: Iterable[str], limit: int
     return None
 
 
-def marks_the_turn(name: str) -> bool:
-    """Whether ``name`` holds :data:`MARKER` or a character confusable with it (``∗``,
-    ``⁎``, ``٭``...)."""
-    marker = skeleton(MARKER)
-    return marker in skeleton(name)
+def turn_marker(name: str) -> Optional[str]:
+    """The one of :data:`MARKERS` that ``name`` holds, or a character confusable with
+    (``∗``, ``⁎``, ``٭``...), or None."""
+    shape = skeleton(name)
+    return next((m for m in MARKERS if skeleton(m) in shape), None)
 
 
 def clashes(name: str, other: str) -> Optional[str]:

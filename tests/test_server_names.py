@@ -22,8 +22,8 @@ from test_server_protocol import FAST, Player, connect, join, open_room  # noqa:
 from lostcities.engine import BOTS, load_pack  # noqa: E402
 from lostcities.i18n import Catalogue  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
-from lostcities.server.names import (MARKER, is_invisible, name_refusal,  # noqa: E402
-                                     seat_name, skeleton)
+from lostcities.server.names import (MARKERS, is_invisible, name_refusal,  # noqa: E402
+                                     seat_name, skeleton, turn_marker)
 from lostcities.server.room import Room  # noqa: E402
 from lostcities.server.store import HUMAN, SQLiteStore  # noqa: E402
 
@@ -47,6 +47,7 @@ IMPOSTORS = [
     ("\u200b\u200d", "error.name-invisible"),  # empty once the invisible ones are gone
     ("Ada\u2217", "error.name-marker"),  # ∗, the asterisk operator
     ("\uff0aAda", "error.name-marker"),  # fullwidth ＊: * in NFKC
+    ("\u25b6 Ada", "error.name-marker"),  # the terminal's marker
 ]
 #: distinct names that must all be let in, side by side
 LEGITIMATE = ["Ada", "Bob", "Zoë", "José", "李"]
@@ -146,7 +147,8 @@ def test_a_french_refusal_is_said_in_french(client: TestClient) -> None:
             got = impostor.ping()
             assert [m.get("key") for m in got] == [key], got
             error = got[0]
-            params = {"name": seat_name(name, 24), "other": "Bob", "marker": MARKER}
+            params = {"name": seat_name(name, 24), "other": "Bob",
+                      "marker": turn_marker(seat_name(name, 24))}
             shown = set(params.values())
             words = set(re.findall(r"[\w'-]+", english(key, **params))) - shown
             said = set(re.findall(r"[\w'-]+", error["text"])) - shown
@@ -161,7 +163,7 @@ def test_a_french_refusal_is_said_in_french(client: TestClient) -> None:
 PIECES = st.sampled_from([
     "a", "b", "o", "B", "O", "0", "l", "I", "1", "rn", "m", "e", "é", "e\u0301", "\u043e",
     "\u0430", "\u0392", "\uff42", "\uff2f", "\u2800", "\u3164", "\u200b", "*", "\u2217",
-    "\ufe0f", " ", "Zoë", "李", "\u00b2", "\ufb01"])
+    "\ufe0f", " ", "Zoë", "李", "\u00b2", "\ufb01", "\u25b6"])
 NAMES = st.lists(PIECES, min_size=1, max_size=4).map("".join) | st.text(min_size=1,
                                                                           max_size=8)
 
@@ -191,7 +193,8 @@ def test_accepted_names_never_clash_and_are_shown_as_stored(tmp_path: Path,
         assert names == [s.name for s in store.seats(room.id)]
         for i, name in enumerate(names):
             assert name == unicodedata.normalize("NFKC", name) and name.strip() == name
-            assert not any(is_invisible(ch) for ch in name) and MARKER not in name
+            assert not any(is_invisible(ch) for ch in name)
+            assert not any(marker in name for marker in MARKERS)
             for other in names[i + 1:]:
                 assert name.casefold() != other.casefold()
                 assert skeleton(name) != skeleton(other)
