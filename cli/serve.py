@@ -65,6 +65,7 @@ def serve(
     (pip install 'lostcities[serve]').
     """
     try:
+        import confusable_homoglyphs  # noqa: F401  (server/names.py)
         import starlette  # noqa: F401
         import uvicorn
     except ImportError:

@@ -12,7 +12,8 @@ helpers here are the one place that opens such a file or parses its JSON:
 - :func:`read_text` reads at most a given number of bytes and refuses a longer
   file without reading the rest; :func:`read_lines` does the same line by line.
 - :func:`loads_json` parses JSON with the nesting depth, the length of a number
-  and NaN/Infinity refused.
+  and NaN/Infinity refused; :func:`lone_surrogate` finds a string in it that holds a
+  lone surrogate (a ``"\\ud800"`` escape: valid JSON, but no character).
 - :func:`plain_text` is the one rule for showing text that came from data (a name, a
   chat line, a pack's strings) in a terminal, a page or a log, and
   :func:`escape_hidden` its counterpart for a JSON or YAML document being written.
@@ -307,6 +308,42 @@ def loads_json(text: str, where: str) -> Any:
     if _depth(data) > LIMITS.json_depth:
         raise InputError(f"{where}: JSON nested deeper than {LIMITS.json_depth} levels")
     return data
+
+
+def lone_surrogate(data: Any) -> str | None:
+    """Where parsed JSON ``data`` has a string (a value or a key) holding a lone surrogate
+    (U+D800-U+DFFF: JSON's ``"\\ud800"`` escape gives one; no UTF-8 output, hash or
+    file can take it), as a path of keys and indexes (``token``, ``seats/0/name``; ``""``:
+    ``data`` itself; a key not printable is escaped, so the path is printable text),
+    or None when it has none. Without recursion, like :func:`_depth`.
+
+    >>> lone_surrogate(loads_json('{"type": "hello", "token": "\\\\ud800"}', "message"))
+    'token'
+    >>> lone_surrogate(loads_json('["\\\\ud83d\\\\ude00"]', "message")) is None  # a pair
+    True
+    """
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                shown = key if key.isprintable() else repr(key)[1:-1]  # escaped: one line
+                where = f"{path}/{shown}" if path else shown
+                if _has_surrogate(key):
+                    return where
+                stack.append((item, where))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}/{i}" if path else str(i))
+                         for i, item in enumerate(value))
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    # printable text has none (the common case, at once)
+    return not text.isprintable() and any(unicodedata.category(ch) == "Cs" for ch in text)
 
 
 class _Refused(ValueError):

@@ -46,7 +46,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from lostcities.engine import LostCitiesError, Move, load_pack
-from lostcities.engine.safeio import loads_json
+from lostcities.engine.safeio import loads_json, lone_surrogate
 
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
@@ -596,6 +596,10 @@ class Hub:
             message = loads_json(text, "message")
         except LostCitiesError as err:
             client.send(_error("error.not-json", reason=str(err)[:200]))
+            return
+        where = lone_surrogate(message)
+        if where is not None:  # no later code meets one (a name, a token's hash)
+            client.send(_error("error.bad-text", field=where[:60] or "message"))
             return
         reason = problem(message, "client")
         if reason is not None:

@@ -35,6 +35,7 @@ from lostcities.engine import (BOTS, DECK, LostCitiesError, Move, SeatView, appl
                                pack_sha256, totals, why_refused, winners)
 from lostcities.engine.safeio import loads_json
 
+from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
 from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
     StoreError, token_hash
@@ -432,13 +433,17 @@ class Room:
         return Outcome(replies=[note("info", "info.help", bots=", ".join(BOTS),
                                      min=self.pack.min_players)])
 
-    def _free_name(self, wanted: str, default: str) -> Optional[str]:
-        taken = {s.name.casefold() for s in self.seats if s.kind != LEFT}
-        name = clean_text(wanted, self.limits.name_chars) or default
-        if name.casefold() not in taken:
-            return name
-        return None if wanted else next(f"{default} {n}" for n in range(2, 100)
-                                         if f"{default} {n}".casefold() not in taken)
+    def _names(self) -> list[str]:
+        """The names held in the room (a left seat's is free for whoever takes the seat)."""
+        return [s.name for s in self.seats if s.kind != LEFT]
+
+    def _free_name(self, default: str) -> str:
+        """The first of ``default``, ``default 2``, ``default 3``... that the one rule for
+        names (:mod:`.names`) lets into the room."""
+        taken, limit = self._names(), self.limits.name_chars
+        return next((seat_name(name, limit) for name in
+                     (default, *(f"{default} {n}" for n in range(2, 100)))
+                     if name_refusal(name, taken, limit) is None), default)
 
     def _join(self, seat: Optional[int], rest: str) -> Outcome:
         if seat is not None:
@@ -448,9 +453,11 @@ class Room:
             return refused("error.room-full")
         default = (self.seats[number].name if number < len(self.seats)
                    else f"Player {number + 1}")
-        name = self._free_name(rest, default)
-        if name is None:
-            return refused("error.name-taken", name=clean_text(rest, self.limits.name_chars))
+        if rest:  # by the one rule for names: refused as it says, or kept as it says
+            why = name_refusal(rest, self._names(), self.limits.name_chars)
+            if why is not None:
+                return refused(why[0], **why[1])
+        name = seat_name(rest, self.limits.name_chars) if rest else self._free_name(default)
         token = secrets.token_urlsafe(32)
         row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock())
         self.store.put_seat(self.id, row)
@@ -501,10 +508,8 @@ class Room:
             return self._take_over(spec)
         if number is None:
             return refused("error.room-full")
-        label = self._free_name("", spec)
-        if self.status != LOBBY:
-            label = self.seats[number].name
-        row = SeatRow(number, label or spec, BOT, spec, "", False)
+        label = self._free_name(spec) if self.status == LOBBY else self.seats[number].name
+        row = SeatRow(number, label, BOT, spec, "", False)
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec,

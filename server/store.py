@@ -131,8 +131,9 @@ class _QueuedTurn:
 
 
 def token_hash(token: str) -> str:
-    """What the store keeps of a seat's token: its SHA-256, hex."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    """What the store keeps of a seat's token: its SHA-256, hex. Any text has one (a lone
+    surrogate, which no real token holds, is hashed as its code point, never an error)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # ------------------------------------------------------------- reading a stored cell

@@ -324,7 +324,7 @@ def test_names_and_chat_cleaned(tmp_path: Path) -> None:
         with connect(client, room) as a:
             ada = Player(a)
             ada.receive(), ada.receive()
-            ada.line("/join <b>Ada</b>\x1b[31m\u202e" + "z" * 100)
+            ada.line("/join <b>Ada</b>\x1b[31m\x07" + "z" * 100)
             ada.until(lambda m: m["type"] == "seated")
             name = ada.until(lambda m: m["type"] == "state")["room"]["seats"][0]["name"]
             assert name.startswith("<b>Ada</b>[31m") and len(name) == 24
