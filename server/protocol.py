@@ -40,6 +40,12 @@ class Limits:
     chat_backlog: int = 50
     #: seconds a human seat must have had no connection before ``/bot`` may take it over
     takeover_seconds: float = 60.0
+    #: rooms whose bot (or hint) is thinking at once, time-sliced (worker threads;
+    #: :mod:`.bots`); bot jobs waiting for one, beyond which a hint is refused (a bot's
+    #: move always waits its turn); seconds between two hints of one seat (one at a time)
+    bot_threads: int = 32
+    bot_queue: int = 64
+    hint_seconds: float = 1.0
 
 
 LIMITS = Limits()

@@ -1,0 +1,336 @@
+"""The bots' thinking for every room, shared fairly (docs/server.md, "Bots and hints").
+
+A bot's move and a hint are *jobs* of the room they are for. :class:`BotScheduler` runs
+them so that a room waits for its own bots, not for other rooms':
+
+- each room has at most one job thinking; its others wait in its own queue, and rooms
+  take their turns at a free worker thread in order (round-robin);
+- the jobs that hold a thread think one at a time (pure Python: the GIL would run no more
+  at once, and one thinking thread leaves the event loop the GIL more often), the one
+  that has thought least so far first; the thinking one steps aside after
+  :data:`SLICE_SECONDS` when another waits. A job is sliced at its random draws
+  (:class:`SlicedRandom`: the search draws a deal every few milliseconds), so a greedy
+  bot's move (under a millisecond) waits at most a slice behind other rooms' searches
+  (ismcts@5: seconds each), whatever their number up to ``Limits.bot_threads``;
+- ``Limits.bot_queue`` jobs may wait for a thread: a hint asked beyond is refused
+  (``error.bots-busy``); a bot's move is never refused, it waits its room's turn (a room
+  has one bot move in flight at most, so they are as many as the rooms);
+- a seat has one hint in flight at most and ``Limits.hint_seconds`` between two
+  (``error.hint-wait``).
+
+The event loop calls :meth:`BotScheduler.think` and :meth:`BotScheduler.hint`; only
+:meth:`BotScheduler._run` and the job's work run in the worker threads.
+"""
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import math
+import random
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Optional, TypeVar
+
+from .protocol import LIMITS, Limits
+
+T = TypeVar("T")
+
+#: how long a job thinks before it steps aside for a job that has thought less, seconds
+SLICE_SECONDS = 0.01
+#: the interpreter's thread switch interval while the server runs (``sys.setswitchinterval``;
+#: Python's default is 5 ms): a thinking bot holds the GIL, and each time the event loop
+#: or a store thread wakes it waits up to this long for it. Measured with
+#: bench_bot_fairness.py (3 rooms of ismcts@5, 2 cores): a greedy reply's median 88 ms,
+#: p95 152 ms at 5 ms; 25 ms, 51 ms at 1 ms
+SWITCH_SECONDS = 0.001
+
+#: builds a job's random numbers from a seed text (``random.Random`` or :class:`SlicedRandom`)
+Draws = Callable[[str], random.Random]
+
+
+class Refused(Exception):
+    """A hint not thought of: ``key`` and ``params`` are the error the client gets."""
+
+    def __init__(self, key: str, **params: Any):
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+class Stopped(Exception):
+    """The scheduler closed while a job was thinking (the server is stopping)."""
+
+
+class SlicedRandom(random.Random):
+    """``random.Random(seed)``'s very numbers, each draw a point where the thinking may
+    step aside (``pause``): a bot's moves stay those of its seed, however it is sliced."""
+
+    def __init__(self, seed: str, pause: Callable[[], None]):
+        self._pause = pause
+        super().__init__(seed)
+
+    def random(self) -> float:
+        self._pause()
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        self._pause()
+        return super().getrandbits(k)
+
+
+class Turnstile:
+    """Lets one thread think at a time: on a hand-over, the waiting one that has thought
+    least (its seconds so far in its job) goes next."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[float, int, threading.Event]] = []  # a heap
+        self._held = False
+        self._order = itertools.count()
+        self.closed = False
+
+    def enter(self, used: float) -> None:
+        """Wait until this thread may think (``used``: seconds it thought before)."""
+        with self._lock:
+            if self.closed:
+                raise Stopped("the server is stopping")
+            if not self._held:
+                self._held = True
+                return
+            mine = self._wait(used)
+        mine.wait()
+        if self.closed:
+            raise Stopped("the server is stopping")
+
+    def leave(self) -> None:
+        """This thread stops thinking: the least served waiting one goes on."""
+        with self._lock:
+            if self._waiting:
+                heapq.heappop(self._waiting)[2].set()
+            else:
+                self._held = False
+
+    def others_wait(self, used: float) -> bool:
+        """Whether a waiting thread has thought less than ``used`` seconds (read without
+        the lock: a stale answer only moves a hand-over by one draw)."""
+        waiting = self._waiting
+        return bool(waiting) and waiting[0][0] < used
+
+    def step_aside(self, used: float) -> None:
+        """Let the least served waiting thread think if it has thought less than
+        ``used``; back when this one is the least served again."""
+        with self._lock:
+            if not self._waiting or self._waiting[0][0] >= used:
+                return
+            mine = self._wait(used)
+            heapq.heappop(self._waiting)[2].set()
+        mine.wait()
+        if self.closed:
+            raise Stopped("the server is stopping")
+
+    def close(self) -> None:
+        """Wake every waiting thread, to stop (:class:`Stopped`)."""
+        with self._lock:
+            self.closed = True
+            for _, _, event in self._waiting:
+                event.set()
+            self._waiting.clear()
+
+    def _wait(self, used: float) -> threading.Event:
+        event = threading.Event()
+        heapq.heappush(self._waiting, (used, next(self._order), event))
+        return event
+
+
+class Share:
+    """One job's share of the turnstile, in its worker thread: its seconds of thinking,
+    and :meth:`pause`, called at each of its random draws."""
+
+    def __init__(self, turnstile: Turnstile, slice_seconds: float):
+        self.turnstile = turnstile
+        self.slice = slice_seconds
+        self.used = 0.0
+        self.since = 0.0
+
+    def __enter__(self) -> "Share":
+        self.turnstile.enter(self.used)
+        self.since = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.turnstile.leave()
+
+    def pause(self) -> None:
+        if self.turnstile.closed:
+            raise Stopped("the server is stopping")
+        now = time.perf_counter()
+        if now - self.since < self.slice:
+            return
+        self.used += now - self.since
+        self.since = now
+        if self.turnstile.others_wait(self.used):
+            self.turnstile.step_aside(self.used)
+            self.since = time.perf_counter()
+
+    def draws(self, seed: str) -> random.Random:
+        return SlicedRandom(seed, self.pause)
+
+
+@dataclass(eq=False)
+class Job:
+    """A room's work for a bot thread, and the future its caller awaits."""
+
+    room: str
+    work: Callable[[Draws], Any]
+    done: "asyncio.Future[Any]"
+
+
+class HintGate:
+    """One hint in flight per seat, and ``interval`` seconds at least between two by
+    ``clock`` (a clock set back lets the next one in)."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic):
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[Hashable, float] = {}
+        self._asking: set[Hashable] = set()
+
+    def open(self, seat: Hashable) -> None:
+        """Let ``seat`` ask a hint now, or :class:`Refused` (``error.hint-wait``)."""
+        now = self.clock()
+        since = now - self._last[seat] if seat in self._last else self.interval
+        if seat in self._asking or 0 <= since < self.interval:
+            raise Refused("error.hint-wait", seconds=max(1, math.ceil(self.interval - since)),
+                          interval=f"{self.interval:g}")
+        if len(self._last) > 4096:  # the seats that asked long ago are forgotten
+            self._last = {k: t for k, t in self._last.items() if 0 <= now - t < self.interval}
+        self._last[seat] = now
+        self._asking.add(seat)
+
+    def close(self, seat: Hashable) -> None:
+        """``seat``'s hint is answered (or failed)."""
+        self._asking.discard(seat)
+
+
+class BotScheduler:
+    """The bots' worker threads, shared by the rooms fairly (see the module doc).
+    ``initializer`` runs in each worker thread as it starts (a profiler); ``clock``
+    measures the interval between a seat's hints."""
+
+    def __init__(self, limits: Limits = LIMITS, slice_seconds: float = SLICE_SECONDS,
+                 initializer: Optional[Callable[[], None]] = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.threads = limits.bot_threads
+        self.queue_limit = limits.bot_queue
+        self.slice = slice_seconds
+        self.pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="lc-bot",
+                                       initializer=initializer)
+        self.turnstile = Turnstile()
+        self.hints = HintGate(limits.hint_seconds, clock)
+        self._queues: dict[str, deque[Job]] = {}  # per room, the jobs waiting
+        self._turns: deque[str] = deque()  # rooms with a job waiting and none thinking
+        self._thinking: set[str] = set()   # rooms with a job in a thread
+        self.waiting = 0
+        self._switch: Optional[float] = None
+
+    async def think(self, room: str, work: Callable[[Draws], T]) -> T:
+        """``work(draws)`` in a worker thread when its room's turn comes (``draws``
+        builds its random numbers: the points where it may be sliced)."""
+        if self.turnstile.closed:
+            raise Stopped("the server is stopping")
+        job = Job(room, work, asyncio.get_running_loop().create_future())
+        queue = self._queues.setdefault(room, deque())
+        queue.append(job)
+        self.waiting += 1
+        if room not in self._thinking and len(queue) == 1:
+            self._turns.append(room)
+        self._dispatch()
+        try:
+            return await job.done
+        except asyncio.CancelledError:
+            self._forget(job)
+            raise
+
+    async def hint(self, room: str, seat: int, work: Callable[[Draws], T]) -> T:
+        """A hint's ``work`` for ``seat`` of ``room`` (:meth:`think`), or :class:`Refused`:
+        that seat has one in flight or asked less than ``Limits.hint_seconds`` ago
+        (``error.hint-wait``), or ``Limits.bot_queue`` jobs wait (``error.bots-busy``)."""
+        if self.waiting >= self.queue_limit or self.turnstile.closed:
+            raise Refused("error.bots-busy")
+        key = (room, seat)
+        self.hints.open(key)
+        try:
+            return await self.think(room, work)
+        finally:
+            self.hints.close(key)
+
+    def open(self) -> None:
+        """The server starts: the interpreter switches threads every :data:`SWITCH_SECONDS`
+        (until :meth:`close`)."""
+        self._switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_SECONDS)
+
+    def close(self) -> None:
+        """Stop: jobs waiting are dropped, the thinking ones stop at their next draw; the
+        interpreter's switch interval is what it was before :meth:`open`."""
+        if self._switch is not None:
+            sys.setswitchinterval(self._switch)
+            self._switch = None
+        for queue in self._queues.values():
+            for job in queue:
+                job.done.cancel()
+        self._queues.clear()
+        self._turns.clear()
+        self.turnstile.close()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _dispatch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._turns and len(self._thinking) < self.threads:
+            room = self._turns.popleft()
+            queue = self._queues[room]
+            job = queue.popleft()
+            self.waiting -= 1
+            if not queue:
+                del self._queues[room]
+            self._thinking.add(room)
+            running = loop.run_in_executor(self.pool, self._run, job)
+            running.add_done_callback(lambda done, job=job: self._finished(job, done))
+
+    def _run(self, job: Job) -> Any:
+        try:
+            with Share(self.turnstile, self.slice) as share:
+                return job.work(share.draws)
+        except Stopped:  # the server is stopping: nobody waits for this job any more
+            return None
+
+    def _finished(self, job: Job, running: "asyncio.Future[Any]") -> None:
+        self._thinking.discard(job.room)
+        if job.room in self._queues:
+            self._turns.append(job.room)
+        if not job.done.done():
+            if running.cancelled() or self.turnstile.closed:
+                job.done.cancel()
+            elif running.exception() is not None:
+                job.done.set_exception(running.exception())  # type: ignore[arg-type]
+            else:
+                job.done.set_result(running.result())
+        if not self.turnstile.closed:
+            self._dispatch()
+
+    def _forget(self, job: Job) -> None:
+        """A job whose caller went away: dropped if it still waits."""
+        queue = self._queues.get(job.room)
+        if queue is None or job not in queue:
+            return
+        queue.remove(job)
+        self.waiting -= 1
+        if not queue:
+            del self._queues[job.room]
+            if job.room not in self._thinking:
+                self._turns.remove(job.room)
