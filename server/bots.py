@@ -6,12 +6,14 @@ them so that a room waits for its own bots, not for other rooms':
 - each room has at most one job thinking; its others wait in its own queue, and rooms
   take their turns at a free worker thread in order (round-robin);
 - the jobs that hold a thread think one at a time (pure Python: the GIL would run no more
-  at once, and one thinking thread leaves the event loop the GIL more often), the one
-  that has thought least so far first; the thinking one steps aside after
-  :data:`SLICE_SECONDS` when another waits. A job is sliced at its random draws
-  (:class:`SlicedRandom`: the search draws a deal every few milliseconds), so a greedy
-  bot's move (under a millisecond) waits at most a slice behind other rooms' searches
-  (ismcts@5: seconds each), whatever their number up to ``Limits.bot_threads``;
+  at once, and one thinking thread leaves the event loop the GIL more often), sharing
+  the time evenly (:class:`Turnstile`): after :data:`SLICE_SECONDS` the thinking one
+  steps aside for the job that has had least, and a job coming in is placed level with
+  the least served. A job is sliced at its random draws (:class:`SlicedRandom`: the
+  search draws a deal every few milliseconds), so a greedy bot's move (under a
+  millisecond) waits a slice or two behind other rooms' searches (ismcts@5: seconds
+  each), whatever their number up to ``Limits.bot_threads``, and a long search gets its
+  share however many short jobs come after it;
 - ``Limits.bot_queue`` jobs may wait for a thread: a hint asked beyond is refused
   (``error.bots-busy``); a bot's move is never refused, it waits its room's turn (a room
   has one bot move in flight at most, so they are as many as the rooms);
@@ -42,7 +44,7 @@ from .protocol import LIMITS, Limits
 
 T = TypeVar("T")
 
-#: how long a job thinks before it steps aside for a job that has thought less, seconds
+#: how long a job thinks before it steps aside for a job that has had less time, seconds
 SLICE_SECONDS = 0.01
 #: the interpreter's thread switch interval while the server runs (``sys.setswitchinterval``;
 #: Python's default is 5 ms): a thinking bot holds the GIL, and each time the event loop
@@ -96,8 +98,13 @@ class SlicedRandom(random.Random):
 
 
 class Turnstile:
-    """Lets one thread think at a time: on a hand-over, the waiting one that has thought
-    least (its seconds so far in its job) goes next."""
+    """Lets one thread think at a time, sharing the time evenly (as Linux's fair
+    scheduler does): each thinking job has a *virtual time*, the seconds it has thought
+    counted from the virtual time at which it came in; a job comes in at the turnstile's
+    :attr:`now` (the least virtual time of the jobs under way), and on a hand-over the
+    waiting job with the least virtual time goes next. A job that just came in (a greedy
+    bot's move) thinks within a slice or two; a long search neither starves nor makes
+    the others wait past their share, however many short jobs come after it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -105,45 +112,49 @@ class Turnstile:
         self._held = False
         self._order = itertools.count()
         self.closed = False
+        #: the least virtual time of the jobs under way: where a job comes in
+        self.now = 0.0
         #: when the event loop last noted the time (``time.perf_counter``; never before
         #: :meth:`BotScheduler.open`)
         self.beat = math.inf
 
-    def enter(self, used: float) -> None:
-        """Wait until this thread may think (``used``: seconds it thought before)."""
+    def enter(self) -> float:
+        """Wait until this thread may think; its virtual time then."""
         with self._lock:
             if self.closed:
                 raise Stopped("the server is stopping")
+            came = self.now
             if not self._held:
                 self._held = True
-                return
-            mine = self._wait(used)
+                return came
+            mine = self._wait(came)
         mine.wait()
         if self.closed:
             raise Stopped("the server is stopping")
+        return came
 
     def leave(self) -> None:
-        """This thread stops thinking: the least served waiting one goes on."""
+        """This thread stops thinking: the waiting one with the least virtual time goes on."""
         with self._lock:
             if self._waiting:
-                heapq.heappop(self._waiting)[2].set()
+                self._hand_over()
             else:
                 self._held = False
 
-    def others_wait(self, used: float) -> bool:
-        """Whether a waiting thread has thought less than ``used`` seconds (read without
-        the lock: a stale answer only moves a hand-over by one draw)."""
-        waiting = self._waiting
-        return bool(waiting) and waiting[0][0] < used
-
-    def step_aside(self, used: float) -> None:
-        """Let the least served waiting thread think if it has thought less than
-        ``used``; back when this one is the least served again."""
+    def step_aside(self, virtual: float) -> None:
+        """At the end of a slice, with this thread's virtual time ``virtual``: let the
+        waiting thread with the least virtual time think if it is less; back when this
+        one has the least."""
+        waiting = self._waiting  # read without the lock first: a slice mostly ends here
+        if not waiting or waiting[0][0] >= virtual:
+            self.now = virtual
+            return
         with self._lock:
-            if not self._waiting or self._waiting[0][0] >= used:
+            if not self._waiting or self._waiting[0][0] >= virtual:
+                self.now = virtual
                 return
-            mine = self._wait(used)
-            heapq.heappop(self._waiting)[2].set()
+            mine = self._wait(virtual)
+            self._hand_over()
         mine.wait()
         if self.closed:
             raise Stopped("the server is stopping")
@@ -156,25 +167,30 @@ class Turnstile:
                 event.set()
             self._waiting.clear()
 
-    def _wait(self, used: float) -> threading.Event:
+    def _wait(self, virtual: float) -> threading.Event:
         event = threading.Event()
-        heapq.heappush(self._waiting, (used, next(self._order), event))
+        heapq.heappush(self._waiting, (virtual, next(self._order), event))
         return event
+
+    def _hand_over(self) -> None:
+        virtual, _, event = heapq.heappop(self._waiting)
+        self.now = max(self.now, virtual)
+        event.set()
 
 
 class Share:
-    """One job's share of the turnstile, in its worker thread: its seconds of thinking,
-    and :meth:`pause`, called at each of its random draws."""
+    """One job's share of the turnstile, in its worker thread: its virtual time, and
+    :meth:`pause`, called at each of its random draws."""
 
     def __init__(self, turnstile: Turnstile, slice_seconds: float):
         self.turnstile = turnstile
         self.slice = slice_seconds
-        self.used = 0.0
+        self.virtual = 0.0
         self.since = 0.0
         self.mark = time.perf_counter()
 
     def __enter__(self) -> "Share":
-        self.turnstile.enter(self.used)
+        self.virtual = self.turnstile.enter()
         self.since = time.perf_counter()
         return self
 
@@ -183,7 +199,7 @@ class Share:
 
     def pause(self) -> None:
         """A point where the job may nap (the event loop is behind) or step aside (its
-        slice is over and a job that has thought less waits); :class:`Stopped` once the
+        slice is over and a job with less virtual time waits); :class:`Stopped` once the
         scheduler is closed."""
         if self.turnstile.closed:
             raise Stopped("the server is stopping")
@@ -195,11 +211,9 @@ class Share:
             now = self.mark = later
         if now - self.since < self.slice:
             return
-        self.used += now - self.since
-        self.since = now
-        if self.turnstile.others_wait(self.used):
-            self.turnstile.step_aside(self.used)
-            self.since = time.perf_counter()
+        self.virtual += now - self.since
+        self.turnstile.step_aside(self.virtual)
+        self.since = time.perf_counter()
 
     def draws(self, seed: str) -> random.Random:
         """The job's random numbers from ``seed``, pausing at each draw."""
