@@ -1,12 +1,15 @@
 """The bots' threads shared fairly by the rooms (server/bots.py, docs/server.md "Bots and
-hints"): a room's quick bot is not held up behind other rooms' slow ones, a seat has one
-hint at a time with an interval, a full queue refuses hints but never a bot's move; and
-the scheduler's pieces fuzzed. In-process (Starlette's TestClient), with a deliberately
-slow bot registered in the bot registry for the test."""
+hints"): a room's quick bot is not held up behind other rooms' slow ones (on a real
+``lc serve`` beside rooms of ismcts@5, and in-process beside a deliberately slow bot
+registered in the bot registry for the test), a seat has one hint at a time with an
+interval, a full queue refuses hints but never a bot's move; and the scheduler's pieces
+fuzzed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import statistics
 import threading
 import time
 from pathlib import Path
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
+from server_support import BOUND, free_port, new_room, start_lc_serve  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_server_features import Clock, mover_of, two_seated  # noqa: E402
 from test_server_protocol import Player, connect, join, open_room  # noqa: E402
@@ -30,6 +34,8 @@ from lostcities.server.protocol import Limits  # noqa: E402
 
 #: CPU seconds the slow bot thinks a move
 SLOW_SECONDS = 2.0
+#: a pause between two moves of one client on a real server: within its message rate
+RATE_PAUSE = 0.15
 
 
 class SlowBot(Bot):
@@ -151,6 +157,83 @@ def test_a_full_bot_queue_refuses_hints_never_a_bots_move(tmp_path: Path,
             for player in players:  # each bot's move is played, in its turn
                 turns = player.state["room"]["turns"]
                 player.until(lambda m: m["type"] == "state" and m["room"]["turns"] > turns)
+
+
+# --------------------------------------------------------------------------- a real lc serve
+
+class Table(threading.Thread):
+    """A client of a real server seated against ``bot`` that moves as soon as it may (its
+    own thread): the room's bot thinks nearly all the time. ``times``: seconds from each
+    of its moves to its turn again (the bot's thinking, and the server's)."""
+
+    def __init__(self, port: int, bot: str, stop: threading.Event):
+        super().__init__(daemon=True)
+        from websockets.sync.client import connect
+
+        room = new_room(port)
+        self.ws = connect(f"ws://127.0.0.1:{port}/rooms/{room}/ws", open_timeout=BOUND)
+        self.stop = stop
+        self.times: list[float] = []
+        for text in ("/join", f"/bot {bot}", "/start"):
+            self.ws.send(json.dumps({"type": "line", "text": text}))
+
+    def my_turn(self, after: int) -> dict[str, Any]:
+        """The first state after turn ``after`` that gives this seat the turn."""
+        while True:
+            message = json.loads(self.ws.recv(timeout=BOUND))
+            if message["type"] == "state" and message["legal"] and \
+                    message["room"]["turns"] > after:
+                return message
+
+    def move(self, state: dict[str, Any]) -> float:
+        """Play a legal move of ``state``; the time it was sent."""
+        self.ws.send(json.dumps({"type": "move", "move": state["legal"][0]}))
+        return time.perf_counter()
+
+    def run(self) -> None:
+        try:
+            state = self.my_turn(-1)
+            while not self.stop.is_set():
+                sent = self.move(state)
+                state = self.my_turn(state["room"]["turns"])
+                self.times.append(time.perf_counter() - sent)
+        except Exception:
+            if not self.stop.is_set():  # the server stopping ends the table
+                raise
+
+
+@pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
+def test_a_greedy_reply_beside_rooms_of_ismcts_on_a_real_server(tmp_path: Path) -> None:
+    pytest.importorskip("websockets")
+    pytest.importorskip("uvicorn")
+    port = free_port()
+    server = start_lc_serve(tmp_path, port)
+    stop = threading.Event()
+    try:
+        quick = Table(port, "greedy", stop)
+        state = quick.my_turn(-1)
+        searching = [Table(port, "ismcts@5", stop) for _ in range(3)]
+        for table in searching:
+            table.start()
+        greedy: list[float] = []
+        # greedy replies until the searches have made 3 moves (each one's thinking), 40
+        # at most (a match is longer), within the server's rate of 10 messages a second
+        while len(greedy) < 6 or (sum(len(t.times) for t in searching) < 3
+                                  and len(greedy) < 40):
+            time.sleep(RATE_PAUSE)
+            sent = quick.move(state)
+            state = quick.my_turn(state["room"]["turns"])
+            greedy.append(time.perf_counter() - sent)
+        deadline = time.monotonic() + BOUND
+        while not any(t.times for t in searching) and time.monotonic() < deadline:
+            time.sleep(0.1)  # polling a condition, bounded
+        search = statistics.median(t for table in searching for t in table.times)
+    finally:
+        stop.set()
+        server.terminate()
+        server.wait(timeout=BOUND)
+    # before: the greedy move waited for a search (or two) to end, about as long as one
+    assert max(greedy) < search / 4, (greedy, search)
 
 
 # --------------------------------------------------------------------------- fuzzed pieces
