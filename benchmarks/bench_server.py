@@ -102,7 +102,8 @@ def child_server(port: int, data: str, durable: bool, check: bool,
 
     import uvicorn
 
-    from lostcities.server.app import BOT_THREADS, IO_THREADS, create_app
+    from lostcities.server.app import IO_THREADS, create_app
+    from lostcities.server.bots import BotScheduler
 
     app = create_app(Path(data), durable=durable, check_messages=check)
     profilers: list[cProfile.Profile] = []
@@ -116,9 +117,8 @@ def child_server(port: int, data: str, durable: bool, check: bool,
         hub.io_pool.shutdown()
         hub.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room",
                                          initializer=profiled)
-        hub.bot_pool.shutdown()
-        hub.bot_pool = ThreadPoolExecutor(max_workers=BOT_THREADS, thread_name_prefix="lc-bot",
-                                          initializer=profiled)
+        hub.bots.close()
+        hub.bots = BotScheduler(hub.limits, initializer=profiled)
         main_profiler = cProfile.Profile()
         main_profiler.enable()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, ws="auto", ws_max_size=65536,

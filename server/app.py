@@ -12,7 +12,8 @@ read is dropped, never waited for. A room's calls run one at a time (an asyncio 
 room). A move is checked and applied by the engine on the event loop (microseconds),
 and only its commit to the store runs in a worker thread (several rooms' turns share
 one commit: :meth:`~.store.SQLiteStore.add_turn`); the commands and chat lines, rarer,
-run whole in a worker thread; the bots' choices and hints think in a pool of their own.
+run whole in a worker thread; the bots' choices and hints think in threads of their own,
+shared fairly by the rooms (:mod:`.bots`: a room waits for its own bots, not others').
 So neither the store's writes nor a slow bot block the event loop. Each message is
 built and encoded once for every client that receives the same bytes (a seat's view
 once per seat, an event once per language).
@@ -34,6 +35,7 @@ import sqlite3
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -49,6 +51,7 @@ from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.safeio import loads_json, lone_surrogate
 
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
+from .bots import BotScheduler, Refused
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
@@ -71,9 +74,6 @@ def is_room_id(text: str) -> bool:
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing
 IO_THREADS = 16
-#: the worker threads where bots choose and hints are thought of
-BOT_THREADS = 2
-
 #: where the server says what it left out or could not save (one line each)
 log = logging.getLogger(__name__)
 #: a bot's move the store could not save is tried again after this many seconds,
@@ -270,7 +270,7 @@ class Hub:
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
         #: tasks that outlive the connection that started them (a seat going away)
         self.background: set[asyncio.Task[None]] = set()
-        self.bot_pool = ThreadPoolExecutor(max_workers=BOT_THREADS, thread_name_prefix="lc-bot")
+        self.bots = BotScheduler(limits, clock=clock)
         self.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room")
         #: the rooms left out, each said once in the log: room id -> why (a stored row
         #: damaged, a stored turn refused: every request for it answers 503)
@@ -534,12 +534,11 @@ class Hub:
             self.bot_tasks[room.id] = asyncio.ensure_future(self._run_bots(room))
 
     async def _run_bots(self, room: Room) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             turn = room.bot_turn()
             if turn is None:
                 return
-            move = await loop.run_in_executor(self.bot_pool, turn.choose, room.bots)
+            move = await self.bots.think(room.id, partial(turn.choose, room.bots))
             self.deliver(room, await self.play_bot(room, turn, move))
 
     async def play_bot(self, room: Room, turn: BotTurn, move: Move) -> Outcome:
@@ -646,15 +645,18 @@ class Hub:
 
     async def hint(self, room: Room, client: Connection) -> None:
         """A hint to ``client`` alone: the expert bot's move for its seat, thought in the
-        bots' pool (the event loop goes on meanwhile), or one error."""
+        bots' threads (the event loop goes on meanwhile), or one error (one hint at a time
+        per seat, a bounded queue: :meth:`.bots.BotScheduler.hint`)."""
         async with self.lock(room.id):
             asked = room.hint(client.seat(room))
         if isinstance(asked, Outcome):
             self.deliver(room, asked, client)
             return
-        loop = asyncio.get_running_loop()
         try:
-            move = await loop.run_in_executor(self.bot_pool, asked.choose)
+            move = await self.bots.hint(room.id, asked.seat, asked.choose)
+        except Refused as refusal:
+            client.send(_error(refusal.key, **refusal.params))
+            return
         except LostCitiesError as err:
             client.send(_error("error.bot", reason=str(err).splitlines()[0][:200]))
             return
@@ -899,6 +901,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         with contextlib.suppress(StoreError, sqlite3.Error):
             await hub.sweep()
         sweeper = asyncio.ensure_future(hub.sweep_every())
+        hub.bots.open()
         # damaged rooms are left out now; where a bot is to move, it plays on
         for room_id in store.open_rooms():
             await hub.wake(room_id)
@@ -913,7 +916,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
                     await task
             if hub.background:  # seats going away: stored before the store closes
                 await asyncio.wait(list(hub.background), timeout=10)
-            hub.bot_pool.shutdown(wait=False, cancel_futures=True)
+            hub.bots.close()
             hub.io_pool.shutdown(wait=True)
             store.close()
 

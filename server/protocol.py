@@ -65,6 +65,12 @@ class Limits:
     #: open TCP connections (HTTP and WebSocket) at most; ``lc serve`` takes fewer when
     #: the file limit (``ulimit -n``) is lower: that limit less ``FD_RESERVE``
     open_connections: int = 4000
+    #: rooms whose bot (or hint) is thinking at once, time-sliced (worker threads;
+    #: :mod:`.bots`); bot jobs waiting for one, beyond which a hint is refused (a bot's
+    #: move always waits its turn); seconds between two hints of one seat (one at a time)
+    bot_threads: int = 32
+    bot_queue: int = 64
+    hint_seconds: float = 1.0
 
 
 LIMITS = Limits()

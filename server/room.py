@@ -153,14 +153,16 @@ class BotTurn:
     state: "GameState"
     seed: int
 
-    def choose(self, bots: dict[tuple[int, str], Any]) -> Move:
+    def choose(self, bots: dict[tuple[int, str], Any],
+               draws: Callable[[str], random.Random] = random.Random) -> Move:
         """The bot's move, from its seat's view and an rng seeded by the room's seed and
         the turn's number (the same move after a restart). ``bots`` caches one bot per
-        seat and name."""
+        seat and name; ``draws`` builds the rng from its seed (the server's scheduler
+        gives one that yields at each draw: :class:`~.bots.SlicedRandom`)."""
         key = (self.seat, self.bot)
         if key not in bots:
             bots[key] = make_bot(self.bot)
-        rng = random.Random(f"lostcities-serve:{self.seed}:{self.number}")
+        rng = draws(f"lostcities-serve:{self.seed}:{self.number}")
         return bots[key].choose(SeatView(self.state, self.seat, rng))
 
 
@@ -174,10 +176,11 @@ class HintTurn:
     state: "GameState"
     seed: int
 
-    def choose(self) -> Move:
+    def choose(self, draws: Callable[[str], random.Random] = random.Random) -> Move:
         """The expert bot's move for this seat, from its view only (a bot of its own:
-        hints never share a bot another thread may be using)."""
-        rng = random.Random(f"lostcities-hint:{self.seed}:{self.number}")
+        hints never share a bot another thread may be using); ``draws`` as
+        :meth:`BotTurn.choose`'s."""
+        rng = draws(f"lostcities-hint:{self.seed}:{self.number}")
         return make_bot(HINT_BOT).choose(SeatView(self.state, self.seat, rng))
 
 
