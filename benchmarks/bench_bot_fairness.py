@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import multiprocessing
 import os
@@ -73,7 +74,8 @@ class Seat:
 
         url = base.replace("http://", "ws://") + f"/rooms/{room}/ws"
         return cls(await connect(url, open_timeout=ANSWER_SECONDS, ping_interval=None,
-                                 max_size=2 ** 20))
+                                 max_size=2 ** 20,
+                                 additional_headers={"X-Forwarded-For": visitor()}))
 
     async def _read(self) -> None:
         try:
@@ -143,10 +145,21 @@ async def replies(seat: Seat, count: int, rng: random.Random) -> list[float]:
 
 # --------------------------------------------------------------------------- the load
 
+_visitors = itertools.count(1)
+
+
+def visitor() -> str:
+    """A client address of its own (the loopback's ``X-Forwarded-For``, which lc serve
+    trusts): each room and connection is a visitor of its own, so the per-address limits
+    of lc serve are theirs, not the benchmark's."""
+    n = next(_visitors)
+    return f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+
+
 async def heavy_room(base: str, bot: str, rng: random.Random, stop: asyncio.Event,
                      played: list[int]) -> Seat:
     """A room where a client plays ``bot`` and answers each of its turns at once."""
-    seat = await Seat.open(base, await asyncio.to_thread(open_room, base, "duel-classic"))
+    seat = await Seat.open(base, await asyncio.to_thread(open_room, base, "duel-classic", visitor()))
     await seat.sit(bot)
 
     async def play() -> None:
@@ -191,7 +204,8 @@ def open_room_with_hints(base: str) -> str:
     request = urllib.request.Request(f"{base}/rooms", method="POST",
                                      data=json.dumps({"pack": "duel-classic",
                                                       "hints": True}).encode(),
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json",
+                                              "X-Forwarded-For": visitor()})
     with urllib.request.urlopen(request, timeout=ANSWER_SECONDS) as answer:
         return json.loads(answer.read())["room"]
 
@@ -240,7 +254,7 @@ def figures(times: list[float]) -> dict[str, Any]:
 async def measure(server: Server, args: argparse.Namespace) -> dict[str, Any]:
     base = server.base
     rng = random.Random(args.seed)
-    seat = await Seat.open(base, await asyncio.to_thread(open_room, base, "duel-classic"))
+    seat = await Seat.open(base, await asyncio.to_thread(open_room, base, "duel-classic", visitor()))
     await seat.sit("greedy")
     out: dict[str, Any] = {"baseline": figures(await replies(seat, args.baseline_moves, rng))}
     spawn = multiprocessing.get_context("spawn")
