@@ -1,4 +1,4 @@
-"""Session hooks: the compiled core's build (tests/test_compiled.py) runs beside the suite.
+"""Session hooks and shared fixtures: the compiled core's build (tests/test_compiled.py) runs beside the suite; `bot_calls` counts the bot moves lc play derives.
 
 When tests of tests/test_compiled.py are collected, their build starts at once in the
 background (tests/compiled_build.py: minutes of Cython and C on the machine's other core)
@@ -8,6 +8,7 @@ files starts no build.
 from __future__ import annotations
 
 import compiled_build
+import pytest
 
 COMPILED_TESTS = "test_compiled.py"
 
@@ -28,3 +29,20 @@ def pytest_collection_finish(session) -> None:
 def pytest_sessionfinish(session, exitstatus) -> None:
     if compiled_build.current is not None:
         compiled_build.current.remove()
+
+
+@pytest.fixture
+def bot_calls(monkeypatch) -> list:
+    """Every bot move lc play's session derives (played, or derived again to check a
+    resumed save), by the history's length when it was asked for."""
+    from lostcities.cli.session import Session
+
+    calls: list = []
+    real = Session._suggest
+
+    def counting(self, *args, **kwargs):
+        calls.append(len(self.history))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "_suggest", counting)
+    return calls

@@ -60,20 +60,6 @@ def wait_for(text: str, path: Path, proc: subprocess.Popen) -> float:
     return time.monotonic() - began
 
 
-@pytest.fixture
-def bot_calls(monkeypatch) -> list[int]:
-    """Every bot move derived (played or derived again), by history length."""
-    calls: list[int] = []
-    real = Session._suggest
-
-    def counting(self, *args, **kwargs):
-        calls.append(len(self.history))
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Session, "_suggest", counting)
-    return calls
-
-
 @pytest.fixture(scope="module")
 def slow_save(tmp_path_factory) -> tuple[Path, float]:
     """An unsigned save against the slow bot, and what deriving its bot moves costs (the

@@ -28,20 +28,6 @@ KEY_A, KEY_B = b"a" * SAVE_KEY_BYTES, b"b" * SAVE_KEY_BYTES
 PLAIN_ENV = {"LANG": "C.UTF-8", "LC_ALL": None, "LC_MESSAGES": None, "COLUMNS": None}
 
 
-@pytest.fixture
-def bot_calls(monkeypatch) -> list[int]:
-    """Every bot move derived (played or re-derived on resume), by history length."""
-    calls: list[int] = []
-    real = Session._suggest
-
-    def counting(self, *args, **kwargs):
-        calls.append(len(self.history))
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Session, "_suggest", counting)
-    return calls
-
-
 def played(path: Path, key: bytes | None, turns: int = 10) -> Session:
     s = Session(CLASSIC, VS_GREEDY, 4, save_path=path, key=key)
     for _ in range(turns):
