@@ -1,4 +1,5 @@
-"""Session hooks and shared fixtures: the compiled core's build (tests/test_compiled.py) runs beside the suite; `bot_calls` counts the bot moves lc play derives.
+"""Session hooks and shared fixtures: the compiled core's build (tests/test_compiled.py)
+runs beside the suite; ``bot_calls`` counts the bot moves lc play derives.
 
 When tests of tests/test_compiled.py are collected, their build starts at once in the
 background (tests/compiled_build.py: minutes of Cython and C on the machine's other core)
