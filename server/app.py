@@ -50,8 +50,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.safeio import loads_json, lone_surrogate
 
-from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .bots import BotScheduler, Refused
+from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
+from .guard import Throttle
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
@@ -276,7 +277,7 @@ class Hub:
         #: damaged, a stored turn refused: every request for it answers 503)
         self.quarantined: dict[str, str] = {}
         #: when the log last said a refused write, and the refusals since
-        self._unsaved: tuple[float, int] = (-UNSAVED_LOG_SECONDS, 0)
+        self._unsaved = Throttle(UNSAVED_LOG_SECONDS)
 
     def connections(self) -> int:
         """Open connections in all rooms."""
@@ -392,15 +393,11 @@ class Hub:
         """A write the store refused (a full disk, an I/O error): nothing changed, the
         caller is told ``error.cannot-save`` (and may try again), the log says it (at
         most once in :data:`UNSAVED_LOG_SECONDS`)."""
-        said, count = self._unsaved
-        now = time.monotonic()
-        if now - said >= UNSAVED_LOG_SECONDS:
+        count = self._unsaved.allow("write")
+        if count is not None:
             more = f" ({count} more refused since the last line)" if count else ""
             log.warning("room %s: the store refused a write, nothing changed: %s%s",
                         room.id, clean_text(str(err), 300), more)
-            self._unsaved = (now, 0)
-        else:
-            self._unsaved = (said, count + 1)
         return refused("error.cannot-save")
 
     def attach(self, room: Room) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import Counter
 from typing import Any, Callable, Optional
@@ -104,6 +105,27 @@ def guarded(base: type, head_seconds: float, cap: int, peer_cap: int,
     return Guarded
 
 
+class Throttle:
+    """Lines of the log said at most once every ``seconds`` a kind: :meth:`allow` says
+    whether a line of ``kind`` may be written now and how many were left out since."""
+
+    def __init__(self, seconds: float = LOG_EVERY, clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._left_out: Counter[str] = Counter()
+
+    def allow(self, kind: str) -> Optional[int]:
+        """None: leave this line out (counted); else write it, with the count of those
+        of its kind left out since the last one written."""
+        now = self.clock()
+        if now - self._last.get(kind, -math.inf) < self.seconds:
+            self._left_out[kind] += 1
+            return None
+        self._last[kind] = now
+        return self._left_out.pop(kind, 0)
+
+
 class OneLine(logging.Filter):
     """A log filter for a client's faults that uvicorn logs (a text frame that is not
     UTF-8, an HTTP request it cannot read): one line without the traceback, at most
@@ -113,20 +135,16 @@ class OneLine(logging.Filter):
 
     def __init__(self) -> None:
         super().__init__()
-        self._last: dict[str, float] = {}
-        self._left_out: dict[str, int] = {}
+        self.throttle = Throttle()
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         fault = next((f for f in self.FAULTS if message.startswith(f)), None)
         if fault is None:
             return True
-        now = time.monotonic()
-        if now - self._last.get(fault, -LOG_EVERY) < LOG_EVERY:
-            self._left_out[fault] = self._left_out.get(fault, 0) + 1
+        left_out = self.throttle.allow(fault)
+        if left_out is None:
             return False
-        self._last[fault] = now
-        left_out = self._left_out.pop(fault, 0)
         record.msg = fault + (f" ({left_out} more since the last such line)" if left_out
                               else "")
         record.args = ()

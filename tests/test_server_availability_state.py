@@ -138,3 +138,27 @@ def test_limit_option_fuzz(changes: list[str]) -> None:
         assert "\n" not in str(err) and len(str(err)) < 800
         return
     assert all(getattr(limits, name) > 0 for name in vars(limits))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["utf8", "http", "write"]),
+                          st.floats(min_value=0, max_value=30)), max_size=40))
+def test_log_throttle_fuzz(lines: list[tuple[str, float]]) -> None:
+    """A kind of log line is written at most once in ``seconds``; each one written says
+    how many of its kind were left out since the one before; none is lost uncounted."""
+    from lostcities.server.guard import Throttle
+
+    now = [0.0]
+    throttle = Throttle(10.0, clock=lambda: now[0])
+    written: dict[str, list[float]] = {}
+    left_out: dict[str, int] = {}
+    for kind, wait in lines:
+        now[0] += wait
+        said = throttle.allow(kind)
+        last = written.get(kind)
+        if last and now[0] - last[-1] < 10.0:
+            assert said is None
+            left_out[kind] = left_out.get(kind, 0) + 1
+        else:
+            assert said == left_out.pop(kind, 0)
+            written.setdefault(kind, []).append(now[0])
