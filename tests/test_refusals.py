@@ -202,3 +202,74 @@ def test_apply_carries_the_refusal_of_its_one_check(monkeypatch):
     assert len(calls) == 1
     assert info.value.refusal == Refusal("illegal.draw-source", {"draw": "99"})
     assert str(info.value).endswith(": 99 is not a draw source")
+
+
+# --------------------------------------------------------------------------- the front ends
+
+def test_the_room_checks_a_move_once_and_says_a_board_refusal_in_french(monkeypatch, tmp_path):
+    pytest.importorskip("starlette")
+    from lostcities.server.protocol import localize
+    from lostcities.server.room import Room
+    from lostcities.server.store import SQLiteStore
+
+    p = pack("board-classic")
+    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=False)
+    room = Room.create(store, "abcdefgh", p, "board-classic")
+    room.line(None, "/join Ann")
+    room.line(None, "/join Bob")
+    room.line(0, "/start")
+    checks = []
+    real = turn.why_refused
+    monkeypatch.setattr(turn, "why_refused", lambda s, m: checks.append(m) or real(s, m))
+    seat = room.state.to_move
+    card = p.cards.format(room.state.hands[seat][0])
+    outcome = room.move(seat, f"d {card} step=y deck")
+    assert len(checks) == 1
+    error = next(e for e in outcome.replies if e["type"] == "error")
+    assert error["params"]["reason"] == {"key": "illegal.discard-pawn", "params": {}}
+    said = localize(error, "fr")["text"]
+    assert "défaussée" in said and not english_in(said, {})
+    checks.clear()
+    room.move(seat, str(legal_moves(room.state)[0]))
+    assert len(checks) == 1
+    store.close()
+
+
+def test_lc_play_plays_a_bots_move_with_one_check(monkeypatch):
+    from lostcities.cli.session import BOT, Player, Session
+
+    s = Session(pack("duel-classic"), [Player(BOT, "A", "random"), Player(BOT, "B", "random")],
+                seed=3)
+    checks = []
+    real = turn.why_refused
+    monkeypatch.setattr(turn, "why_refused", lambda st, m: checks.append(m) or real(st, m))
+    s.play_bot()
+    assert len(checks) == 1
+
+
+def test_lc_play_connect_asks_the_room_why_a_board_card_cannot_be_played():
+    """A card no legal move takes is sent to the room on a board pack too, whose refusal
+    now has a key in the player's language (before: a bare "no legal move plays it")."""
+    import io
+
+    from lostcities.cli.connect import RoomClient, TokenFile, room_address
+    from rich.console import Console
+
+    sent = []
+
+    class Socket:
+        def send(self, text: str) -> None:
+            sent.append(text)
+
+        def close(self) -> None:
+            pass
+
+    out = io.StringIO()
+    console = Console(file=out, width=120, no_color=True)
+    c = RoomClient(room_address("http://127.0.0.1:1/r/abcdefgh"), Catalogue("fr"),
+                   TokenFile(Path("/nonexistent/t")), interactive=False,
+                   connect=lambda url: Socket(), out=console, err=console)
+    c.pack = pack("board-classic")
+    c.socket = Socket()
+    c._settle(None, ("error", ("connect.cannot", {"card": "b2", "action": "play"})))
+    assert sent and '"p b2 deck"' in sent[-1]
