@@ -221,6 +221,13 @@ def _board_tampering(state: GameState, legal: list[Move],
             out.append(("an advance of a track without a pawn",
                         dataclasses.replace(m, steps=(rng.choice(pawnless),)),
                         "illegal.step-no-pawn"))
+        last = state.tables.board.last
+        finished = [c for c in range(len(pack.colours)) if board.on_track[p][c] >= 0
+                    and board.spaces[p][board.on_track[p][c]] >= last]
+        if finished:
+            out.append(("an advance of a pawn on its track's last space",
+                        dataclasses.replace(m, steps=(rng.choice(finished),)),
+                        "illegal.step-finished"))
     crossings = [m for m in plays if m.draw is None] if state.deck else []
     if crossings:  # the round ends at this move's bridge crossing: no draw, no step after it
         m = rng.choice(crossings)

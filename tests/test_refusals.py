@@ -28,11 +28,14 @@ from refusal_tampering import positions, tampered
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = sorted((ROOT / "tests" / "fixtures" / "packs" / "valid").glob("*.yaml"))
 #: board rules random play seldom reaches: a round ended by its first bridge crossing, every
-#: pawn on a track
+#: pawn on a track, a step due while a pawn stands on its track's last space
 DERIVED = {
     "one-crossing": lambda: derived("board-classic", round_end={"bridge_crossings": 1},
                                     board={"bridge_after": 1}),
     "two-pawns": lambda: derived("board-classic", board={"pawns": 2}),
+    "short-tracks": lambda: derived("board-classic", board={
+        "spaces": 4, "bridge_after": 2, "tile_spaces": [1, 2, 3, 4],
+        "tiles": [{"kind": "step", "count": 12}]}),
 }
 PACKS = [*builtin_ids(), *(str(p) for p in HOUSE), *DERIVED]
 
@@ -158,7 +161,7 @@ def test_every_tampering_is_met_on_the_packs():
                    "illegal.step-extra", "illegal.steps-form", "illegal.pawn-alike",
                    "illegal.step-missing", "illegal.step-form", "illegal.step-no-pawn",
                    "illegal.crossing-draw", "illegal.step-after-end",
-                   "illegal.no-free-pawn", "illegal.lowest"}, met
+                   "illegal.no-free-pawn", "illegal.lowest", "illegal.step-finished"}, met
 
 
 def test_a_discard_given_a_step_on_board_classic_is_refused_for_the_step_not_a_retake():
