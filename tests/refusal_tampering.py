@@ -71,9 +71,9 @@ def tampered(state: GameState, rng: random.Random) -> list[tuple[str, Move, str]
         any_move = Move(PLAY, 0, DECK, codec=codec)
         return [("the match is over", any_move, "illegal.game-over")]
     p = state.to_move
-    hand = state.hands[p]
     legal = legal_moves(state)
-    move = rng.choice(legal)
+    hand = list(state.hands[p])  # read after legal_moves: a board pack's walk may leave the
+    move = rng.choice(legal)     # list held before it one card short (the state has a new one)
 
     def but(**changes) -> Move:
         return dataclasses.replace(move, **changes)
