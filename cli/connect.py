@@ -909,9 +909,10 @@ class RoomClient:
             self.entry = entry
             if not self.interactive:
                 self.say(self.prompt())
-        elif value[0] == "connect.cannot" and self.pack is not None and self.pack.board is None:
+        elif value[0] == "connect.cannot" and self.pack is not None:
             # no legal move with this card: the server says why, as lc play does (the
-            # engine's reason in this client's language), and changes nothing
+            # engine's refusal in this client's language, a board pack's as a duel's), and
+            # changes nothing
             action = "p" if value[1]["action"] == "play" else "d"
             self.send({"type": "move", "move": f"{action} {value[1]['card']} deck"})
         else:

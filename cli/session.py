@@ -785,9 +785,10 @@ class Session:
             self._bots[key] = make_bot(name, allow_import=name in self.allow_bots)
         return self._bots[key]
 
-    def _suggest(self, bot_name: str, key: object = None) -> "Move":
-        """The move ``bot_name`` would play for the player to move, from its observation."""
-        from lostcities.engine import BotError, SeatView, illegal_reason
+    def _suggest(self, bot_name: str, key: object = None, check: bool = True) -> "Move":
+        """The move ``bot_name`` would play for the player to move, from its observation
+        (checked unless ``check`` is False: the caller plays it, which checks it)."""
+        from lostcities.engine import BotError, SeatView, why_refused
 
         state = self.state
         rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
@@ -798,17 +799,23 @@ class Session:
         except Exception as err:  # a user's module:Class bot failing
             raise BotError(f"bot {bot_name!r} failed at seat {state.to_move}: "
                            f"{type(err).__name__}: {err}") from None
-        reason = illegal_reason(state, move)
-        if reason is not None:
-            raise BotError(f"bot {bot_name!r} chose an illegal move: {reason}")
+        refusal = why_refused(state, move) if check else None
+        if refusal is not None:
+            raise BotError(f"bot {bot_name!r} chose an illegal move: {refusal.text()}")
         return move
 
     def play_bot(self) -> Turn:
-        """Play the turn of the bot to move (deterministic for a seed and position)."""
+        """Play the turn of the bot to move (deterministic for a seed and position); the
+        move is checked once, by the engine as it plays it."""
+        from lostcities.engine import BotError, IllegalMoveError
+
         player = self.to_move
         if player is None or player.kind != BOT:
             raise SessionError("it is not a bot's turn")
-        return self._play(self._suggest(player.bot, self.state.to_move))
+        try:
+            return self._play(self._suggest(player.bot, self.state.to_move, check=False))
+        except IllegalMoveError as err:
+            raise BotError(f"bot {player.bot!r} chose an illegal move: {err}") from None
 
     def _play(self, move: "Move") -> Turn:
         from lostcities.engine import DISCARD, apply, is_over
@@ -1057,9 +1064,9 @@ class Session:
     def explain(self, move: "Move") -> Optional[Note]:
         """Why ``move`` is refused, as a note (None when it is legal).
 
-        The engine decides legality and names the reason
-        (:func:`lostcities.engine.why_refused`): the card not held, the row it cannot
-        join (its last card and the pack's ordering), the draw it cannot take.
+        The engine's one check (:func:`lostcities.engine.why_refused`) names the rule the
+        move breaks: a catalogue key and its parameters, which the front end says in the
+        player's language.
         """
         from lostcities.engine import why_refused
 

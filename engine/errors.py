@@ -128,7 +128,19 @@ class InvalidMoveError(LostCitiesError, ValueError):
 
 
 class IllegalMoveError(LostCitiesError, ValueError):
-    """A well-formed move that the rules forbid in the current state."""
+    """A well-formed move that the rules forbid in the current state.
+
+    ``refusal`` is why, as :func:`lostcities.engine.why_refused` says it (a
+    ``Refusal``: a catalogue key and its parameters) when the error comes from the
+    move check (:func:`lostcities.engine.apply`), else None.
+    """
+
+    def __init__(self, message: str, refusal: object = None):
+        super().__init__(message)
+        self.refusal = refusal
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (str(self), self.refusal))
 
 
 class RecordError(LostCitiesError):

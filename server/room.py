@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from lostcities.engine import (BOTS, DECK, LostCitiesError, Move, SeatView, apply,
-                               continue_match, dumps, embedded_pack, illegal_reason, is_over,
+from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView,
+                               apply, continue_match, dumps, embedded_pack, is_over,
                                legal_moves, live_scores, make_bot, new_game, observation,
-                               pack_sha256, totals, why_refused, winners)
+                               pack_sha256, totals, winners)
 from lostcities.engine.safeio import loads_json
 
 from .names import name_refusal, seat_name
@@ -624,11 +624,13 @@ class Room:
             move = Move.parse(text, self.pack)
         except LostCitiesError as err:
             return refused("error.bad-move", reason=unreadable(text, self.pack, str(err)))
-        refusal = why_refused(state, move)
-        if refusal is not None:
+        try:  # the one check: the engine's own, as it applies the move
+            after = apply(state, move)
+        except IllegalMoveError as err:
+            refusal = err.refusal
             return refused("error.illegal", reason={"key": refusal.key,
                                                     "params": dict(refusal.params)})
-        return self._plan(move)
+        return PlannedTurn(self.turns, move, state, after)
 
     def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
         """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
@@ -675,15 +677,13 @@ class Room:
         if turn.number != self.turns or self.bot_turn() is None or \
                 self.seats[turn.seat].bot != turn.bot:
             return Outcome()
-        reason = illegal_reason(self.state, move)
-        if reason is not None:  # a built-in bot never does this; refuse rather than crash
-            raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: {reason}")
-        return self._plan(move)
-
-    def _plan(self, move: Move) -> PlannedTurn:
         before = self.state
         assert before is not None
-        return PlannedTurn(self.turns, move, before, apply(before, move))
+        try:
+            return PlannedTurn(self.turns, move, before, apply(before, move))
+        except IllegalMoveError as err:  # a built-in bot never does this; refuse, not crash
+            raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
+                            f"{err.refusal}") from None
 
     def store_turn(self, planned: PlannedTurn) -> None:
         """Commit a planned turn to the store (and, when it ends the match, write the

@@ -34,11 +34,11 @@ def test_a_row_starts_with_the_lowest_card_held_and_the_chosen_pawn():
     assert moves_of(s, "y5") == []          # not the lowest yellow held
     # pawn 0 is the leader; ordinary pawns are alike, so the first free one is offered
     assert moves_of(s, "y3") == ["p y3 pawn=0 deck", "p y3 pawn=1 deck"]
-    with pytest.raises(IllegalMoveError, match="a row starts with the lowest card of its "
-                                               "colour in hand, not y5"):
+    with pytest.raises(IllegalMoveError, match=r"y5 cannot start your yellow row: this pack starts a "
+                                               r"row with the lowest yellow card in your hand \(y3\)"):
         apply(s, "p y5 pawn=0 deck")
     with pytest.raises(IllegalMoveError, match=r"starting the yellow row sends a pawn onto "
-                                               r"its track: add pawn=N, one of 0 \(leader\), 1"):
+                                               r"its track: add pawn=0 \(leader\) or pawn=1"):
         apply(s, "p y3 deck")
     with pytest.raises(IllegalMoveError, match="pawn 2 and pawn 1 are alike .ordinary pawns.: "
                                                "send the first free one, pawn=1"):
@@ -82,7 +82,7 @@ def test_a_board_pack_with_fewer_pawns_than_tracks_starts_no_row_without_a_free_
     s = play(board_game(p, ["y3 y5 b2 b4 g6 g8 r2 r10", WAIT], {}), "p y3 pawn=0 deck",
              "d w10 deck")
     assert moves_of(s, "b2") == [] and moves_of(s, "y5") == ["p y5 deck"]
-    with pytest.raises(IllegalMoveError, match="every pawn of P1 is on a track: none can "
+    with pytest.raises(IllegalMoveError, match="every pawn of yours is on a track: none can "
                                                "start the blue row"):
         apply(s, "p b2 pawn=0 deck")
 
@@ -100,7 +100,7 @@ def test_each_further_card_advances_the_pawn_one_space_whatever_its_value():
     assert place(s, 0, "y") == (3, True)
     s = play(s, "p y10 deck", "d w9 deck")   # a jump of eight values: still one space
     assert place(s, 0, "y") == (4, True)
-    with pytest.raises(IllegalMoveError, match="y9 cannot follow y10 on the yellow row"):
+    with pytest.raises(IllegalMoveError, match="y9 cannot go on your yellow row: its last card is 10"):
         apply(s, "p y9 deck")
 
 
@@ -110,7 +110,7 @@ def test_board_updown_sets_each_rows_direction_by_its_second_card():
     s = board_game(p, ["y7 y5 y6 y3 b2 g6 g8 r10", WAIT], {})
     s = play(s, "p y7 pawn=0 deck", "d w10 deck", "p y5 deck", "d w10 deck")
     assert place(s, 0, "y") == (2, True)
-    with pytest.raises(IllegalMoveError, match="this row goes down"):
+    with pytest.raises(IllegalMoveError, match="the row goes down"):
         apply(s, "p y6 deck")
     assert place(play(s, "p y3 deck"), 0, "y") == (3, True)
 
@@ -158,7 +158,7 @@ def test_a_step_tile_advances_an_engaged_pawn_whose_new_space_resolves_in_turn()
                           "step=TRACK, one of y, b, or step=none to decline"),
             ("p y5 step=b deck", "one more pawn may advance"),
             ("p y5 step=none step=b deck", "step=b: no pawn advance is due here"),
-            ("p y5 step=g deck", "step=g: P1 has no pawn on the green track"),
+            ("p y5 step=g deck", "step=g: you have no pawn on the green track"),
             ("p y5 step=b step=b step=y deck", "step=y: no pawn advance is due here"),
             ("p y5 pawn=2 step=b step=b deck", "y5 continues a row: no pawn is sent")]:
         with pytest.raises(IllegalMoveError, match=message):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from enginehelpers import builtin_ids, complete_deal, derived, duel_ids, pack, play_out
-from lostcities.engine import errors
+from lostcities.engine import Refusal, errors
 from lostcities.engine.game.moves import (DECK, ActionSpace, Move, action_space, actions_to_move,
                                      move_to_actions, num_actions)
 from lostcities.engine.game.steps import draw_ok, draw_sources
@@ -66,8 +66,10 @@ def test_apply_accepts_text_and_names_the_move_when_illegal():
     p = pack("duel-classic")
     s = new_game(p, 2, 0, deals=[complete_deal(p, ["r2 r3 r4 r5 r6 r7 r8 r9", "b2"])])
     assert apply(s, "p r2 deck").rows[0][4] == [p.cards.parse("r2")]
-    with pytest.raises(errors.IllegalMoveError, match=r"^d r2 r: cannot draw back"):
+    with pytest.raises(errors.IllegalMoveError, match=r"^d r2 r: you cannot take back the card you just discarded \(r2\)$"
+                       ) as info:
         apply(s, "d r2 r")
+    assert info.value.refusal == Refusal("illegal.retake", {"card": "r2"})
 
 
 # -- action ids

@@ -88,7 +88,7 @@ def test_no_draw_from_an_empty_pile_and_a_draw_is_required():
         apply(s, "p r2 g")
     with pytest.raises(IllegalMoveError, match="must end with a draw"):
         apply(s, "p r2")
-    with pytest.raises(IllegalMoveError, match="holds no b2"):
+    with pytest.raises(IllegalMoveError, match="you hold no b2"):
         apply(s, "p b2 deck")
 
 
@@ -99,7 +99,7 @@ def test_strict_rows_refuse_lower_and_equal_values():
     s = play(start(p, ["r5 r5 r4 r6 y2 y3 y4 y5"]*1 + ["b2 b3 b4 b5 b6 b7 b8 b9"]),
              "p r5 deck", "d b2 deck")
     for text in ("p r5 deck", "p r4 deck"):
-        with pytest.raises(IllegalMoveError, match="needs strictly increasing values"):
+        with pytest.raises(IllegalMoveError, match="needs a higher value"):
             apply(s, text)
     assert cards(p, play(s, "p r6 deck").rows[0][4]) == "r5 r6"
 
@@ -109,7 +109,7 @@ def test_non_decreasing_rows_take_equal_values():
     s = play(start(p, ["r5 r5 r4 r6 y2 y3 y4 y5", "b2 b3 b4 b5 b6 b7 b8 b9"]),
              "p r5 deck", "d b2 deck", "p r5 deck", "d b3 deck")
     assert cards(p, s.rows[0][4]) == "r5 r5"
-    with pytest.raises(IllegalMoveError, match="values that never decrease"):
+    with pytest.raises(IllegalMoveError, match="its last card is 5 and this pack needs 5 or more"):
         apply(s, "p r4 deck")
 
 
@@ -120,7 +120,7 @@ def test_either_direction_rows_take_their_direction_from_the_first_differing_car
     # equal values keep the direction open: both r3 and r6 fit
     assert {"p r3 deck", "p r6 deck"} <= {str(m) for m in legal_moves(s)}
     s = play(s, "p r3 deck", "d b4 deck")         # now descending
-    with pytest.raises(IllegalMoveError, match="r6 cannot follow r3 on the red row: this row goes down"):
+    with pytest.raises(IllegalMoveError, match=r"r6 cannot go on your red row \(r5 r5 r3\): the row goes down"):
         apply(s, "p r6 deck")
     s = play(s, "p r3 deck", "d b5 deck", "p r2 deck")  # equal, then lower
     assert cards(p, s.rows[0][4]) == "r5 r5 r3 r3 r2"
@@ -130,7 +130,7 @@ def test_wagers_only_before_any_number_of_that_colour():
     p = pack("duel-classic")
     s = play(start(p, ["rx rx rx r2 r3 y2 y3 y4", "b2 b3 b4 b5 b6 b7 b8 b9"]),
              "p rx deck", "d b2 deck", "p rx deck", "d b3 deck", "p r2 deck", "d b4 deck")
-    with pytest.raises(IllegalMoveError, match="rx cannot follow r2 .*: wagers go before the number"):
+    with pytest.raises(IllegalMoveError, match="rx cannot go on your red row: a wager goes only before its first number"):
         apply(s, "p rx deck")
     assert cards(p, s.rows[0][4]) == "rx rx r2"
     assert Move.parse("d rx deck", p) in legal_moves(s)  # it can still be discarded
@@ -146,11 +146,11 @@ def test_wagers_anywhere_when_the_pack_allows():
 def test_lowest_in_hand_row_start():
     p = derived("duel-classic", rows={"start": "lowest-in-hand"})
     s = start(p, ["rx r7 r3 y2 y3 y4 y5 y6", "b2 b3 b4 b5 b6 b7 b8 b9"])
-    with pytest.raises(IllegalMoveError, match="lowest card of its colour"):
+    with pytest.raises(IllegalMoveError, match=r"lowest red card in your hand \(r3\)"):
         apply(s, "p r7 deck")
     # a wager does not start the numbers: the first number is still the lowest held
     s = play(s, "p rx deck", "d b2 deck")
-    with pytest.raises(IllegalMoveError, match="lowest card"):
+    with pytest.raises(IllegalMoveError, match="lowest red card"):
         apply(s, "p r7 deck")
     s = play(s, "p r3 deck", "d b3 deck", "p r7 deck")
     assert cards(p, s.rows[0][4]) == "rx r3 r7"

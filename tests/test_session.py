@@ -364,10 +364,10 @@ def test_draws_explained():
     assert s.command("d g7 w").kind == "moved"
 
 
-def test_an_unexplained_refusal_falls_back_to_the_engine():
+def test_a_draw_from_nowhere_has_its_own_key_not_the_engines_english():
     s = scripted(make())
     note = s.explain(Move("play", CLASSIC.cards.parse("r3"), 99, codec=CLASSIC.cards))
-    assert note.key == "illegal.other" and note.params["reason"] == "99 is not a draw source"
+    assert note == session_module.Note("illegal.draw-source", {"draw": "99"})
 
 
 # --------------------------------------------------------------------------- bots, hints, undo

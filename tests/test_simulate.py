@@ -169,7 +169,7 @@ def test_bad_bot_names_are_one_line_errors(spec, message):
 
 
 def test_an_illegal_move_from_a_bot_is_reported_with_the_bot_and_seat():
-    with pytest.raises(BotError, match=r"bot 'cheat' \(seat 2\) played p .* holds no"):
+    with pytest.raises(BotError, match=r"bot 'cheat' \(seat 2\) played p .* you hold no"):
         play_match(pack("duel-classic"), [RandomBot(), make_bot("enginehelpers:CheatBot", allow_import=True)], 3)
 
 

@@ -39,7 +39,8 @@ from typing import Any, Optional, Sequence
 
 from . import steps as card_steps  # the card game's turn steps (the one seam)
 from .cards import Card
-from .moves import DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space, step_text
+from .moves import DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
+from .refusals import Refusal
 from .rules import RulePack
 from .state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, OVER, PAWN, TRACK_CARD, GameState, Seat,
                     SetupError, TilePlace)
@@ -543,42 +544,42 @@ def _collect(state: GameState, key: tuple[int, int], out: list[Path]) -> None:
         card_steps.pop(state)
 
 
-def why_illegal(state: GameState, move: Move) -> Optional[str]:
-    """Why ``move`` cannot complete the turn of a board pack, or None.
+def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
+    """Why ``move`` cannot complete the turn of a board pack, as a :class:`.Refusal`, or
+    None.
 
-    The caller (:func:`.turn.illegal_reason`) has checked the move's form. The
+    The caller (:func:`.turn.full_refusal`) has checked the move's form. The
     turn's remaining decisions are walked on ``state`` itself and undone.
     """
     b = state.board
     p = state.to_move
     if not isinstance(move.steps, (tuple, list)):
-        return f"steps {move.steps!r} is not a sequence of tracks (or NO_STEP)"
+        return Refusal("illegal.steps-form", {"steps": repr(move.steps)[:40]})
     if state.phase == TRACK_CARD:
-        reason = card_steps.card_reason(state, move)
-        if reason is not None:
-            return reason
+        refusal = card_steps.card_refusal(state, move)
+        if refusal is not None:
+            return refusal
         colour = state.tables.colour_of[move.card]
         if move.action == PLAY and b.on_track[p][colour] < 0 and CENTRE not in b.tracks[p]:
-            return (f"every pawn of {state.players[p]} is on a track: none can start the "
-                    f"{state.pack.colours[colour].name} row")
+            return Refusal("illegal.no-free-pawn", {"colour": state.pack.colours[colour].name})
         if move.action == DISCARD and move.pawn is None and not move.steps:
-            return card_steps.draw_reason(state, move)
+            return card_steps.draw_refusal(state, move)
         if move.action == PLAY:  # the common case: one of the card's paths, a legal draw
             for pawn, steps, ended in _paths(state, move.card):
                 if pawn == move.pawn and steps == tuple(move.steps):
                     draw_ok = move.draw is None if ended else \
-                        card_steps.draw_reason(state, move) is None
+                        card_steps.draw_refusal(state, move) is None
                     if draw_ok:
                         return None
                     break  # the walk below says what is wrong
         made = 0
     else:
-        reason = _made_reason(state, move)
-        if reason is not None:
-            return reason
+        refusal = _made_refusal(state, move)
+        if refusal is not None:
+            return refusal
         made = len(b.turn_steps)
     if move.action == DISCARD and (move.pawn is not None or move.steps):
-        return "a discarded card moves no pawn: a discard has no pawn= or step="
+        return Refusal("illegal.discard-pawn")
     key = (len(state.finished), state.turn)
     space = action_space(state.pack)
     pushed = 0
@@ -588,24 +589,23 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
             pushed += 1
         sent = state.board.turn_pawn is not None
         if (len(state.finished), state.turn) == key and state.phase == PAWN:
-            reason = _pawn_reason(state, move.pawn)
-            if reason is not None:
-                return reason
+            refusal = _pawn_refusal(state, move.pawn)
+            if refusal is not None:
+                return refusal
             pawn_id = space.ranges["pawn"].start + move.pawn  # type: ignore[operator]
             _push_id(state, pawn_id)
             pushed += 1
         elif move.pawn is not None and not sent:
-            return (f"{state.tables.codec.format(move.card)} continues a row: no pawn is sent "
-                    f"(drop pawn={move.pawn})")
+            return Refusal("illegal.pawn-extra", {"card": state.tables.codec.format(move.card),
+                                                  "pawn": repr(move.pawn)[:40]})
         i = made
         while (len(state.finished), state.turn) == key and state.phase == ADVANCE:
             if i >= len(move.steps):
                 keys = ", ".join(state.tables.codec.keys[c] for c in movable(state, p))
-                return (f"one more pawn may advance (a step tile or a finished track): add "
-                        f"step=TRACK, one of {keys}, or step=none to decline")
-            reason = _advance_reason(state, move.steps[i])
-            if reason is not None:
-                return reason
+                return Refusal("illegal.step-missing", {"tracks": keys})
+            refusal = _advance_refusal(state, move.steps[i])
+            if refusal is not None:
+                return refusal
             _push_id(state, space.advance_action(move.steps[i]))
             pushed += 1
             i += 1
@@ -613,86 +613,89 @@ def why_illegal(state: GameState, move: Move) -> Optional[str]:
         crossed = ended and len(state.finished) != key[0] \
             and state.finished[-1].end == BRIDGE_CROSSINGS
         if i < len(move.steps):
-            extra = _step_word(state, move.steps[i])
-            if crossed:
-                return f"{extra}: the round already ended at the last bridge crossing"
-            return f"{extra}: no pawn advance is due here"
+            return _step_refusal(state, "illegal.step-after-end" if crossed
+                                 else "illegal.step-extra", move.steps[i])
         if not ended:
-            return card_steps.draw_reason(state, move)
+            return card_steps.draw_refusal(state, move)
         if move.draw is None:
             return None
         if crossed:
-            return (f"this turn's bridge crossing ends the round ({state.pack.bridge_crossings} "
-                    f"crossings): the turn has no draw")
-        return "the draw pile is empty: this last play or discard has no draw"
+            return Refusal("illegal.crossing-draw", {"count": state.pack.bridge_crossings})
+        return Refusal("illegal.last-play-draw")
     finally:
         for _ in range(pushed):
             card_steps.pop(state)
 
 
-def _made_reason(state: GameState, move: Move) -> Optional[str]:
+def _made_refusal(state: GameState, move: Move) -> Optional[Refusal]:
     """Why ``move`` disagrees with the decisions this turn already made, or None."""
     codec = state.tables.codec
     b = state.board
     action, card = state.pending  # type: ignore[misc]
     if (move.action, move.card) != (action, card):
-        return f"this turn already {action}s {codec.format(card)}"
+        return Refusal(f"illegal.pending.{action}", {"card": codec.format(card)})
     if b.turn_pawn is not None and move.pawn != b.turn_pawn:
-        return f"this turn already sent pawn {b.turn_pawn}"
+        return Refusal("illegal.pending.pawn", {"pawn": b.turn_pawn})
     done = tuple(b.turn_steps)
     if tuple(move.steps[:len(done)]) != done:
-        return "this turn already advanced " + " ".join(f"step={step_text(c, codec)}"
-                                                        for c in done)
+        return Refusal("illegal.pending.steps",
+                       {"steps": " ".join("-" if c is NO_STEP else codec.keys[c] for c in done)})
     return None
 
 
-def _pawn_reason(state: GameState, pawn: object) -> Optional[str]:
+def _pawn_refusal(state: GameState, pawn: object) -> Optional[Refusal]:
     """Why ``pawn`` cannot start the row of the card just played, or None."""
     bt = state.tables.board
     p = state.to_move
     track = state.tables.colour_of[state.pending[1]]  # type: ignore[index]
     name = state.pack.colours[track].name
     free = free_pawns(state, p)
-    offer = ", ".join(f"{q} (leader)" if bt.leader[q] else str(q) for q in free)
     if pawn is None:
-        return f"starting the {name} row sends a pawn onto its track: add pawn=N, one of {offer}"
+        leaders = [q for q in free if bt.leader[q]]
+        others = [q for q in free if not bt.leader[q]]
+        key = "illegal.pawn-missing." + ("both" if leaders and others else
+                                         "leader" if leaders else "ordinary")
+        return Refusal(key, {"colour": name, "leader": leaders[0] if leaders else "",
+                             "pawn": others[0] if others else ""})
     if type(pawn) is not int or not 0 <= pawn < bt.pawns:  # noqa: E721
-        return f"pawn {pawn!r} is not a pawn (0-{bt.pawns - 1})"
+        return Refusal("illegal.pawn-form", {"pawn": repr(pawn)[:40], "last": bt.pawns - 1})
     b = state.board
     if b.tracks[p][pawn] != CENTRE:
-        return f"pawn {pawn} is already on the {state.pack.colours[b.tracks[p][pawn]].name} track"
+        return Refusal("illegal.pawn-placed",
+                       {"pawn": pawn, "colour": state.pack.colours[b.tracks[p][pawn]].name})
     if pawn not in free:
         alike = next(q for q in free if bt.leader[q] == bt.leader[pawn])
-        kind = "leaders" if bt.leader[pawn] else "ordinary pawns"
-        return f"pawn {pawn} and pawn {alike} are alike ({kind}): send the first free one, " \
-               f"pawn={alike}"
+        kind = "leader" if bt.leader[pawn] else "ordinary"
+        return Refusal(f"illegal.pawn-alike.{kind}", {"pawn": pawn, "alike": alike})
     return None
 
 
-def _advance_reason(state: GameState, track: object) -> Optional[str]:
+def _advance_refusal(state: GameState, track: object) -> Optional[Refusal]:
     """Why the pawn on ``track`` cannot take the advance due (NO_STEP: declining it), or None."""
     if track is NO_STEP:
         return None
     bt = state.tables.board
     if type(track) is not int or not 0 <= track < bt.tracks:  # noqa: E721
-        return f"step {track!r} is not a track (0-{bt.tracks - 1})"
+        return Refusal("illegal.step-form", {"step": repr(track)[:40], "last": bt.tracks - 1})
     b = state.board
     pawn = b.on_track[state.to_move][track]
-    word = _step_word(state, track)
-    name = state.pack.colours[track].name
+    params = {"step": state.tables.codec.keys[track], "colour": state.pack.colours[track].name}
     if pawn < 0:
-        return f"{word}: {state.players[state.to_move]} has no pawn on the {name} track"
+        return Refusal("illegal.step-no-pawn", params)
     if b.spaces[state.to_move][pawn] >= bt.last:
-        return f"{word}: the {name} pawn is on the last space and moves no more"
+        return Refusal("illegal.step-finished", params)
     return None
 
 
-def _step_word(state: GameState, track: object) -> str:
+def _step_refusal(state: GameState, key: str, track: object) -> Refusal:
+    """``key`` for a ``step=`` the turn has no use for: its ``.none`` form for a declined
+    advance, else with the step as written (a colour key, or the value itself)."""
     keys = state.tables.codec.keys
     if track is NO_STEP:
-        return f"step={step_text(track, state.tables.codec)}"
-    return f"step={keys[track]}" if type(track) is int and 0 <= track < len(keys) \
-        else f"step {track!r}"  # noqa: E721
+        return Refusal(key + ".none")
+    step = keys[track] if type(track) is int and 0 <= track < len(keys) \
+        else repr(track)[:40]  # noqa: E721
+    return Refusal(key, {"step": step})
 
 
 # --------------------------------------------------------------------------- scores

@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from .cards import Card
 from ..errors import IllegalMoveError
+from .refusals import Refusal
 from .rules import RulePack
 from .tables import DOWN, NO_NUMBERS, OPEN, UP, tables_of
 
@@ -25,6 +26,41 @@ ORDERING_RULES: dict[str, str] = {
                         "that differs from its first card",
 }
 _DIRECTION_WORDS = {UP: "goes up", DOWN: "goes down", OPEN: "has no direction yet"}
+
+#: the refusal key of a number card a row refuses, by the pack's ``rows.ordering`` and the
+#: direction the row's values took (a test keeps it in step with ``ORDERINGS``)
+ORDERING_KEYS: dict[str, dict[int, str]] = {
+    "strict": {UP: "illegal.order.strict"},
+    "non-decreasing": {UP: "illegal.order.non-decreasing"},
+    "either-direction": {UP: "illegal.order.either-direction.up",
+                         DOWN: "illegal.order.either-direction.down"},
+}
+
+
+def row_refusal(pack: RulePack, row: Sequence[Card], card: Card) -> Refusal | None:
+    """Why the player's row holding ``row`` (play order, all of ``card``'s colour) cannot
+    take ``card`` next, as a :class:`Refusal`; None if it can.
+
+    >>> from lostcities.engine import load_pack
+    >>> pack = load_pack("duel-classic"); c = pack.cards
+    >>> row_refusal(pack, [c.parse("r5")], c.parse("r3"))
+    Refusal(key='illegal.order.strict', params={'card': 'r3', 'colour': 'red', 'last': 5, \
+'row': 'r5'})
+    """
+    tables = tables_of(pack)
+    state = tables.state_of(row)
+    if state >= 0 and tables.accepts(state, card):
+        return None
+    codec = tables.codec
+    params = {"card": codec.format(card), "colour": pack.colours[tables.colour_of[card]].name}
+    numbers = [tables.value_of[k] for k in row if not tables.is_wager[k]]
+    if tables.is_wager[card]:
+        return Refusal("illegal.wager", {**params, "row": " ".join(map(codec.format, row))})
+    direction = UP if state <= NO_NUMBERS else (state - 1) % 3
+    keys = ORDERING_KEYS[pack.ordering]
+    return Refusal(keys.get(direction, keys[UP]),
+                   {**params, "last": numbers[-1] if numbers else "",
+                    "row": " ".join(map(codec.format, row))})
 
 
 def refusal(pack: RulePack, row: Sequence[Card], card: Card) -> str | None:

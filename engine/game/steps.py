@@ -6,7 +6,7 @@ A round is dealt (:func:`shuffle_deal`, :func:`start_round`); a turn is a card d
 (:func:`end_round`: scores, the next deal) when the pack's rules say so. Each step keeps the
 state's derived fields in step and pushes an exact undo record, which :func:`pop` undoes.
 What the player to move may do comes from :func:`card_options` and :func:`draw_sources`
-(:func:`card_reason` and :func:`draw_reason` say why not).
+(:func:`card_refusal` and :func:`draw_refusal` say why not, as a :class:`.Refusal`).
 
 :mod:`.turn` (the public turn engine) and :mod:`.board` (the board game, whose pawns move
 between the card and the draw) both build on these steps; this module imports neither. A
@@ -21,7 +21,8 @@ from typing import Optional
 
 from .cards import Card
 from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move
-from .rows import refusal
+from .refusals import Refusal
+from .rows import row_refusal
 from .rules import RulePack
 from .state import (DECK_SHARED, DRAW, DRAW_PILE_EMPTY, MOVES_SHARED, OVER, TURN_CAP, Deal,
                     GameState, RoundResult, Seat, SetupError)
@@ -240,41 +241,42 @@ def discarded_colour(state: GameState, action: Action, card: Card) -> int:
     return state.tables.colour_of[card] if action == DISCARD else -1
 
 
-def card_reason(state: GameState, move: Move) -> Optional[str]:
+def card_refusal(state: GameState, move: Move) -> Optional[Refusal]:
     """Why the player to move may not play or discard ``move.card`` now, or None."""
     t = state.tables
-    name = t.codec.format(move.card)
     p = state.to_move
     if move.card not in state.hands[p]:
-        return f"{state.players[p]} holds no {name}"
+        return Refusal("illegal.not-held", {"card": t.codec.format(move.card)})
     if move.action == PLAY:
         colour = t.colour_of[move.card]
         if not state.playable[p][move.card]:
-            return refusal(state.pack, state.rows[p][colour], move.card) \
-                or f"the row refuses {name}"
+            return row_refusal(state.pack, state.rows[p][colour], move.card)
         if t.lowest_in_hand and not starts_lowest(state, p, move.card):
-            return f"a row starts with the lowest card of its colour in hand, not {name}"
+            lowest = min((k for k in state.hands[p] if t.colour_of[k] == colour
+                          and not t.is_wager[k]), key=t.slot_of.__getitem__)
+            return Refusal("illegal.lowest", {"card": t.codec.format(move.card),
+                                              "colour": state.pack.colours[colour].name,
+                                              "lowest": t.codec.format(lowest)})
     return None
 
 
-def draw_reason(state: GameState, move: Move) -> Optional[str]:
+def draw_refusal(state: GameState, move: Move) -> Optional[Refusal]:
     """Why ``move.draw`` cannot end the turn once its card decision is made, or None."""
     t = state.tables
-    name = t.codec.format(move.card)
     draws = draw_sources(state, discarded_colour(state, move.action, move.card))
     if move.draw in draws:
         return None
     if move.draw is None:
-        return "the turn must end with a draw (deck or a discard pile's top)"
+        return Refusal("illegal.draw-missing")
     if state.last_play:
-        return "the draw pile is empty: this last play or discard has no draw"
+        return Refusal("illegal.last-play-draw")
     if move.draw == DECK:
-        return "the draw pile is empty"
+        return Refusal("illegal.deck-empty")
     if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
-        return f"{move.draw!r} is not a draw source"
+        return Refusal("illegal.draw-source", {"draw": repr(move.draw)[:40]})
     if move.action == DISCARD and move.draw == t.colour_of[move.card]:
-        return f"cannot draw back the card just discarded ({name})"
-    return f"the {state.pack.colours[move.draw].name} discard pile is empty"
+        return Refusal("illegal.retake", {"card": t.codec.format(move.card)})
+    return Refusal("illegal.pile-empty", {"colour": state.pack.colours[move.draw].name})
 
 
 # --------------------------------------------------------------------------- the steps

@@ -27,12 +27,13 @@ from . import board as _board  # a board pack's phases only: they are handed to 
 from .cards import Card
 from ..errors import IllegalMoveError, InputError, InvalidMoveError
 from .moves import DECK, DISCARD, NO_STEP, PLAY, Move, action_space
+from .refusals import Refusal
 from .rules import RulePack
 from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_SHARED,
                     MOVES_SHARED, OVER, PILES_SHARED, TRACK_CARD, TURN_CAP, Deal, GameState, Seat,
                     SetupError)
-from .steps import (SAME_DRAWS, card_options, card_reason, check_deal, choose_card, decide_card,
-                    decide_draw, discarded_colour, draw_ok, draw_reason, draw_sources, draw_turn,
+from .steps import (SAME_DRAWS, card_options, card_refusal, check_deal, choose_card, decide_card,
+                    decide_draw, discarded_colour, draw_ok, draw_refusal, draw_sources, draw_turn,
                     end_round, kept, next_starter, play_turn, pop, round_details, shuffle_deal,
                     start_round, starts_lowest, totals)
 from .tables import tables_of
@@ -207,12 +208,14 @@ def legal_moves(state: GameState) -> list[Move]:
         [t.last_moves[DISCARD][k] for k in discards]
 
 
-def illegal_reason(state: GameState, move: Move) -> Optional[str]:
-    """Why ``move`` is illegal in ``state``, or None if it is legal."""
+def why_refused(state: GameState, move: Move) -> Optional[Refusal]:
+    """Why ``move`` is refused in ``state``, as a :class:`~.refusals.Refusal` (the key of
+    the rule it breaks and the message's parameters), or None when it is legal: the
+    engine's one legality check."""
     t = state.tables
     if state.phase == CARD and type(move) is Move and move.pawn is None and not move.steps:
         # fast path for the common case, a well-formed legal move; anything else is
-        # explained by why_illegal, which alone decides what is illegal
+        # explained by full_refusal, which alone decides what is illegal
         card, p = move.card, state.to_move
         if type(card) is int and card in state.hands[p]:  # noqa: E721
             if move.action == PLAY:
@@ -221,41 +224,53 @@ def illegal_reason(state: GameState, move: Move) -> Optional[str]:
                     return None
             elif move.action == DISCARD and draw_ok(state, t.colour_of[card], move.draw):
                 return None
-    return why_illegal(state, move)
+    return full_refusal(state, move)
+
+
+def illegal_reason(state: GameState, move: Move) -> Optional[str]:
+    """Why ``move`` is illegal in ``state``, in English (the en catalogue's rendering of
+    :func:`why_refused`), or None if it is legal."""
+    refusal = why_refused(state, move)
+    return None if refusal is None else refusal.text()
 
 
 def why_illegal(state: GameState, move: Move) -> Optional[str]:
     """:func:`illegal_reason` by the full checks alone, without its fast path for a legal
     duel move (the two agree: tests/test_engine_api.py)."""
+    refusal = full_refusal(state, move)
+    return None if refusal is None else refusal.text()
+
+
+def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
+    """:func:`why_refused` by the full checks alone, without its fast path."""
     t = state.tables
     codec = state.tables.codec
     if state.phase == OVER:
-        return "the match is over"
+        return Refusal("illegal.game-over")
     if not isinstance(move, Move):
-        return f"{move!r} is not a Move"
+        return Refusal("illegal.not-a-move", {"move": repr(move)[:40]})
     if move.action not in (PLAY, DISCARD):
-        return f"unknown action {move.action!r}"
+        return Refusal("illegal.action", {"action": repr(move.action)[:40]})
     if not isinstance(move.card, int) or not 0 <= move.card < t.n_kinds:
-        return f"{move.card!r} is not a card of {state.pack.id}"
+        return Refusal("illegal.card", {"card": repr(move.card)[:40], "pack": state.pack.id})
     if state.board is not None:
-        return _board.why_illegal(state, move)
+        return _board.full_refusal(state, move)
     if move.pawn is not None or move.steps:
-        return f"{state.pack.id} has no pawns: a move has no pawn or steps"
+        return Refusal("illegal.no-board", {"pack": state.pack.id})
     if state.phase == DRAW:
         if (move.action, move.card) != state.pending:
             action, card = state.pending  # type: ignore[misc]
-            return f"this turn already {action}s {codec.format(card)}; only the draw is left"
+            return Refusal(f"illegal.pending.{action}", {"card": codec.format(card)})
     else:
-        reason = card_reason(state, move)
-        if reason is not None:
-            return reason
-    return draw_reason(state, move)
-
+        refusal = card_refusal(state, move)
+        if refusal is not None:
+            return refusal
+    return draw_refusal(state, move)
 
 
 def is_legal(state: GameState, move: Move) -> bool:
     """Whether ``move`` is a legal turn (or turn completion) in ``state``."""
-    return illegal_reason(state, move) is None
+    return why_refused(state, move) is None
 
 
 # --------------------------------------------------------------------------- decisions
@@ -290,13 +305,15 @@ def apply(state: GameState, move: Union[Move, str]) -> GameState:
     """The state after ``move`` (a Move or its text); ``state`` is left unchanged.
 
     Raises :class:`InvalidMoveError` for unreadable text and
-    :class:`IllegalMoveError` (saying why) for a move the rules forbid.
+    :class:`IllegalMoveError` for a move the rules forbid: its message says why in English,
+    its ``refusal`` is the :class:`~.refusals.Refusal` (a front end says it in the player's
+    language without checking the move again).
     """
     if isinstance(move, str):
         move = Move.parse(move, state.pack)
-    reason = illegal_reason(state, move)
-    if reason is not None:
-        raise IllegalMoveError(f"{_move_text(state, move)}: {reason}")
+    refusal = why_refused(state, move)
+    if refusal is not None:
+        raise IllegalMoveError(f"{_move_text(state, move)}: {refusal.text()}", refusal)
     return _turn_on_fork(state, move)
 
 
@@ -991,7 +1008,7 @@ def describe_move(state: GameState, move: Move) -> str:
 
 
 __all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "derive", "with_hidden",
-           "legal_moves", "illegal_reason", "is_legal",
+           "legal_moves", "illegal_reason", "why_refused", "is_legal",
            "push", "pop", "apply", "random_move", "playout", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
            "next_starter", "continue_match", "describe_move"]

@@ -457,7 +457,7 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     round and the turn on the first disagreement.
     """
     from ..game.state import SetupError
-    from ..game.turn import (check_deal, check_players, continue_match, illegal_reason, new_game, push,
+    from ..game.turn import (check_deal, check_players, continue_match, new_game, push, why_refused,
                        totals, winners)
 
     check_shape(data, where)
@@ -502,9 +502,9 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
                 raise RecordError(f"{tw}: player is seat {turn['player']}, seat "
                                   f"{state.to_move} is to move")
             move = _move(pack, turn, tw)
-            reason = illegal_reason(state, move)
-            if reason is not None:
-                raise RecordError(f"{tw}: {move.text(pack.cards)}: {reason}")
+            refusal = why_refused(state, move)
+            if refusal is not None:
+                raise RecordError(f"{tw}: {move.text(pack.cards)}: {refusal}")
             if on_turn is not None:
                 on_turn(state, move)
             push(state, move)

@@ -20,7 +20,7 @@ from ..bots.base import Bot, BotError, RandomBot, SeatView, make_bot
 from ..errors import LostCitiesError
 from ..game.rules import RulePack
 from ..game.state import OVER
-from ..game.turn import illegal_reason, kept, new_game, playout, push, totals, winners
+from ..game.turn import kept, new_game, playout, push, totals, why_refused, winners
 from .backends import check_workers, counted_pool, game_played, polled
 
 Z95 = 1.959963984540054
@@ -118,9 +118,9 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
             raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) failed: "
                            f"{type(err).__name__}: {err} (match seed {seed}, round "
                            f"{state.round}, turn {state.turn + 1})") from None
-        reason = illegal_reason(state, move)
-        if reason is not None:
-            raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) played {move}: {reason} "
+        refusal = why_refused(state, move)
+        if refusal is not None:
+            raise BotError(f"bot {bots[seat].name!r} (seat {seat + 1}) played {move}: {refusal} "
                            f"(match seed {seed}, round {state.round}, turn {state.turn + 1})")
         push(state, move)
         undo.clear()
