@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from rich.console import Console
 
 from lostcities.cli.connect import (ConnectError, MoveEntry, RoomClient, TokenFile,
@@ -89,6 +89,7 @@ def paths(value: Any, at: tuple = ()) -> list[tuple]:
 @pytest.mark.parametrize("pack_id", ["duel-classic", "board-classic"])
 @FUZZ
 @given(changes=mutations(), seed=st.integers(0, 50))
+@example(changes=[(603, 10)], seed=11)  # board-classic: 10 spaces, past the pack's points
 def test_a_hostile_view_is_one_input_error(pack_id: str, changes: list, seed: int) -> None:
     pack, state = played(pack_id, seed, 30)
     data = observation(state, 0).to_dict(pack.cards)

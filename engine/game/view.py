@@ -210,7 +210,13 @@ class Observation:
                        for i, r in enumerate(reader.items(d, "round_scores", _MANY)))
         board = d.get("board")
         if board is not None:
+            if pack.board is None:
+                raise reader.bad("board", "null (the pack has no board)")
             board = BoardView.from_dict(board, codec.keys, n, f"{where}: board")
+            shape = (pack.board.spaces, pack.board.bridge_after)
+            if (board.spaces, board.bridge_after) != shape:
+                raise reader.bad("board", "the pack's tracks: %d spaces, the bridge after "
+                                 "space %d" % shape)
         return cls(
             seat=seat, players=players, round=reader.count(d, "round"), rounds=rounds,
             turn=reader.count(d, "turn"), to_move=reader.count(d, "to_move", "", n - 1),
