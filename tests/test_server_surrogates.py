@@ -7,6 +7,7 @@ every client message type with any text in every string field."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -63,12 +64,18 @@ def reply_to(client: TestClient, room_id: str, text: str, lang: str = "en"
 def test_a_lone_surrogate_in_any_field_gets_one_error_and_the_connection_stays(
         room: tuple[Any, TestClient, str], message: dict[str, Any], field: str) -> None:
     app, client, room_id = room
-    seats = app.state.hub.store.seats(room_id)
+    seats = stored_seats(app, room_id)
     got = reply_to(client, room_id, json.dumps(message))  # \\ud800 escapes: valid JSON
     assert [m["type"] for m in got] == ["error"], got
     assert got[0]["key"] == "error.bad-text" and field in got[0]["text"]
     assert "\n" not in got[0]["text"]
-    assert app.state.hub.store.seats(room_id) == seats  # nothing changed
+    assert stored_seats(app, room_id) == seats  # nothing changed
+
+
+def stored_seats(app: Any, room_id: str) -> list[Any]:
+    """The room's stored seats but for ``seen``, which Ada's closing join socket stores
+    on its own time (a loaded machine stored it during the first case)."""
+    return [replace(seat, seen=0.0) for seat in app.state.hub.store.seats(room_id)]
 
 
 def test_the_refusal_is_in_the_clients_language(room: tuple[Any, TestClient, str]) -> None:
