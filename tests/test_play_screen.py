@@ -1,6 +1,6 @@
-"""What a new user tripped over in lc play (issue #13): the hotseat's scrollback, the key
-line's examples (from the hand, undo only where allowed), the board's leader in the pawn
-prompt, the wording (plural forms, French capitals), the six-colour header at 80
+"""What lc play shows and says, as a new user met it (issue #13): the hotseat's scrollback,
+the key line's examples (from the hand, undo only where allowed), the board's leader in the
+pawn prompt, the wording (plural forms, French capitals), the six-colour header at 80
 columns, and docs/play.md's piped example."""
 from __future__ import annotations
 
