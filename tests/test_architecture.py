@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: our top-level folders -> their package
 PACKAGES = {"engine": "lostcities.engine", "cli": "lostcities.cli", "server": "lostcities.server",
             "envs": "lostcities.envs", "i18n": "lostcities.i18n", "grammar": "lostcities.grammar"}
-#: data written by ``python -m lostcities.grammar.regenerate`` (big literals, no imports:
+#: data written by ``python tools/regenerate.py`` (big literals, no imports:
 #: tests/test_startup*.py check them), not read here
 GENERATED = {"grammar/scoring_tables.py", "cli/helptext.py", "engine/packs/pack_digests.py"}
 #: engine concern -> the engine concerns (and top-level modules) it may import
@@ -225,3 +225,32 @@ def test_the_front_end_rule_catches_deep_imports(tmp_path):
         "imports lostcities.engine.packs",
         "imports compile_pack from lostcities.engine, not in its __all__"]
     assert found[0].startswith(f"{path}:4: ")
+
+
+#: the libraries under the front ends, and the front ends that run as programs
+LIBRARIES = ("lostcities.engine", "lostcities.grammar")
+PROGRAMS = ("lostcities.cli", "lostcities.server", "lostcities.envs")
+
+
+def program_imports(found: list[tuple[str, Path]]) -> list[str]:
+    """Where a library module of ``found`` imports a program (at the top or in a
+    function): the programs build on the libraries, never the other way."""
+    return [f"{path}:{line}: imports {target}"
+            for module, path in found if module.startswith(LIBRARIES)
+            for line, target, _ in imports(module, path)
+            if target.startswith(PROGRAMS)]
+
+
+def test_the_libraries_never_import_a_program():
+    """The tool that rewrites the generated files (``tools/regenerate.py``, which writes
+    ``lc --help`` from the CLI) lives outside the installed packages, so the grammar no
+    longer imports the CLI (issue 28, item 5)."""
+    wrong = program_imports(sources())
+    assert not wrong, "a library imports a program:\n" + "\n".join(wrong)
+
+
+def test_the_library_rule_catches_a_program_import(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f():\n    from lostcities.cli import app\n", encoding="utf-8")
+    assert program_imports([("lostcities.grammar.planted", planted)]) == [
+        f"{planted}:2: imports lostcities.cli"]

@@ -14,7 +14,7 @@ from lostcities.grammar import parser as grammar_parser
 from lostcities.grammar import scoring_tables
 
 #: What a failing freshness test says.
-REGENERATE = "stale: regenerate it with `python -m lostcities.grammar.regenerate`"
+REGENERATE = "stale: regenerate it with `python tools/regenerate.py`"
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -41,7 +41,7 @@ def outcome(parser: lark.Lark, text: str):
 
 def test_shipped_tables_are_fresh():
     """scoring_tables.py was built from this grammar by this lark: regenerate it with
-    ``python -m lostcities.grammar.regenerate`` when this fails."""
+    ``python tools/regenerate.py`` when this fails."""
     assert scoring_tables.GRAMMAR_SHA256 == grammar_parser.grammar_digest(
         grammar_parser.grammar_text()), f"grammar/scoring_tables.py is {REGENERATE}"
     assert scoring_tables.LARK_VERSION == lark.__version__, \
@@ -103,7 +103,7 @@ from lostcities.engine.packs import pack_digests  # noqa: E402
 
 def test_recorded_digests_are_fresh():
     """Every built-in pack passes full validation and its recorded digest is its bytes':
-    regenerate with ``python -m lostcities.grammar.regenerate`` when this fails."""
+    regenerate with ``python tools/regenerate.py`` when this fails."""
     assert pack_digests.SCHEMA_SHA256 == packs.text_digest(packs.schema_text()), \
         f"engine/packs/pack_digests.py is {REGENERATE}"
     paths = [packs.builtin_dir() / f"{pack_id}.yaml" for pack_id in packs.builtin_ids()]

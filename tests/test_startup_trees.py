@@ -18,7 +18,7 @@ from lostcities.grammar import compiler as grammar_compiler
 from lostcities.grammar import parser as grammar_parser
 from lostcities.grammar.source import Source
 
-REGENERATE = "stale: regenerate it with `python -m lostcities.grammar.regenerate`"
+REGENERATE = "stale: regenerate it with `python tools/regenerate.py`"
 BOUND = 300
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -599,7 +599,7 @@ def pack_digests_source() -> tuple[str, str]:
     """The texts of ``pack_digests.py`` and ``shipped_packs.json``: the SHA-256 of each
     built-in pack that passes full validation now, schema included, and of the schema; and
     each such pack's YAML as loaded (data and origins) under its SHA-256, read instead of the
-    file while its bytes match. Regenerate them with ``python -m lostcities.grammar.regenerate``
+    file while its bytes match. Regenerate them with ``python tools/regenerate.py``
     after changing a built-in pack or the schema (a stale entry only costs time: that pack
     is then parsed and validated)."""
     documents: dict[str, Any] = {}
@@ -617,7 +617,7 @@ def pack_digests_source() -> tuple[str, str]:
 
     lines = "".join(f"    {digest!r},\n" for digest in sorted(documents))
     source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
-              'file was\ngenerated (``python -m lostcities.grammar.regenerate``; do not edit): '
+              'file was\ngenerated (``python tools/regenerate.py``; do not edit): '
               'a built-in pack file\nwhose digest is here skips the JSON Schema at load (see '
               '``lostcities.engine.packs.loader.schema_vouched``)\nand is read from its YAML as loaded, '
               'kept under the same digest in ``shipped_packs.json``\n'

@@ -1,5 +1,5 @@
 """SHA-256 of the built-in pack files that passed schema validation when this file was
-generated (``python -m lostcities.grammar.regenerate``; do not edit): a built-in pack file
+generated (``python tools/regenerate.py``; do not edit): a built-in pack file
 whose digest is here skips the JSON Schema at load (see ``lostcities.engine.packs.loader.schema_vouched``)
 and is read from its YAML as loaded, kept under the same digest in ``shipped_packs.json``
 (``lostcities.engine.packs.loader.shipped_document``), its formulas parsed (under the grammar's

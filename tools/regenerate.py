@@ -1,4 +1,6 @@
-"""``python -m lostcities.grammar.regenerate``: rewrite the files generated for a fast start:
+"""``python tools/regenerate.py`` (a developer's tool, outside the installed packages, run in
+the environment where lostcities is installed editable): rewrite the files generated for a
+fast start:
 ``grammar/scoring_tables.py``, the LALR parser of ``scoring.lark`` (after a change of the
 grammar or of the lark version), and ``engine/packs/pack_digests.py``, the digests of the built-in
 packs that pass schema validation, and ``engine/packs/shipped_packs.json``, their YAML as loaded
@@ -11,20 +13,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .parser import scoring_tables_source
+from lostcities.grammar.parser import scoring_tables_source
 
 
 def write_scoring_tables(force: bool = False) -> Path:
-    """Write ``scoring_tables.py`` next to this module, unless it is fresh (lark numbers its
+    """Write ``grammar/scoring_tables.py``, unless it is fresh (lark numbers its
     states differently from one build to the next: a fresh file is left alone) or ``force``;
     return its path."""
     import lark
 
-    from . import parser
+    from lostcities.grammar import parser
 
-    path = Path(__file__).with_name("scoring_tables.py")
+    path = Path(parser.__file__).with_name("scoring_tables.py")
     try:
-        from . import scoring_tables
+        from lostcities.grammar import scoring_tables
         fresh = (scoring_tables.GRAMMAR_SHA256 == parser.grammar_digest(parser.grammar_text())
                  and scoring_tables.LARK_VERSION == lark.__version__)
     except ImportError:
