@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 
 import pytest
 
-from server_support import free_port, start_lc_serve
+from server_support import free_port, start_lc_serve, wait_for as wait_for_within
 
 #: every wait on the page or the server is bounded by this (seconds); generous, the
 #: machine is shared
@@ -231,15 +231,9 @@ def row_of(view: dict[str, Any], seat: int, colour: str) -> list[str]:
 
 
 def wait_for(check: Callable[[], Any], what: str) -> Any:
-    """Poll ``check`` until it returns something true (bounded by BOUND); that value."""
-    deadline = time.monotonic() + BOUND
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)  # polling a condition, bounded by BOUND
+    """Poll ``check`` until it returns something true (bounded by this module's BOUND);
+    that value."""
+    return wait_for_within(check, what, BOUND)
 
 
 class WsSeat:

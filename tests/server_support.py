@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, IO, Optional, Union
+from typing import IO, Any, Callable, Optional, Union
 
 #: every wait on the server, in seconds (the machine may be loaded)
 BOUND = 90.0
@@ -76,3 +76,16 @@ def new_room(port: int, pack: str = "duel-classic", **more: Any) -> str:
                                      headers={"content-type": "application/json"})
     with urllib.request.urlopen(request, timeout=BOUND) as answer:
         return json.load(answer)["room"]
+
+
+def wait_for(check: Callable[[], Any], what: str, bound: Optional[float] = None) -> Any:
+    """Poll ``check`` until it returns something true (for at most ``bound`` seconds, the
+    module's BOUND by default); that value."""
+    deadline = time.monotonic() + (BOUND if bound is None else bound)
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)  # polling a condition, bounded

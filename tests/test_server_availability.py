@@ -25,7 +25,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:Depre
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
-from server_support import BOUND, free_port, lc_command, start_lc_serve  # noqa: E402
+from server_support import BOUND, free_port, lc_command, start_lc_serve, wait_for  # noqa: E402
 
 SMALL = ("--limit", "address_rooms=3", "--limit", "address_rooms_per_minute=1000",
          "--limit", "address_connections=4", "--limit", "address_room_connections=2",
@@ -90,14 +90,6 @@ def close_code(ws: Any) -> tuple[Optional[int], list[dict]]:
         return (closed.rcvd.code if closed.rcvd is not None else None), said
 
 
-def wait_until(check: Any, bound: float = BOUND) -> None:
-    """Poll ``check()`` until it is true (the test fails after ``bound`` seconds)."""
-    deadline = time.monotonic() + bound
-    while not check():
-        assert time.monotonic() < deadline, "the condition did not come true in time"
-        time.sleep(0.05)  # polling a condition, bounded by ``bound``
-
-
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = Server(tmp_path_factory.mktemp("small") / "data", *SMALL)
@@ -133,7 +125,8 @@ def test_one_address_holds_only_its_share_of_the_rooms(small: Server) -> None:
 def test_a_room_never_started_expires_and_frees_its_place(small: Server) -> None:
     rooms = [small.open_room("10.3.0.1")[1]["room"] for _ in range(3)]
     assert small.open_room("10.3.0.1")[0] == 429
-    wait_until(lambda: all(small.request("GET", f"/rooms/{r}")[0] == 404 for r in rooms))
+    wait_for(lambda: all(small.request("GET", f"/rooms/{r}")[0] == 404 for r in rooms),
+             "the expired rooms to be gone")
     assert small.open_room("10.3.0.1")[0] == 201
 
 
@@ -155,7 +148,7 @@ def test_expired_rooms_are_freed_when_the_server_starts(tmp_path: Path) -> None:
         opened = time.time()
     finally:
         server.stop()
-    wait_until(lambda: time.time() - opened > 1.5)
+    wait_for(lambda: time.time() - opened > 1.5, "1.5 s since the room opened")
     server = Server(data, *options)
     try:  # no sweep has run since the start: the start freed it
         assert server.request("GET", f"/rooms/{room}")[0] == 404
@@ -199,7 +192,7 @@ def test_connections_over_a_limit_are_closed_with_1013(small: Server) -> None:
         for ws in held:
             ws.close()
     # closed sockets give their places back
-    wait_until(lambda: _welcomed(small, room, "10.5.0.2"))
+    wait_for(lambda: _welcomed(small, room, "10.5.0.2"), "a welcome")
 
 
 def _welcomed(server: Server, room: str, address: str) -> bool:
@@ -346,7 +339,8 @@ def test_one_address_cannot_hold_every_connection(tmp_path: Path) -> None:
             other.sendall(b"GET /packs HTTP/1.1\r\nHost: localhost\r\n\r\n")
             assert other.recv(100).startswith(b"HTTP/1.1 200")
         silent.pop().close()  # a place given back is taken again
-        wait_until(lambda: server.request("GET", "/packs", host="localhost")[0] == 200)
+        wait_for(lambda: server.request("GET", "/packs", host="localhost")[0] == 200,
+                 "the server to answer")
     finally:
         for s in silent:
             s.close()

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
-from server_support import BOUND, free_port, new_room, start_lc_serve  # noqa: E402
+from server_support import BOUND, free_port, new_room, start_lc_serve, wait_for  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_server_features import Clock, mover_of, two_seated  # noqa: E402
 from test_server_protocol import Player, connect, join, open_room  # noqa: E402
@@ -224,9 +224,7 @@ def test_a_greedy_reply_beside_rooms_of_ismcts_on_a_real_server(tmp_path: Path) 
             sent = quick.move(state)
             state = quick.my_turn(state["room"]["turns"])
             greedy.append(time.perf_counter() - sent)
-        deadline = time.monotonic() + BOUND
-        while not any(t.times for t in searching) and time.monotonic() < deadline:
-            time.sleep(0.1)  # polling a condition, bounded
+        wait_for(lambda: any(t.times for t in searching), "a search's move")
         search = statistics.median(t for table in searching for t in table.times)
     finally:
         stop.set()

@@ -36,7 +36,7 @@ from lostcities.engine import load_pack  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.room import Room  # noqa: E402
 from lostcities.server.store import BOT, OVER, PLAYING, SeatRow, SQLiteStore  # noqa: E402
-from server_support import BOUND, free_port, lc_command, new_room, start_lc_serve  # noqa: E402
+from server_support import BOUND, free_port, lc_command, new_room, start_lc_serve, wait_for  # noqa: E402,E501
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
@@ -103,10 +103,7 @@ class ServerLog:
 
     def when(self, check: Callable[[list[str]], bool]) -> list[str]:
         """The lines so far once ``check`` holds for them (waited for up to BOUND)."""
-        deadline = time.monotonic() + BOUND
-        while not check(list(self.lines)):
-            assert time.monotonic() < deadline, f"the log never showed it:\n{self.lines}"
-            time.sleep(0.05)  # polling a condition, bounded
+        wait_for(lambda: check(list(self.lines)), f"the log to show it:\n{self.lines}")
         return list(self.lines)
 
 
@@ -322,10 +319,8 @@ def test_a_bot_whose_move_cannot_be_saved_plays_it_when_it_can(tmp_path: Path) -
                                    for line in lines))
         stuck = http_get(port, "/rooms/botsroom")[1]["room"]["turns"]
         limit_file_size(server.pid, resource.RLIM_INFINITY)
-        deadline = time.monotonic() + BOUND
-        while http_get(port, "/rooms/botsroom")[1]["room"]["turns"] < stuck + 2:
-            assert time.monotonic() < deadline, "the bots stopped"
-            time.sleep(0.05)  # polling a condition, bounded
+        wait_for(lambda: http_get(port, "/rooms/botsroom")[1]["room"]["turns"] >= stuck + 2,
+                 "the bots to play on")
         assert not any("Traceback" in line for line in log.lines), log.lines
     finally:
         stop(server)
