@@ -11,7 +11,7 @@ of that seed move for move (tests/test_envs_vector.py).
 
 Rules covered: every pack of the duel family (rows ``strict`` or ``non-decreasing``, wagers
 before numbers, ``rows.start: any``, one copy of each number card, either round end, the
-turn cap, ``no_retake_discard``, every next-starter rule). Anything else (the board packs,
+turn cap, every ``turn.retake``, every next-starter rule). Anything else (the board packs,
 ``either-direction`` rows, ``lowest-in-hand``, several copies) raises :class:`InputError`
 naming what is not supported. Scores come from the pack's own formulas: each expedition's
 score is asked of ``pack.scoring`` once per distinct row and kept in a table.
@@ -25,6 +25,7 @@ import numpy as np
 
 from lostcities.engine import Deal, action_space, shuffle_deal
 from lostcities.engine.errors import InputError
+from lostcities.engine.game.tables import tables_of
 
 from .bulkshuffle import agrees_with_python, shuffle_orders
 from .observe import layout
@@ -54,7 +55,7 @@ def supported(pack: Any) -> Optional[str]:
         return f"rows.start {pack.row_start} is not batched"
     if pack.copies != 1:
         return f"{pack.copies} copies of each number card are not batched"
-    if pack.wagers and not pack.wagers_before_numbers:
+    if pack.wagers and tables_of(pack).wagers_after_numbers:
         return "wagers after numbers are not batched"
     if pack.next_starter not in ("best-round-score", "best-total", "alternate", "same"):
         return f"match.next_starter {pack.next_starter} is not batched"
@@ -81,6 +82,7 @@ class VectorEnv:
             raise InputError(f"VectorEnv({pack.id}): {players} players, the pack is for "
                              f"{pack.min_players}-{pack.max_players}")
         codec = pack.cards
+        tables = tables_of(pack)
         self.n, self.players = n, players
         self.K, self.C, self.S = codec.n_kinds, codec.n_colours, codec.slots
         self.space = action_space(pack)
@@ -129,6 +131,9 @@ class VectorEnv:
                                   np.iinfo(np.int32).min, np.int32)
         self._code_of = np.where(np.arange(self.K) % self.S == 0, 1 << self.S,
                                  1 << (np.arange(self.K) % self.S)).astype(np.int32)
+        #: the engine's compiled turn.retake: _discard_keeps[c] the piles a discard of colour c
+        #: may draw (bits by colour), and at [-1] (no discard: pending_colour -1) every pile
+        self._discard_keeps = np.array([*tables.discard_keeps, (1 << self.C) - 1], np.int64)
         self._sum_rounds = _plain(pack.scoring_spec.formulas.get("round")) == _SUM_EXPEDITIONS
         self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
@@ -301,10 +306,8 @@ class VectorEnv:
         """``(len(d), 1 + C)``: the deck then each pile, for games ``d`` (draw phase)."""
         out = np.empty((len(d), 1 + self.C), bool)
         out[:, 0] = True
-        piles = self.depth[d] > 0
-        if self.pack.no_retake_discard:
-            piles &= self.pending_colour[d][:, None] != self._colours
-        out[:, 1:] = piles
+        keeps = self._discard_keeps[self.pending_colour[d]]  # turn.retake, compiled
+        out[:, 1:] = (self.depth[d] > 0) & ((keeps[:, None] >> self._colours) & 1).astype(bool)
         return out
 
     def observe(self) -> np.ndarray:
@@ -582,10 +585,7 @@ class VectorEnv:
             kind = select_bit(np.where(is_play, play, held), np.where(is_play, pick, pick - n_play))
             out[g if d is not None else slice(None)] = np.where(is_play, kind, kind + self.K)
         if d is not None:
-            piles = self.pile_bits[d]
-            if self.pack.no_retake_discard:
-                pc = self.pending_colour[d]
-                piles = piles & ~np.where(pc >= 0, 1 << np.maximum(pc, 0), 0)
+            piles = self.pile_bits[d] & self._discard_keeps[self.pending_colour[d]]
             pick = (rng.random(len(d)) * (1 + np.bitwise_count(piles))).astype(np.int64)
             pile = np.maximum(pick - 1, 0)
             if self._nth_pile is not None:

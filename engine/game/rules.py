@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from .cards import CardCodec
+from .options import RETAKE_OF_BOOL, RETAKES, WAGER_TIME_OF_BOOL, WAGER_TIMES
 
 Ordering = Literal["strict", "non-decreasing", "either-direction"]
 RowStart = Literal["any", "lowest-in-hand"]
@@ -85,9 +86,12 @@ class RulePack:
     removed_unseen: Mapping[int, int]
     hand_size: int
     ordering: Ordering
-    wagers_before_numbers: bool
+    #: ``wagers.when`` (:data:`.options.WAGER_TIMES`): ``before-numbers`` or ``any-time``
+    wagers_when: str
     row_start: RowStart
-    no_retake_discard: bool
+    #: ``turn.retake`` (:data:`.options.RETAKES`): ``any``, ``not-the-same-card``,
+    #: ``no-discard-pile``
+    retake: str
     turn_cap: int
     draw_pile_empty: PileEnd
     bridge_crossings: int
@@ -134,6 +138,18 @@ class RulePack:
         object.__setattr__(self, "_scoring", scoring)
 
     @property
+    def no_retake_discard(self) -> bool:
+        """Deprecated (``turn.retake`` replaces it; goes in 0.2): whether the card just
+        discarded may not be taken back."""
+        return not RETAKES[self.retake](0, len(self.colours)) & 1
+
+    @property
+    def wagers_before_numbers(self) -> bool:
+        """Deprecated (``wagers.when`` replaces it; goes in 0.2): whether wagers go only
+        before a row's first number card."""
+        return not WAGER_TIMES[self.wagers_when]
+
+    @property
     def deck_size(self) -> int:
         per_colour = (self.max_value - self.min_value + 1) * self.copies + self.wagers
         return per_colour * len(self.colours)
@@ -177,9 +193,11 @@ class RulePack:
             removed_unseen={r["players"]: r["cards"] for r in deck.get("removed_unseen", ())},
             hand_size=data["hand_size"],
             ordering=rows.get("ordering", "strict"),
-            wagers_before_numbers=rows.get("wagers_before_numbers", True),
+            wagers_when=_spelled(rows, "wagers_before_numbers", WAGER_TIME_OF_BOOL,
+                                 data.get("wagers", {}), "when", "before-numbers"),
             row_start=rows.get("start", "any"),
-            no_retake_discard=turn.get("no_retake_discard", True),
+            retake=_spelled(turn, "no_retake_discard", RETAKE_OF_BOOL, turn, "retake",
+                            "not-the-same-card"),
             turn_cap=turn.get("turn_cap", 1000),
             draw_pile_empty=end.get("draw_pile_empty", "immediately"),
             bridge_crossings=end.get("bridge_crossings", 0),
@@ -203,3 +221,15 @@ class RulePack:
             path=path,
             data=data,
         )
+
+
+def _spelled(old_section: Mapping[str, Any], old_key: str, of_bool: Mapping[bool, str],
+             section: Mapping[str, Any], key: str, default: str) -> str:
+    """A setting with an old boolean spelling: the loader turns the old key into the new one
+    file by file, before ``extends`` merges them; a mapping built otherwise may still hold
+    the old key (over the new one a base pack gave: the old one is the later word)."""
+    old = old_section.get(old_key)
+    if isinstance(old, bool):
+        return of_bool[old]
+    value = section.get(key, default)
+    return value if isinstance(value, str) else default

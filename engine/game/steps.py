@@ -21,6 +21,7 @@ from typing import Optional
 
 from .cards import Card
 from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move
+from .options import draws_after_discard
 from .refusals import Refusal
 from .rows import row_refusal
 from .rules import RulePack
@@ -210,20 +211,19 @@ def draw_ok(state: GameState, discarded: int, draw: DrawSource) -> bool:
         return draw is None
     if draw == DECK:
         return bool(state.deck)
-    if type(draw) is not int or not 0 <= draw < state.tables.n_colours:  # noqa: E721
+    t = state.tables
+    if type(draw) is not int or not 0 <= draw < t.n_colours:  # noqa: E721
         return False
-    if draw == discarded:
-        return not state.tables.no_retake
-    return bool(state.piles[draw])
+    if discarded >= 0 and not t.discard_keeps[discarded] >> draw & 1:
+        return False  # turn.retake: not after this discard
+    return draw == discarded or bool(state.piles[draw])
 
 
 def after_discard(state: GameState, base: list[DrawSource], colour: int) -> list[DrawSource]:
-    """``base`` once a card of ``colour`` is discarded: never that pile when no_retake."""
+    """``base`` once a card of ``colour`` is discarded, by the pack's ``turn.retake``."""
     if state.last_play:
         return base
-    if state.tables.no_retake:
-        return [d for d in base if d != colour]
-    return base if colour in base else sorted(base + [colour])  # type: ignore[type-var]
+    return draws_after_discard(base, colour, state.tables.discard_keeps[colour])  # type: ignore[arg-type]
 
 
 def draw_sources(state: GameState, discarded: int) -> list[DrawSource]:
@@ -274,7 +274,9 @@ def draw_refusal(state: GameState, move: Move) -> Optional[Refusal]:
         return Refusal("illegal.deck-empty")
     if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
         return Refusal("illegal.draw-source", {"draw": repr(move.draw)[:40]})
-    if move.action == DISCARD and move.draw == t.colour_of[move.card]:
+    if move.action == DISCARD and not t.discard_keeps[t.colour_of[move.card]] >> move.draw & 1:
+        if not t.discard_keeps[t.colour_of[move.card]]:  # turn.retake: no-discard-pile
+            return Refusal("illegal.discard-then-deck", {"card": t.codec.format(move.card)})
         return Refusal("illegal.retake", {"card": t.codec.format(move.card)})
     return Refusal("illegal.pile-empty", {"colour": state.pack.colours[move.draw].name})
 

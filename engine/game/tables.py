@@ -16,46 +16,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
 
 from .cards import CardCodec
+from .options import (DOWN, OPEN, ORDERINGS, RETAKES, UP, WAGER_TIMES, discard_keeps,
+                      draws_after_discard)
 from .rules import RulePack
 
 if TYPE_CHECKING:
     from .board import BoardTables
     from .moves import Move
 
+#: the row state of a row without number cards (wagers only, or empty); the row rules
+#: themselves (ORDERINGS; UP, DOWN, OPEN, still importable from here) are :mod:`.options`'
 NO_NUMBERS = 0
-UP, DOWN, OPEN = 0, 1, 2
-
-#: ordering step: (direction or None if the row has no number yet, last slot, slot)
-#: -> (new direction, new last slot), or None if the row refuses that slot
-OrderingStep = Callable[[Optional[int], int, int], Optional[tuple[int, int]]]
-
-
-def _strict(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
-    return (UP, slot) if direction is None or slot > last else None
-
-
-def _non_decreasing(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
-    return (UP, slot) if direction is None or slot >= last else None
-
-
-def _either_direction(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
-    if direction is None:
-        return (OPEN, slot)
-    if direction == OPEN:
-        if slot == last:
-            return (OPEN, slot)
-        return (UP if slot > last else DOWN, slot)
-    if direction == UP:
-        return (UP, slot) if slot >= last else None
-    return (DOWN, slot) if slot <= last else None
-
-
-#: the pack's ``rows.ordering`` names the strategy
-ORDERINGS: dict[str, OrderingStep] = {
-    "strict": _strict,
-    "non-decreasing": _non_decreasing,
-    "either-direction": _either_direction,
-}
 
 
 def row_state(direction: int, last_slot: int) -> int:
@@ -80,7 +51,14 @@ class Tables:
     #: after[row_state][slot] -> row state once that card is added (-1: refused)
     after: tuple[tuple[int, ...], ...]
     lowest_in_hand: bool
-    no_retake: bool
+    #: ``turn.retake`` compiled (:data:`.options.RETAKES`): ``discard_keeps[c]``, the discard
+    #: piles a player may draw from after discarding a card of colour c (bit mask over
+    #: colours); ``retake_own``: every such rule lets that card's own pile be drawn
+    discard_keeps: tuple[int, ...]
+    retake_own: bool
+    #: ``wagers.when`` compiled (:data:`.options.WAGER_TIMES`): a wager may join a row that
+    #: holds numbers (``allowed`` says it again, row state by row state)
+    wagers_after_numbers: bool
     last_play: bool                    # draw_pile_empty == "after-last-play"
     turn_cap: int
     hand_size: int
@@ -146,7 +124,10 @@ class Tables:
             for c in self.pile_draws[pile_bits]:
                 mask[draw_deck + 1 + c] = True
             if discarded >= 0:
-                mask[draw_deck + 1 + discarded] = not self.no_retake
+                keeps = self.discard_keeps[discarded]
+                for c in range(self.n_colours):
+                    mask[draw_deck + 1 + c] = bool(keeps >> c & 1) and (
+                        c == discarded or bool(pile_bits >> c & 1))
             found = self._draw_masks[key] = tuple(mask)
         return found
 
@@ -175,10 +156,7 @@ class Tables:
             discards = []
             for k in range(self.n_kinds):
                 colour = self.colour_of[k]
-                if self.no_retake:
-                    after = [d for d in base if d != colour]
-                else:
-                    after = base if colour in base else sorted(base + [colour])
+                after = draws_after_discard(base, colour, self.discard_keeps[colour])
                 discards.append(tuple(self.moves[DISCARD][k][d] for d in after))
             found = self.turn_move_table[key] = (plays, tuple(discards))
         return found
@@ -212,7 +190,12 @@ def compile_tables(pack: RulePack) -> Tables:
     if step is None:
         raise SetupError(f"{pack.id}: unknown row ordering {pack.ordering!r}; "
                          f"expected one of {', '.join(ORDERINGS)}")
+    if pack.retake not in RETAKES or pack.wagers_when not in WAGER_TIMES:
+        raise SetupError(f"{pack.id}: unknown turn.retake {pack.retake!r} or wagers.when "
+                         f"{pack.wagers_when!r}; expected one of {', '.join(RETAKES)} and "
+                         f"one of {', '.join(WAGER_TIMES)}")
     codec = pack.cards
+    keeps = discard_keeps(pack.retake, codec.n_colours)
     slots = codec.slots
     n_states = 1 + 3 * (slots - 1)
     allowed: list[tuple[bool, ...]] = []
@@ -226,7 +209,7 @@ def compile_tables(pack: RulePack) -> Tables:
         next_row: list[int] = []
         for slot in range(slots):
             if slot == 0:  # a wager: never changes the ordering
-                ok = direction is None or not pack.wagers_before_numbers
+                ok = direction is None or WAGER_TIMES[pack.wagers_when]
                 ok_row.append(ok)
                 next_row.append(rs if ok else -1)
                 continue
@@ -255,7 +238,9 @@ def compile_tables(pack: RulePack) -> Tables:
         allowed=tuple(allowed),
         after=tuple(after),
         lowest_in_hand=pack.row_start == "lowest-in-hand",
-        no_retake=pack.no_retake_discard,
+        discard_keeps=keeps,
+        retake_own=all(bits >> c & 1 for c, bits in enumerate(keeps)),
+        wagers_after_numbers=WAGER_TIMES[pack.wagers_when],
         last_play=pack.draw_pile_empty == "after-last-play",
         turn_cap=pack.turn_cap,
         hand_size=pack.hand_size,

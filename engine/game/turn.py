@@ -458,8 +458,8 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
     n_draws = deck + len(draws)
-    retake = not t.no_retake
-    columns = n_draws + retake
+    keeps = t.discard_keeps  # turn.retake: the piles a discard of each colour may draw
+    columns = n_draws + t.retake_own
     cells = options * columns
     k = cells.bit_length()
     getrandbits = rng.getrandbits
@@ -476,7 +476,7 @@ def random_move(state: GameState, rng: random.Random) -> Move:
                     option -= 1
                 return t.moves[PLAY][(plays & -plays).bit_length() - 1][draw]
             card = nth_bit(held, option - n_plays)
-            if draw != t.colour_of[card] or retake:
+            if draw == DECK or keeps[t.colour_of[card]] >> draw & 1:
                 return t.moves[DISCARD][card][draw]
         elif option >= n_plays:  # the extra column: retake from a pile that was empty
             card = nth_bit(held, option - n_plays)
@@ -497,8 +497,8 @@ def _sample_move(state: GameState, t, p: Seat, held: int, plays: int, n_plays: i
     draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
     n_draws = deck + len(draws)
-    retake = not t.no_retake
-    columns = n_draws + retake
+    keeps = t.discard_keeps  # turn.retake: the piles a discard of each colour may draw
+    columns = n_draws + t.retake_own
     while True:
         option, column = divmod(below(options * columns), columns)
         if column < n_draws:
@@ -506,7 +506,7 @@ def _sample_move(state: GameState, t, p: Seat, held: int, plays: int, n_plays: i
             if option < n_plays:
                 return t.moves[PLAY][nth_bit(plays, option)][draw]
             card = nth_bit(held, option - n_plays)
-            if draw != t.colour_of[card] or retake:
+            if draw == DECK or keeps[t.colour_of[card]] >> draw & 1:
                 return t.moves[DISCARD][card][draw]
         elif option >= n_plays:  # the extra column: retake from a pile that was empty
             card = nth_bit(held, option - n_plays)
@@ -559,7 +559,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
     colour_of = t.colour_of
     after_card = t.after_card()
     play_moves, discard_moves = t.moves[PLAY], t.moves[DISCARD]
-    pile_draws, retake = t.pile_draws, not t.no_retake
+    pile_draws, retake, discard_keeps = t.pile_draws, t.retake_own, t.discard_keeps
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
     next_seat = tuple((p + 1) % n for p in range(n))
@@ -615,7 +615,7 @@ def _random_playout(state: GameState, rng: random.Random) -> None:
                 play = False
                 if column < n_draws:
                     draw = draws[column]
-                    if draw != colour_of[card] or retake:
+                    if draw == DECK or discard_keeps[colour_of[card]] >> draw & 1:
                         move = discard_moves[card][draw]
                         break
                 else:  # the extra column: retake from a pile that was empty
@@ -893,7 +893,8 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
         last_play = not deck  # the pack plays on after the pile ran out
     else:
         pile = piles[draw]
-        if not pile or (draw == t.colour_of[card] and action == DISCARD and t.no_retake) \
+        if not pile or (
+                action == DISCARD and not t.discard_keeps[t.colour_of[card]] >> draw & 1) \
                 or state.turn + 1 >= t.turn_cap:
             return None
         drawn = pile[-1]

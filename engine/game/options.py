@@ -1,0 +1,104 @@
+"""The rule options a pack names, each written once: the pack says a name, this module says
+what the name means, and :mod:`.tables` compiles the meaning into the flat facts the turn
+engine, the bots and the adapters read (they never compare a pack's strings).
+
+* ``rows.ordering`` (:data:`ORDERINGS`): which number cards a row accepts after its last;
+* ``turn.retake`` (:data:`RETAKES`): which discard piles a player may draw from after
+  discarding;
+* ``wagers.when`` (:data:`WAGER_TIMES`): whether a wager may join a row that holds numbers.
+
+Adding a value to one of them is one entry here, its rulebook sentence (i18n/rules_*.json),
+its schema enum (rulepacks/pack.schema.json), its docs and tests: docs/architecture.md,
+"Adding a rule option", walks through it.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+#: a row's direction once it has number cards (part of a row state: :mod:`.tables`)
+UP, DOWN, OPEN = 0, 1, 2
+
+# --------------------------------------------------------------------------- rows.ordering
+
+#: ordering step: (direction or None if the row has no number yet, last slot, slot)
+#: -> (new direction, new last slot), or None if the row refuses that slot
+OrderingStep = Callable[[Optional[int], int, int], Optional[tuple[int, int]]]
+
+
+def _strict(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    return (UP, slot) if direction is None or slot > last else None
+
+
+def _non_decreasing(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    return (UP, slot) if direction is None or slot >= last else None
+
+
+def _either_direction(direction: int | None, last: int, slot: int) -> tuple[int, int] | None:
+    if direction is None:
+        return (OPEN, slot)
+    if direction == OPEN:
+        if slot == last:
+            return (OPEN, slot)
+        return (UP if slot > last else DOWN, slot)
+    if direction == UP:
+        return (UP, slot) if slot >= last else None
+    return (DOWN, slot) if slot <= last else None
+
+
+#: the pack's ``rows.ordering`` names the strategy
+ORDERINGS: dict[str, OrderingStep] = {
+    "strict": _strict,
+    "non-decreasing": _non_decreasing,
+    "either-direction": _either_direction,
+}
+
+# --------------------------------------------------------------------------- turn.retake
+
+#: a retake rule: (the colour of the card just discarded, how many colours) -> the discard
+#: piles the player may then draw from, as a bit mask over colours (bit c: pile c; the
+#: discarded card's own pile is bit ``colour``). The draw pile is always allowed, and a
+#: pile must hold a card (the discarded card's own pile always does).
+RetakeRule = Callable[[int, int], int]
+
+RETAKES: dict[str, RetakeRule] = {
+    # 001: "la carte du dessus d'une des défausses", nothing forbidden
+    "any": lambda colour, n_colours: (1 << n_colours) - 1,
+    # 004: never take back the card just discarded
+    "not-the-same-card": lambda colour, n_colours: ((1 << n_colours) - 1) ^ (1 << colour),
+    # a house rule: after discarding, draw from the draw pile only
+    "no-discard-pile": lambda colour, n_colours: 0,
+}
+
+#: the old spelling ``turn.no_retake_discard`` (a bool) -> its ``turn.retake`` name
+RETAKE_OF_BOOL = {True: "not-the-same-card", False: "any"}
+
+
+def discard_keeps(retake: str, n_colours: int) -> tuple[int, ...]:
+    """``retake``'s piles by colour discarded (see :data:`RetakeRule`); raises KeyError for
+    a name that is no rule."""
+    rule = RETAKES[retake]
+    return tuple(rule(colour, n_colours) for colour in range(n_colours))
+
+
+def draws_after_discard(base: Sequence[int], colour: int, keeps: int) -> list[int]:
+    """Where a player may draw after discarding a card of ``colour``: of ``base`` (the draw
+    pile ``-1`` first, then the non-empty piles by colour, as before the discard) those the
+    rule ``keeps`` (a mask from :data:`RETAKES`), and the discarded card's own pile when it
+    keeps that one, in the same order."""
+    out = [d for d in base if d < 0 or keeps >> d & 1]
+    if keeps >> colour & 1 and colour not in out:
+        out.append(colour)
+        out.sort()
+    return out
+
+# --------------------------------------------------------------------------- wagers.when
+
+#: ``wagers.when`` -> whether a wager may join a row that already holds number cards (it
+#: multiplies the whole row wherever it lies: the scoring counts a row's wagers)
+WAGER_TIMES: dict[str, bool] = {
+    "before-numbers": False,   # 000: "à condition que cette Expédition ne contienne encore aucune carte"
+    "any-time": True,          # a house rule
+}
+
+#: the old spelling ``rows.wagers_before_numbers`` (a bool) -> its ``wagers.when`` name
+WAGER_TIME_OF_BOOL = {True: "before-numbers", False: "any-time"}
