@@ -94,9 +94,10 @@ def tampered(state: GameState, rng: random.Random) -> list[tuple[str, Move, str]
         out.append(("a draw from nowhere", but(draw=99), "illegal.draw-source"))
         empty = [c for c in range(len(pack.colours)) if not state.piles[c]
                  and not (move.action == DISCARD and c == codec.colour_of[move.card])]
-        if empty:
+        if empty:  # (after a discard in a deck-only pack, that rule is the one broken)
             out.append(("a draw from an empty pile", but(draw=rng.choice(empty)),
-                        "illegal.pile-empty"))
+                        "illegal.discard-then-deck" if move.action == DISCARD
+                        and pack.retake == "no-discard-pile" else "illegal.pile-empty"))
     elif last_play:
         out.append(("a draw after the last card of the deck", but(draw=DECK),
                     "illegal.last-play-draw"))
@@ -104,10 +105,15 @@ def tampered(state: GameState, rng: random.Random) -> list[tuple[str, Move, str]
         out.append(("a draw after the round's last bridge crossing", but(draw=DECK),
                     "illegal.crossing-draw"))
     discards = [m for m in legal if m.action == DISCARD and m.draw is not None]
-    if discards and pack.no_retake_discard:
+    if discards and pack.retake == "not-the-same-card":
         d = rng.choice(discards)
         out.append(("a draw from the pile just discarded on",
                     dataclasses.replace(d, draw=codec.colour_of[d.card]), "illegal.retake"))
+    if discards and pack.retake == "no-discard-pile":  # any pile, its own or another's
+        d = rng.choice(discards)
+        out.append(("a discard's draw from a discard pile",
+                    dataclasses.replace(d, draw=rng.randrange(len(pack.colours))),
+                    "illegal.discard-then-deck"))
     if pack.board is not None and discards:
         d = rng.choice(discards)
         out.append(("a step given to a discard",
@@ -123,7 +129,7 @@ def tampered(state: GameState, rng: random.Random) -> list[tuple[str, Move, str]
         draw = next((m.draw for m in legal if m.draw is not None), None)
         value = codec.value_of[k]
         wrong = Move(PLAY, k, draw, None, (), codec)  # the card is checked before the pawns
-        if value is None and numbers and pack.wagers_before_numbers:
+        if value is None and numbers and pack.wagers_when == "before-numbers":
             out.append(("a wager after numbers", wrong, "illegal.wager"))
         elif value is not None and numbers and _refused(pack.ordering, numbers, value):
             out.append(("a number out of the row's order", wrong,

@@ -38,7 +38,7 @@ def test_wagers_only_before_numbers() -> None:
     assert check_row(p, cards(p, "gx gx gx")) == ((), 3)
     assert refused(p, "gx g3 gx") == ("gx cannot follow g3 on the green row: wagers go "
                                       "before the number cards")
-    loose = replace(p, wagers_before_numbers=False)
+    loose = replace(p, wagers_when="any-time")
     assert check_row(loose, cards(loose, "gx g3 gx")) == ((3,), 2)
 
 

@@ -433,19 +433,16 @@ class _Book:
 
     def wagers(self) -> None:
         p = self.pack
-        rule = "before" if p.wagers_before_numbers else "anytime"
+        rule = f"wagers.when.{p.wagers_when}"  # one sentence per value of wagers.when
         if p.wagers:
-            self.say("wagers", f"wagers.{rule}", ["rows.wagers_before_numbers", "deck.wagers"],
-                     wagers=p.wagers)
+            self.say("wagers", rule, ["wagers.when", "deck.wagers"], wagers=p.wagers)
         else:
-            self.say("wagers", f"wagers.{rule}.unused",
-                     ["rows.wagers_before_numbers", "deck.wagers"])
+            self.say("wagers", f"{rule}.unused", ["wagers.when", "deck.wagers"])
 
     def draw(self) -> None:
         p = self.pack
         self.say("draw", "draw.choice", ["hand_size"], hand=p.hand_size)
-        self.say("draw", "draw.no-retake" if p.no_retake_discard else "draw.retake",
-                 ["turn.no_retake_discard"])
+        self.say("draw", f"draw.retake.{p.retake}", ["turn.retake"])  # one per turn.retake
 
     def round_end(self) -> None:
         p = self.pack

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..errors import InputError, LostCitiesError, PackError, Problem
+from ..game.options import RETAKE_OF_BOOL, WAGER_TIME_OF_BOOL
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import CODES as YAML_CODES
@@ -447,11 +448,42 @@ def _merge(base: Any, base_origins: Mapping[KeyPath, Origin], over: Any,
     return merged
 
 
+#: settings with an old boolean spelling: (old section, old key, bool -> name, new section,
+#: new key); :func:`_modern` rewrites the old spelling file by file, before files merge
+OLD_SPELLINGS = (("rows", "wagers_before_numbers", WAGER_TIME_OF_BOOL, "wagers", "when"),
+                 ("turn", "no_retake_discard", RETAKE_OF_BOOL, "turn", "retake"))
+
+
+def _modern(doc: YamlDocument) -> tuple[Any, dict[KeyPath, Origin]]:
+    """``doc``'s data and origins with each old boolean spelling (``rows.wagers_before_numbers``,
+    ``turn.no_retake_discard``) written as its new setting (``wagers.when``, ``turn.retake``)
+    at the same place in the file, so that a pack in the old words extends one in the new
+    (and the other way round); a value that is not a bool stays for the schema to report,
+    and so does an old key beside its new one in the same file."""
+    data, origins = doc.data, doc.origins
+    for section, old, of_bool, new_section, new in OLD_SPELLINGS:
+        part = data.get(section) if isinstance(data, dict) else None
+        if not isinstance(part, dict) or not isinstance(part.get(old), bool):
+            continue
+        target = data.get(new_section, {}) if new_section != section else part
+        if not isinstance(target, dict) or new in target:
+            continue
+        value, where = part[old], origins[(section, old)]
+        data, origins = dict(data), dict(origins)
+        data[section] = {k: v for k, v in part.items() if k != old}
+        del origins[(section, old)]
+        data[new_section] = {**data.get(new_section, {}), new: of_bool[value]}
+        origins.setdefault((new_section,), where)
+        origins[(new_section, new)] = where
+    return data, origins
+
+
 def _merge_chain(docs: list[YamlDocument]) -> tuple[dict[str, Any], dict[KeyPath, Origin]]:
-    data, origins = docs[-1].data, docs[-1].origins
+    data, origins = _modern(docs[-1])
     for doc in reversed(docs[:-1]):
         merged_origins: dict[KeyPath, Origin] = {}
-        data = _merge(data, origins, doc.data, doc.origins, (), merged_origins)
+        doc_data, doc_origins = _modern(doc)
+        data = _merge(data, origins, doc_data, doc_origins, (), merged_origins)
         origins = merged_origins
     data = dict(data)
     data.pop("extends", None)
