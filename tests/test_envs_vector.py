@@ -17,7 +17,9 @@ from lostcities.envs import VectorEnv, layout, round_deal  # noqa: E402
 
 from enginehelpers import derived, duel_ids  # noqa: E402
 
-DUELS = duel_ids()
+#: the duel packs the batched engine plays (duel-late-wagers' wagers after numbers are not
+#: batched: test_unsupported_packs_and_bad_ids_are_refused)
+DUELS = [i for i in duel_ids() if load_pack(i).wagers_when == "before-numbers"]
 
 
 def _house_scoring():
@@ -78,6 +80,9 @@ def test_round_deal_is_new_games_deal(pack_id):
 def test_unsupported_packs_and_bad_ids_are_refused():
     with pytest.raises(InputError, match=r"VectorEnv\(board-classic\): board packs"):
         VectorEnv("board-classic", 4)
+    with pytest.raises(InputError, match=r"VectorEnv\(duel-late-wagers\): wagers after numbers"):
+        VectorEnv("duel-late-wagers", 4)
+    assert "duel-deck-after-discard" in DUELS  # every turn.retake is batched
     with pytest.raises(InputError, match="n must be"):
         VectorEnv("duel-classic", 0)
     env = VectorEnv("duel-classic", 3, seed=1)

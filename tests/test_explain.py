@@ -83,6 +83,8 @@ def settings(schema: dict[str, Any], data: Any, path: tuple = ()) -> Iterator[tu
     plus a new one."""
     for key, sub in schema.get("properties", {}).items():
         sub = _deref(sub)
+        if sub.get("deprecated"):
+            continue  # an old spelling of a setting listed too (tests/test_rule_options.py)
         here = data.get(key) if isinstance(data, dict) else None
         if sub.get("type") == "object" and "properties" in sub:
             yield from settings(sub, here or {}, path + (key,))

@@ -22,7 +22,7 @@ WAIT = "w10 w10 w9 w9 w8 w8 w7 w7"
 
 @pytest.mark.parametrize("pack_id", BOARD_PACKS)
 def test_a_board_player_may_draw_back_the_card_just_discarded(pack_id):
-    assert pack(pack_id).no_retake_discard is False
+    assert pack(pack_id).retake == "any"
     p = board_pack({}, base=pack_id)  # the pack's rules, no event tiles in the way
     s = board_game(p, ["y3 y5 y7 b2 b4 g6 g8 r10", WAIT], {})
     move = Move.parse("d y7 y", p)
@@ -34,7 +34,7 @@ def test_a_board_player_may_draw_back_the_card_just_discarded(pack_id):
 
 def test_the_duel_still_refuses_it():
     # 004: "cannot take back the card just discarded" (duel-classic's source)
-    assert pack("duel-classic").no_retake_discard is True
+    assert pack("duel-classic").retake == "not-the-same-card"
 
 
 def _comment_above(lines: list[str], key: str) -> str:
@@ -50,7 +50,7 @@ def _comment_above(lines: list[str], key: str) -> str:
 
 def test_board_classic_cites_001_for_drawing_back_a_discard():
     lines = builtin_path("board-classic").read_text(encoding="utf-8").splitlines()
-    comment = _comment_above(lines, "no_retake_discard")
+    comment = _comment_above(lines, "retake")
     assert "001" in comment and "défausse" in comment
 
 

@@ -16,7 +16,7 @@ from lostcities.engine.packs.loader import (MAX_EXTENDS, builtin_ids, check_pack
 from lostcities.engine.game.rules import RulePack
 
 BUILTINS = ["board-classic", "board-short", "board-updown", "duel-basic", "duel-classic",
-            "duel-equal", "duel-grenoble", "duel-six"]
+            "duel-deck-after-discard", "duel-equal", "duel-grenoble", "duel-late-wagers", "duel-six"]
 
 
 def write(folder: Path, name: str, text: str) -> Path:

@@ -196,7 +196,8 @@ def independent(values: tuple[int, ...], wagers: int, cost: int, bonus: int,
 
 RULE_CONSTANTS = {"duel-classic": (20, 20, 8), "duel-six": (20, 20, 8),
                   "duel-equal": (20, 20, 8), "duel-basic": (20, 20, 8),
-                  "duel-grenoble": (15, 20, 7)}
+                  "duel-grenoble": (15, 20, 7), "duel-deck-after-discard": (20, 20, 8),
+                  "duel-late-wagers": (20, 20, 8)}
 
 
 def test_every_duel_pack_is_covered() -> None:

@@ -346,7 +346,7 @@ def test_http_api(tmp_path: Path) -> None:
             "pack": "board-classic", "kind": "builtin", "name": board.name,
             "description": board.description, "family": "board",
             "players": [board.min_players, board.max_players]}
-        assert listed["duel-classic"]["family"] == "duel" and len(listed) == 8
+        assert listed["duel-classic"]["family"] == "duel" and len(listed) == 10
         assert client.post("/rooms", json={"pack": "nope"}).status_code == 404
         as_json = {"content-type": "application/json"}
         assert client.post("/rooms", content=b"{", headers=as_json).status_code == 400

@@ -26,7 +26,7 @@ def test_every_builtin_pack_file_is_valid() -> None:
     result = run(*files)
     assert result.exit_code == 0, result.output
     assert " error " not in result.stdout
-    assert result.stderr.startswith("8 packs checked, all valid")
+    assert result.stderr.startswith("10 packs checked, all valid")
     assert "skipped (not .yaml/.yml)" in result.stderr
 
 
@@ -119,7 +119,7 @@ def test_github_annotations_escape_the_data_they_carry(tmp_path: Path, monkeypat
         "unknown key `hand_sise` (did you mean `hand_size`?)",
         "::error file=50%25%2Ca%3Ab%0D%0Ac.yaml,line=4,col=1,title=LC030::"
         "unknown key `k%2525:,\\r\\n` (allowed here: id, extends, name, description, family, "
-        "house_rule, sources, players, deck, hand_size, rows, turn, round_end, match, board, "
+        "house_rule, sources, players, deck, hand_size, rows, wagers, turn, round_end, match, board, "
         "scoring)",
     ]
     assert "LC030::LC030" not in result.stdout

@@ -13,7 +13,7 @@ its schema enum (rulepacks/pack.schema.json), its docs and tests: docs/architect
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 #: a row's direction once it has number cards (part of a row state: :mod:`.tables`)
 UP, DOWN, OPEN = 0, 1, 2
@@ -102,3 +102,40 @@ WAGER_TIMES: dict[str, bool] = {
 
 #: the old spelling ``rows.wagers_before_numbers`` (a bool) -> its ``wagers.when`` name
 WAGER_TIME_OF_BOOL = {True: "before-numbers", False: "any-time"}
+
+# --------------------------------------------------------------------------- old spellings
+
+#: settings that had a boolean spelling in lostcities 0.1: (old section, old key, bool ->
+#: name, new section, new key). The loader reads the old words file by file; a record keeps
+#: writing its pack in them whenever they can say it (:func:`in_old_words`)
+OLD_SPELLINGS = (("rows", "wagers_before_numbers", WAGER_TIME_OF_BOOL, "wagers", "when"),
+                 ("turn", "no_retake_discard", RETAKE_OF_BOOL, "turn", "retake"))
+
+
+def in_old_words(data: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    """A resolved pack's data (defaults filled) with each setting of :data:`OLD_SPELLINGS`
+    said in its 0.1 words, as a pack resolved then read: the form whose SHA-256 records
+    claim, so that records written before the new words still name the same rules, and the
+    same seeds still write the same bytes. None when a value has no old words
+    (``retake: no-discard-pile``)."""
+    out = dict(data)
+    for section, old, of_bool, new_section, new in OLD_SPELLINGS:
+        part = out.get(new_section)
+        if not isinstance(part, dict) or new not in part:
+            continue
+        value = next((b for b, name in of_bool.items() if name == part[new]), None)
+        if value is None:
+            return None
+        if new_section == section:  # the old key where the new one stands
+            out[section] = {(old if k == new else k): (value if k == new else v)
+                            for k, v in part.items()}
+            continue
+        rest = {k: v for k, v in part.items() if k != new}
+        if rest:
+            out[new_section] = rest
+        else:
+            del out[new_section]
+        # the old key at its place in 0.1's files and schema: after the section's first key
+        items = list(out.get(section, {}).items())
+        out[section] = dict(items[:1] + [(old, value)] + items[1:])
+    return out

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
 from ..errors import InputError, LostCitiesError, RecordError
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
+from ..game.options import in_old_words
 from ..game.rules import RulePack
 from ..game.state import OVER, Deal, GameState
 
@@ -539,8 +540,18 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
 
 def pack_sha256(pack: RulePack) -> str:
     """The sha256 of ``pack``'s resolved rules (:attr:`RulePack.data`, ``extends`` merged and
-    defaults filled) in canonical form: JSON with sorted keys, no spaces, ASCII escapes."""
-    return _canonical_sha256(pack.data)
+    defaults filled) in a record's form (:func:`record_form`) and canonical: JSON with
+    sorted keys, no spaces, ASCII escapes."""
+    return _canonical_sha256(record_form(pack.data))
+
+
+def record_form(data: Any) -> Any:
+    """A resolved pack's data as a record writes it (``pack_data``) and hashes it: settings
+    that lostcities 0.1 spelled as booleans in those words whenever they can say the value
+    (:func:`~lostcities.engine.game.options.in_old_words`), so that the records written
+    before them still name the same rules and the same seeds write the same bytes."""
+    old = in_old_words(data) if isinstance(data, dict) else None
+    return data if old is None else old
 
 
 def _canonical_sha256(data: Any) -> str:
@@ -584,7 +595,7 @@ def pack_claims(pack: RulePack) -> dict[str, Any]:
     sha = pack_sha256(pack)
     claims: dict[str, Any] = {"pack_sha256": sha}
     if _builtin_sha256(pack.id) != sha:
-        claims["pack_data"] = pack.data
+        claims["pack_data"] = record_form(pack.data)
     _CLAIMS[id(pack.data)] = (pack.data, claims)
     while len(_CLAIMS) > 8:
         _CLAIMS.popitem(last=False)

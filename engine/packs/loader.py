@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..errors import InputError, LostCitiesError, PackError, Problem
-from ..game.options import RETAKE_OF_BOOL, WAGER_TIME_OF_BOOL
+from ..game.options import OLD_SPELLINGS
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import CODES as YAML_CODES
@@ -446,12 +446,6 @@ def _merge(base: Any, base_origins: Mapping[KeyPath, Origin], over: Any,
             for sub in _iter_paths(value, path + (key,)):
                 out[sub] = over_origins[sub]
     return merged
-
-
-#: settings with an old boolean spelling: (old section, old key, bool -> name, new section,
-#: new key); :func:`_modern` rewrites the old spelling file by file, before files merge
-OLD_SPELLINGS = (("rows", "wagers_before_numbers", WAGER_TIME_OF_BOOL, "wagers", "when"),
-                 ("turn", "no_retake_discard", RETAKE_OF_BOOL, "turn", "retake"))
 
 
 def _modern(doc: YamlDocument) -> tuple[Any, dict[KeyPath, Origin]]:
