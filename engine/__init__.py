@@ -40,7 +40,10 @@ _LAZY: dict[str, str] = {
     # for tools built on the library (the front-ends: lc, the room server, the rulebooks)
     **dict.fromkeys(("PLAY", "DISCARD", "draw_text"), ".game.moves"),
     "BoardSpec": ".game.rules",
-    "CENTRE": ".game.board",
+    # a pack's compiled facts (its rule options as tables: what each row state accepts, the
+    # piles a discard may draw...), read by adapters that batch the rules (envs/vector.py)
+    **dict.fromkeys(("Tables", "tables_of"), ".game.tables"),
+    "CENTRE": ".game.tracks",
     "seen_scores": ".game.view",
     **dict.fromkeys(("builtin_ids", "builtin_path", "builtin_dir", "schema_text", "format_path",
                      "iter_leaves", "PackReport", "ResolvedPack"), ".packs.loader"),

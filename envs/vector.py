@@ -23,9 +23,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from lostcities.engine import Deal, action_space, shuffle_deal
+from lostcities.engine import Deal, action_space, shuffle_deal, tables_of
 from lostcities.engine.errors import InputError
-from lostcities.engine.game.tables import tables_of
 
 from .bulkshuffle import agrees_with_python, shuffle_orders
 from .observe import layout

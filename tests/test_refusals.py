@@ -21,7 +21,7 @@ from enginehelpers import builtin_ids, derived, pack
 from lostcities.engine import (IllegalMoveError, Move, Refusal, apply, illegal_reason,
                                legal_moves, load_pack, new_game, why_refused)
 from lostcities.engine.game import turn
-from lostcities.engine.game.tables import ORDERINGS
+from lostcities.engine.game.options import ORDERINGS
 from lostcities.i18n import Catalogue, load_messages
 from refusal_tampering import positions, tampered
 
@@ -198,8 +198,9 @@ def test_apply_carries_the_refusal_of_its_one_check(monkeypatch):
     p = pack("duel-classic")
     state = new_game(p, 2, 0)
     calls = []
-    real = turn.full_refusal
-    monkeypatch.setattr(turn, "full_refusal", lambda s, m: calls.append(m) or real(s, m))
+    family = turn.FAMILIES[p.family]  # the family's full check, past its fast path
+    real = family.refusal
+    monkeypatch.setattr(family, "refusal", lambda s, m: calls.append(m) or real(s, m))
     with pytest.raises(IllegalMoveError) as info:
         apply(state, Move("play", state.hands[state.to_move][0], 99, codec=p.cards))
     assert len(calls) == 1

@@ -28,7 +28,7 @@ from ..game.turn import derive, new_game
 from ..game.view import BoardView, Observation
 
 if TYPE_CHECKING:
-    from ..game.board import Board
+    from ..game.tracks import Board
 
 Pile = list[Optional[Card]]
 """A discard pile, bottom first; ``None`` marks a card this seat did not see fall."""
@@ -310,7 +310,7 @@ class Determinizer:
 
 def board_from_view(state: GameState, view: BoardView) -> "Board":
     """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
-    from ..game.board import new_board
+    from ..game.tracks import new_board
 
     board = new_board(state, view.tiles)
     for seat, pawns in enumerate(view.pawns):

@@ -34,204 +34,15 @@ does not import :mod:`.turn`, and the steps reach a board only through
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Optional
 
 from . import steps as card_steps  # the card game's turn steps (the one seam)
 from .cards import Card
 from .moves import DISCARD, NO_STEP, PLAY, Action, DrawSource, Move, action_space
 from .refusals import Refusal
-from .rules import RulePack
-from .state import (ADVANCE, BRIDGE_CROSSINGS, DRAW, OVER, PAWN, TRACK_CARD, GameState, Seat,
-                    SetupError, TilePlace)
+from .state import ADVANCE, BRIDGE_CROSSINGS, DRAW, OVER, PAWN, TRACK_CARD, GameState, Seat
 
-Pawn = int
-"""A pawn's index among a player's pawns; ``0 .. leaders-1`` are the leaders."""
-Track = int
-"""A track's index: the colour's index in the pack."""
-
-ARTEFACT, POINTS, STEP = 0, 1, 2
-EFFECTS = {"artefact": ARTEFACT, "points": POINTS, "step": STEP}
-CENTRE = -1
-"""``Board.tracks`` of a pawn still in the centre (its space is 0)."""
-PawnPlace = tuple[int, int, bool]
-"""A pawn as the scoring sees it: ``(track, space, leader)``; track -1 in the centre."""
-
-
-@dataclass(frozen=True)
-class BoardTables:
-    """A board pack's tracks, pawns and tiles as flat values (built once per pack)."""
-
-    pawns: int
-    leader: tuple[bool, ...]           # leader[pawn]
-    last: int                          # the last space of a track
-    bridge_after: int                  # the crossing moves a pawn from here to the next space
-    crossings_to_end: int              # crossings that end the round (0: never)
-    tracks: int
-    tile_spaces: tuple[int, ...]
-    kinds: tuple[tuple[str, int], ...]  # each distinct tile: (kind, value)
-    effect: tuple[int, ...]            # effect[kind index]: ARTEFACT, POINTS or STEP
-    value: tuple[int, ...]             # value[kind index]: a points tile's tokens
-    bag: tuple[int, ...]               # every tile of the pack, as kind indices
-
-    # what the card game's steps (:mod:`.steps`) ask of a board pack, through its tables
-
-    def place_tiles(self, rng: random.Random) -> tuple[TilePlace, ...]:
-        """:func:`place_tiles` of these tables: a round's layout from ``rng``."""
-        return place_tiles(self, rng)
-
-    def check_tiles(self, pack: RulePack, tiles: tuple[TilePlace, ...]) -> None:
-        """:func:`check_tiles` of these tables (raises :class:`SetupError`)."""
-        check_tiles(pack, self, tiles)
-
-    def new_board(self, state: GameState, tiles: tuple[TilePlace, ...]) -> "Board":
-        """:func:`new_board`: the board of the round ``state`` starts, ``tiles`` laid out."""
-        return new_board(state, tiles)
-
-
-def compile_board(pack: RulePack) -> BoardTables:
-    """The flat tables of ``pack.board`` (:func:`.tables.tables_of` keeps them)."""
-    spec = pack.board
-    assert spec is not None
-    kinds: list[tuple[str, int]] = []
-    bag: list[int] = []
-    for tile in spec.tiles:
-        key = (tile.kind, tile.value)
-        if key not in kinds:
-            kinds.append(key)
-        bag.extend([kinds.index(key)] * tile.count)
-    return BoardTables(
-        pawns=spec.pawns, leader=tuple(i < spec.leaders for i in range(spec.pawns)),
-        last=spec.spaces, bridge_after=spec.bridge_after,
-        crossings_to_end=pack.bridge_crossings, tracks=len(pack.colours),
-        tile_spaces=spec.tile_spaces, kinds=tuple(kinds),
-        effect=tuple(EFFECTS[k] for k, _ in kinds), value=tuple(v for _, v in kinds),
-        bag=tuple(bag))
-
-
-class Board:
-    """The board of the round in progress: where each pawn stands, the tiles left,
-    the crossings, each seat's tokens and artefacts of this round, and the board
-    decisions made so far this turn. The engine's own, mutable; read it, never
-    change it (``observation(...).board`` is the public copy)."""
-
-    __slots__ = ("spaces", "tracks", "on_track", "tiles", "crossings", "tokens", "artefacts",
-                 "turn_pawn", "turn_steps")
-
-    spaces: list[list[int]]            # spaces[seat][pawn]: 0 in the centre
-    tracks: list[list[Track]]          # tracks[seat][pawn]: CENTRE or the track
-    on_track: list[list[Pawn]]         # on_track[seat][track]: the pawn there, or -1
-    tiles: list[list[int]]             # tiles[track][space]: a kind index, or -1
-    crossings: int                     # bridge crossings this round, all players
-    tokens: list[int]                  # victory-point tokens taken this round, per seat
-    artefacts: list[int]               # artefacts taken this round, per seat
-    turn_pawn: Optional[Pawn]          # the pawn this turn sent onto a track
-    turn_steps: list[Optional[Track]]  # this turn's ADVANCE decisions: a track, or NO_STEP
-
-    def copy(self) -> "Board":
-        """An independent copy."""
-        new = Board.__new__(Board)
-        new.spaces = [s[:] for s in self.spaces]
-        new.tracks = [t[:] for t in self.tracks]
-        new.on_track = [o[:] for o in self.on_track]
-        new.tiles = [t[:] for t in self.tiles]
-        new.crossings = self.crossings
-        new.tokens = self.tokens[:]
-        new.artefacts = self.artefacts[:]
-        new.turn_pawn = self.turn_pawn
-        new.turn_steps = self.turn_steps[:]
-        return new
-
-    def snapshot(self) -> tuple:
-        """Every field, as comparable values."""
-        return (tuple(map(tuple, self.spaces)), tuple(map(tuple, self.tracks)),
-                tuple(map(tuple, self.on_track)), tuple(map(tuple, self.tiles)), self.crossings,
-                tuple(self.tokens), tuple(self.artefacts), self.turn_pawn,
-                tuple(self.turn_steps))
-
-    def pawn_places(self, seat: Seat, leader: tuple[bool, ...]) -> tuple[PawnPlace, ...]:
-        """``(track, space, leader)`` of each of ``seat``'s pawns (track -1: in the centre)."""
-        return tuple(zip(self.tracks[seat], self.spaces[seat], leader))
-
-    def round_inputs(self, seat: Seat,
-                     leader: tuple[bool, ...]) -> tuple[tuple[PawnPlace, ...], int, int]:
-        """``(pawns, tokens, artefacts)`` of ``seat`` this round, as ``scoring.round`` takes
-        them (the card game's steps score a board pack's round with them)."""
-        return self.pawn_places(seat, leader), self.tokens[seat], self.artefacts[seat]
-
-    def placed_tiles(self, bt: BoardTables) -> tuple[TilePlace, ...]:
-        """The tiles still on the board, ``(track, space, kind, value)``, by track and space."""
-        return tuple((track, space, *bt.kinds[k]) for track, row in enumerate(self.tiles)
-                     for space, k in enumerate(row) if k >= 0)
-
-
-# --------------------------------------------------------------------------- setup
-
-def place_tiles(bt: BoardTables, rng: random.Random) -> tuple[TilePlace, ...]:
-    """The pack's tiles laid at random, at most one per tile space of each track."""
-    slots = [(track, space) for track in range(bt.tracks) for space in bt.tile_spaces]
-    chosen = rng.sample(slots, len(bt.bag))
-    return tuple(sorted((track, space, *bt.kinds[k])
-                        for (track, space), k in zip(chosen, bt.bag)))
-
-
-def check_tiles(pack: RulePack, bt: BoardTables, tiles: tuple[TilePlace, ...]) -> None:
-    """Raise :class:`SetupError` unless ``tiles`` is a layout of exactly the pack's tiles."""
-    names = [c.name for c in pack.colours]
-    seen: set[tuple[int, int]] = set()
-    left = list(bt.bag)
-    for place in tiles:
-        if len(place) != 4:
-            raise SetupError(f"tile {place!r}: a tile is (track, space, kind, value)")
-        track, space, kind, value = place
-        if not (type(track) is int and 0 <= track < bt.tracks):  # noqa: E721
-            raise SetupError(f"tile {place!r}: track {track!r} is not one of 0-{bt.tracks - 1}")
-        if space not in bt.tile_spaces:
-            raise SetupError(f"tile on the {names[track]} track: space {space!r} holds no tile "
-                             f"(tile spaces: {', '.join(map(str, bt.tile_spaces))})")
-        if (track, space) in seen:
-            raise SetupError(f"two tiles on space {space} of the {names[track]} track")
-        seen.add((track, space))
-        key = (kind, value)
-        if key not in bt.kinds or bt.kinds.index(key) not in left:
-            raise SetupError(f"tile on space {space} of the {names[track]} track: "
-                             f"{_tile_name(kind, value)} is not one of the pack's tiles left")
-        left.remove(bt.kinds.index(key))
-    if left:
-        missing = ", ".join(sorted({_tile_name(*bt.kinds[k]) for k in left}))
-        raise SetupError(f"the layout lacks {len(left)} of the pack's tiles ({missing})")
-
-
-def _tile_name(kind: object, value: object) -> str:
-    return f"points {value}" if kind == "points" else str(kind)
-
-
-def tile_dict(place: TilePlace, keys: Sequence[str]) -> dict[str, Any]:
-    """A tile as records and observations write it: track key, space, kind, value (points)."""
-    track, space, kind, value = place
-    out: dict[str, Any] = {"track": keys[track], "space": space, "kind": kind}
-    if kind == "points":
-        out["value"] = value
-    return out
-
-
-def new_board(state: GameState, tiles: tuple[TilePlace, ...]) -> Board:
-    """A round's board: every pawn in the centre, ``tiles`` laid out."""
-    bt = state.tables.board
-    b = Board.__new__(Board)
-    n = state.n
-    b.spaces = [[0] * bt.pawns for _ in range(n)]
-    b.tracks = [[CENTRE] * bt.pawns for _ in range(n)]
-    b.on_track = [[-1] * bt.tracks for _ in range(n)]
-    b.tiles = [[-1] * (bt.last + 1) for _ in range(bt.tracks)]
-    for track, space, kind, value in tiles:
-        b.tiles[track][space] = bt.kinds.index((kind, value))
-    b.crossings = 0
-    b.tokens = [0] * n
-    b.artefacts = [0] * n
-    b.turn_pawn = None
-    b.turn_steps = []
-    return b
+from .tracks import ARTEFACT, CENTRE, STEP, Pawn, PawnPlace, Track
 
 
 # --------------------------------------------------------------------------- what may move
@@ -384,13 +195,14 @@ def push(state: GameState, move: Move) -> None:
         _decide_draw(state, move.draw)
 
 
-def _push_id(state: GameState, action_id: int) -> None:
-    """:func:`push_action` of an action id (the walks below push and pop decisions)."""
-    push_action(state, *action_space(state.pack).decode(action_id))
+def push_action(state: GameState, action_id: int) -> None:
+    """:func:`.turn.push_action` for a board pack: one decision, an action id (the walks
+    below push and pop decisions so too)."""
+    decide(state, *action_space(state.pack).decode(action_id))
 
 
-def push_action(state: GameState, kind: str, arg: int) -> None:
-    """:func:`.turn.push_action` for a board pack: one decision, decoded."""
+def decide(state: GameState, kind: str, arg: int) -> None:
+    """One decision of a board pack, decoded (:meth:`.moves.ActionSpace.decode`)."""
     state.undo.append(None)
     _save(state)
     if kind == "draw":
@@ -408,8 +220,11 @@ def push_action(state: GameState, kind: str, arg: int) -> None:
 # --------------------------------------------------------------------------- legality
 
 def legal_actions(state: GameState) -> list[int]:
-    """The action ids of the board decision to make now (phases TRACK_CARD, PAWN, ADVANCE);
-    an advance decision offers each movable pawn's track, then the decline."""
+    """The action ids of the decision to make now: a board decision (phases TRACK_CARD,
+    PAWN, ADVANCE; an advance decision offers each movable pawn's track, then the
+    decline), or the card game's draw."""
+    if state.phase == DRAW or state.phase == OVER:
+        return card_steps.draw_actions(state)
     space = action_space(state.pack)
     if state.phase == PAWN:
         start = space.ranges["pawn"].start
@@ -444,7 +259,10 @@ def legal_moves(state: GameState) -> list[Move]:
 
 
 def random_move(state: GameState, rng: random.Random) -> Move:
-    """A move drawn uniformly from :func:`legal_moves`, building only the chosen one."""
+    """A move drawn uniformly from :func:`legal_moves`, building only the chosen one (a
+    turn's card decision; any later decision chooses among its legal moves)."""
+    if state.phase != TRACK_CARD:
+        return rng.choice(legal_moves(state))
     options = _options(state)
     sizes = [_count(paths, draws) for _, _, paths, draws in options]
     i = rng.randrange(sum(sizes))
@@ -516,7 +334,7 @@ def _paths(state: GameState, card: Card) -> list[Path]:
         if kind < 0 or bt.effect[kind] != STEP:
             return [(None, (), False)] if pawn >= 0 else \
                 [(q, (), False) for q in free_pawns(state, p)]
-    _push_id(state, card)  # play card k is action k
+    push_action(state, card)  # play card k is action k
     try:
         return _walk(state)
     finally:
@@ -539,7 +357,7 @@ def _collect(state: GameState, key: tuple[int, int], out: list[Path]) -> None:
         out.append((state.board.turn_pawn, tuple(state.board.turn_steps), False))
         return
     for action_id in legal_actions(state):
-        _push_id(state, action_id)
+        push_action(state, action_id)
         _collect(state, key, out)
         card_steps.pop(state)
 
@@ -548,7 +366,7 @@ def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
     """Why ``move`` cannot complete the turn of a board pack, as a :class:`.Refusal`, or
     None.
 
-    The caller (:func:`.turn.full_refusal`) has checked the move's form. The
+    The caller (:func:`refusal`) has checked the move's form. The
     turn's remaining decisions are walked on ``state`` itself and undone.
     """
     b = state.board
@@ -585,7 +403,7 @@ def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
     pushed = 0
     try:
         if state.phase == TRACK_CARD:
-            _push_id(state, space.card_action(move.action, move.card))
+            push_action(state, space.card_action(move.action, move.card))
             pushed += 1
         sent = state.board.turn_pawn is not None
         if (len(state.finished), state.turn) == key and state.phase == PAWN:
@@ -593,7 +411,7 @@ def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
             if refusal is not None:
                 return refusal
             pawn_id = space.ranges["pawn"].start + move.pawn  # type: ignore[operator]
-            _push_id(state, pawn_id)
+            push_action(state, pawn_id)
             pushed += 1
         elif move.pawn is not None and not sent:
             return Refusal("illegal.pawn-extra", {"card": state.tables.codec.format(move.card),
@@ -606,7 +424,7 @@ def full_refusal(state: GameState, move: Move) -> Optional[Refusal]:
             refusal = _advance_refusal(state, move.steps[i])
             if refusal is not None:
                 return refusal
-            _push_id(state, space.advance_action(move.steps[i]))
+            push_action(state, space.advance_action(move.steps[i]))
             pushed += 1
             i += 1
         ended = (len(state.finished), state.turn) != key
@@ -711,3 +529,50 @@ def held(state: GameState, what: str) -> tuple[int, ...]:
     if state.phase == OVER:  # the last board's are counted in the last round already
         return kept
     return tuple(x + y for x, y in zip(kept, getattr(state.board, what)))
+
+
+# --------------------------------------------------------------------------- the family's face
+
+def why_refused(state: GameState, move: Move) -> Optional[Refusal]:
+    """:func:`.turn.why_refused` for a board pack (no fast path: :func:`refusal`)."""
+    return refusal(state, move)
+
+
+def refusal(state: GameState, move: Move) -> Optional[Refusal]:
+    """Why ``move`` is refused: its form (:func:`.steps.form_refusal`), then the board's
+    rules (:func:`full_refusal`)."""
+    return card_steps.form_refusal(state, move) or full_refusal(state, move)
+
+
+def on_fork(state: GameState, move: Move) -> GameState:
+    """:func:`.turn.apply`'s work once ``move`` is checked: pushed on a fork."""
+    new = state.fork()
+    push(new, move)
+    new.undo.clear()
+    return new
+
+
+def random_playout(state: GameState, rng: random.Random) -> None:
+    """:func:`.turn.playout` with the random policy: :func:`random_move` pushed."""
+    undo = state.undo
+    while state.phase != OVER:
+        push(state, random_move(state, rng))
+        undo.clear()
+
+
+def legal_action_mask(state: GameState) -> list[bool]:
+    """One bool per action id of the pack: :func:`legal_actions` as a mask."""
+    mask = [False] * state.tables.num_actions
+    for a in legal_actions(state):
+        mask[a] = True
+    return mask
+
+
+def action_ok(state: GameState, action_id: int) -> bool:
+    """Whether ``action_id`` is among :func:`legal_actions`."""
+    return action_id in legal_actions(state)
+
+
+def step_on_fork(state: GameState, action_id: int) -> Optional[GameState]:
+    """None: a board pack's decision is made by the generic :func:`.turn.step`."""
+    return None

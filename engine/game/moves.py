@@ -32,9 +32,8 @@ from typing import Literal, Optional, Sequence
 
 from .cards import Card, CardCodec
 from ..errors import InvalidMoveError
-from .rules import RulePack
+from .rules import RulePack, cached_on
 from ..safeio import shown_value
-from .tables import cached_on
 
 #: a pawn number in the notation: ASCII digits only (str.isdigit also takes '²' and '٣')
 _PAWN = re.compile(r"[0-9]{1,3}")

@@ -16,7 +16,8 @@ from .cards import Card
 from ..errors import IllegalMoveError
 from .refusals import Refusal
 from .rules import RulePack
-from .tables import DOWN, NO_NUMBERS, OPEN, UP, tables_of
+from .options import DOWN, OPEN, UP
+from .tables import NO_NUMBERS, tables_of
 
 #: why an ordering refuses a card, by the pack's ``rows.ordering``
 ORDERING_RULES: dict[str, str] = {

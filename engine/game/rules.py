@@ -7,7 +7,7 @@ variant is a field here, named after the game (see docs/rulepacks.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, TypeVar
 
 from .cards import CardCodec
 from .options import RETAKE_OF_BOOL, RETAKES, WAGER_TIME_OF_BOOL, WAGER_TIMES
@@ -233,3 +233,15 @@ def _spelled(old_section: Mapping[str, Any], old_key: str, of_bool: Mapping[bool
         return of_bool[old]
     value = section.get(key, default)
     return value if isinstance(value, str) else default
+
+
+T = TypeVar("T")
+
+
+def cached_on(pack: RulePack, key: str, build: Callable[[RulePack], T]) -> T:
+    """``build(pack)`` computed once and kept on the (frozen) pack under ``key``."""
+    value = pack.__dict__.get(key)
+    if value is None:
+        value = build(pack)
+        object.__setattr__(pack, key, value)
+    return value

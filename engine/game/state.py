@@ -9,13 +9,15 @@ copies only the rows of the player who plays).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .cards import Card
 from ..errors import LostCitiesError
 from .moves import Action, Move
 from .rules import RulePack
-from .tables import Tables
+
+if TYPE_CHECKING:
+    from .tables import Tables
 
 Seat = int
 """A player's index, 0-based, in seating order."""

@@ -20,7 +20,7 @@ import random
 from typing import Optional
 
 from .cards import Card
-from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move
+from .moves import DECK, DISCARD, PLAY, Action, DrawSource, Move, action_space
 from .options import draws_after_discard
 from .refusals import Refusal
 from .rows import row_refusal
@@ -239,6 +239,31 @@ def discarded_colour(state: GameState, action: Action, card: Card) -> int:
     """The colour of ``card`` when ``action`` discards it, else -1 (the key of
     :func:`draw_sources`)."""
     return state.tables.colour_of[card] if action == DISCARD else -1
+
+
+def form_refusal(state: GameState, move: Move) -> Optional[Refusal]:
+    """Why ``move`` cannot be a move of this match at all, whatever its family: the match
+    is over, or it is not a move, its action none, its card none of the pack's."""
+    if state.phase == OVER:
+        return Refusal("illegal.game-over")
+    if not isinstance(move, Move):
+        return Refusal("illegal.not-a-move", {"move": repr(move)[:40]})
+    if move.action not in (PLAY, DISCARD):
+        return Refusal("illegal.action", {"action": repr(move.action)[:40]})
+    if not isinstance(move.card, int) or not 0 <= move.card < state.tables.n_kinds:
+        return Refusal("illegal.card", {"card": repr(move.card)[:40], "pack": state.pack.id})
+    return None
+
+
+def draw_actions(state: GameState) -> list[int]:
+    """The action ids of the draw decision (none once the match is over), by
+    :func:`draw_sources`, in any family."""
+    if state.phase == OVER:
+        return []
+    action, card = state.pending  # type: ignore[misc]
+    space = action_space(state.pack)
+    return [space.draw_action(d)  # type: ignore[arg-type]
+            for d in draw_sources(state, discarded_colour(state, action, card))]
 
 
 def card_refusal(state: GameState, move: Move) -> Optional[Refusal]:

@@ -13,19 +13,18 @@ are all equal so far).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
+from typing import Optional, Sequence
 
 from .cards import CardCodec
-from .options import (DOWN, OPEN, ORDERINGS, RETAKES, UP, WAGER_TIMES, discard_keeps,
-                      draws_after_discard)
-from .rules import RulePack
+from .options import ORDERINGS, RETAKES, WAGER_TIMES, discard_keeps, draws_after_discard
+from .moves import DECK, DISCARD, PLAY, ActionSpace, Move
+from .rules import RulePack, cached_on
+from .state import CARD, TRACK_CARD, SetupError
+from .tracks import BoardTables, compile_board
 
-if TYPE_CHECKING:
-    from .board import BoardTables
-    from .moves import Move
 
 #: the row state of a row without number cards (wagers only, or empty); the row rules
-#: themselves (ORDERINGS; UP, DOWN, OPEN, still importable from here) are :mod:`.options`'
+#: themselves (ORDERINGS, still importable from here; UP, DOWN, OPEN) are :mod:`.options`'
 NO_NUMBERS = 0
 
 
@@ -73,6 +72,9 @@ class Tables:
     #: draw besides the deck)
     pile_draws: tuple[tuple[int, ...], ...]
     colours: range
+    #: the pack's family, ``duel`` or ``board``: which module plays its turns
+    #: (:data:`.turn.FAMILIES`)
+    family: str
     #: the board game's tracks, pawns and tiles (None in a duel)
     board: Optional["BoardTables"]
     #: the phase a turn starts in: ``state.CARD``, or ``state.TRACK_CARD`` for a board pack
@@ -148,8 +150,6 @@ class Tables:
         key = pile_bits << 1 | deck
         found = self.turn_move_table.get(key)
         if found is None:
-            from .moves import DECK, DISCARD, PLAY
-
             base = ([DECK] if deck else []) + list(self.pile_draws[pile_bits])
             plays = tuple(tuple(self.moves[PLAY][k][d] for d in base)
                           for k in range(self.n_kinds))
@@ -183,9 +183,6 @@ class Tables:
 
 def compile_tables(pack: RulePack) -> Tables:
     """Compile ``pack`` into :class:`Tables` (prefer :func:`tables_of`, which caches)."""
-    from .moves import DECK, DISCARD, PLAY, ActionSpace, Move
-    from .state import CARD, TRACK_CARD, SetupError
-
     step = ORDERINGS.get(pack.ordering)
     if step is None:
         raise SetupError(f"{pack.id}: unknown row ordering {pack.ordering!r}; "
@@ -250,30 +247,13 @@ def compile_tables(pack: RulePack) -> Tables:
         pile_draws=tuple(tuple(c for c in range(codec.n_colours) if bits >> c & 1)
                          for bits in range(1 << codec.n_colours)),
         colours=range(codec.n_colours),
-        board=None if pack.board is None else _compile_board(pack),
+        family=pack.family,
+        board=None if pack.board is None else compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,
         moves=moves,
         last_moves=last_moves,
         num_actions=ActionSpace(pack).num_actions,
     )
-
-
-def _compile_board(pack: RulePack) -> "BoardTables":
-    from .board import compile_board
-
-    return compile_board(pack)
-
-
-T = TypeVar("T")
-
-
-def cached_on(pack: RulePack, key: str, build: Callable[[RulePack], T]) -> T:
-    """``build(pack)`` computed once and kept on the (frozen) pack under ``key``."""
-    value = pack.__dict__.get(key)
-    if value is None:
-        value = build(pack)
-        object.__setattr__(pack, key, value)
-    return value
 
 
 def tables_of(pack: RulePack) -> Tables:

@@ -42,7 +42,7 @@ class BoardView:
     def to_dict(self, keys: Sequence[str]) -> dict[str, Any]:
         """JSON-ready form; tracks as colour keys (``keys`` = ``pack.cards.keys``), a declined
         advance in ``turn_steps`` as None."""
-        from .board import tile_dict
+        from .tracks import tile_dict
 
         return {
             "spaces": self.spaces, "bridge_after": self.bridge_after,

@@ -53,7 +53,7 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
     each list of cards by ``cards(cards)``."""
     from ..game.turn import totals, winners
 
-    from ..game.board import tile_dict
+    from ..game.tracks import tile_dict
 
     codec = state.pack.cards
     rounds = []
@@ -231,7 +231,7 @@ def _line(state: GameState, turns: Callable[[Any], str], cards: Callable[[Any], 
           won: Optional[Sequence[int]]) -> str:
     """:func:`dumps` when no extra field has the name of one of the record's: the JSON of
     :func:`_record`'s fields in its order, then the extra fields, written directly."""
-    from ..game.board import tile_dict
+    from ..game.tracks import tile_dict
     from ..game.turn import totals, winners
 
     if scores is None or won is None:
