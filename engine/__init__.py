@@ -30,7 +30,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("GameState", "Deal", "RoundResult", "SetupError"), ".game.state"),
     **dict.fromkeys(("Observation", "BoardView", "observation"), ".game.view"),
     **dict.fromkeys(("record_of", "dumps", "read_records", "replay", "pack_sha256", "pack_claims",
-                     "embedded_pack"), ".lab.records"),
+                     "embedded_pack", "record_form"), ".lab.records"),
     "Refusal": ".game.refusals",
     **dict.fromkeys(("Bot", "SeatView", "RandomBot", "GreedyBot", "BOTS", "make_bot", "BotError"),
                     ".bots.base"),

@@ -47,7 +47,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from lostcities.engine import LostCitiesError, Move, load_pack
+from lostcities.engine import LostCitiesError, Move, load_pack, record_form
 from lostcities.engine.safeio import loads_json, lone_surrogate
 
 from .bots import BotScheduler, Refused
@@ -792,7 +792,7 @@ async def room_pack(request: Request) -> Response:
     if isinstance(room, Response):
         return room
     kind = "house" if room.pack_ref.startswith("house:") else "builtin"
-    return JSONResponse({"pack": room.pack.id, "kind": kind, "data": room.pack.data})
+    return JSONResponse({"pack": room.pack.id, "kind": kind, "data": record_form(room.pack.data)})
 
 
 async def room_socket(socket: WebSocket) -> None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView,
                                apply, continue_match, dumps, embedded_pack, is_over,
                                legal_moves, live_scores, make_bot, new_game, observation,
-                               pack_sha256, totals, winners)
+                               pack_sha256, record_form, totals, winners)
 from lostcities.engine.safeio import loads_json
 
 from .names import name_refusal, seat_name
@@ -244,8 +244,8 @@ class Room:
         house pack (``pack_ref`` ``house:NAME``) is stored with the room, resolved, with
         its sha256: the room is rebuilt from that copy, whatever becomes of the file."""
         seed = secrets.randbits(48)
-        data = json.dumps(pack.data, ensure_ascii=False) if pack_ref.startswith("house:") \
-            else ""
+        data = json.dumps(record_form(pack.data), ensure_ascii=False) \
+            if pack_ref.startswith("house:") else ""
         store.create_room(room_id, pack_ref, seed, pack_data=data,
                           pack_sha256=pack_sha256(pack), hints=hints)
         return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits,

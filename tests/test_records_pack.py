@@ -26,7 +26,7 @@ from lostcities.cli.app import app
 from lostcities.engine.bots.base import GreedyBot, RandomBot
 from lostcities.engine.errors import RecordError
 from lostcities.engine.packs.loader import load_pack
-from lostcities.engine.lab.records import dumps, embedded_pack, pack_sha256, replay
+from lostcities.engine.lab.records import dumps, embedded_pack, pack_sha256, record_form, replay
 from lostcities.engine.lab.simulation import play_match
 
 LC = str(Path(sys.executable).with_name("lc"))
@@ -77,17 +77,21 @@ def test_a_house_packs_record_carries_the_resolved_pack_and_its_sha256(house):
     _path, rules, line = house
     record = json.loads(line)
     assert record["pack"] == "my-house"
-    assert record["pack_data"] == rules.data  # resolved: extends merged, defaults filled
+    assert record["pack_data"] == record_form(rules.data)  # resolved, in the record's form
     assert "extends" not in record["pack_data"]
     assert record["pack_data"]["turn"]["turn_cap"] == 30
     assert record["pack_data"]["deck"] == load_pack("duel-classic").data["deck"]
-    assert record["pack_sha256"] == sha(rules.data) == pack_sha256(rules)
+    assert record["pack_sha256"] == sha(record_form(rules.data)) == pack_sha256(rules)
+    # the record's form is the 0.1 words, and it loads back into the same rules
+    assert record["pack_data"]["turn"]["no_retake_discard"] is True
+    assert "wagers" not in record["pack_data"]
+    assert embedded_pack(record).data == rules.data
 
 
 def test_a_builtin_packs_record_names_it_with_its_sha256_only():
     record = json.loads(dumps(play_match(load_pack("board-short"), [RandomBot()] * 2, 1)))
     assert record["pack"] == "board-short" and "pack_data" not in record
-    assert record["pack_sha256"] == sha(load_pack("board-short").data)
+    assert record["pack_sha256"] == sha(record_form(load_pack("board-short").data))
 
 
 def test_a_pack_with_a_builtin_id_but_other_rules_is_carried(tmp_path):
@@ -99,7 +103,7 @@ def test_a_pack_with_a_builtin_id_but_other_rules_is_carried(tmp_path):
     rules = load_pack(str(path))
     line = dumps(play_match(rules, [RandomBot()] * 2, 2))
     record = json.loads(line)
-    assert record["pack"] == "duel-classic" and record["pack_data"] == rules.data
+    assert record["pack"] == "duel-classic" and record["pack_data"] == record_form(rules.data)
     path.unlink()
     assert replay(record).pack.turn_cap == 30
 

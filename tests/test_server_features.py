@@ -18,7 +18,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_server_protocol import (FAST, Player, connect, join, open_room,  # noqa: E402
                                   seat_and_start)
 
-from lostcities.engine import Move, load_pack, new_game, pack_sha256, why_refused  # noqa: E402
+from lostcities.engine import Move, load_pack, new_game, pack_sha256, record_form, why_refused  # noqa: E402
 from lostcities.i18n import Catalogue  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402
@@ -240,7 +240,7 @@ def test_a_house_pack_is_stored_with_its_room(tmp_path: Path, change: str) -> No
         shown = client.get(f"/rooms/{room}/pack").json()
         assert shown["pack"] == "friday" and shown["kind"] == "house"
         rules = load_pack(packs / "friday.yaml")
-        assert shown["data"] == json.loads(json.dumps(rules.data))
+        assert shown["data"] == json.loads(json.dumps(record_form(rules.data)))
         assert "extends" not in shown["data"] and shown["data"]["match"]["rounds"] == 1
         with connect(client, room) as a, connect(client, room) as b:
             ada, bob = two_seated(client, a, b, room)
@@ -275,7 +275,7 @@ def test_the_pack_of_a_builtin_room_and_of_no_room(tmp_path: Path) -> None:
         room = open_room(client, "board-classic")
         shown = client.get(f"/rooms/{room}/pack").json()
         assert shown["kind"] == "builtin" and shown["pack"] == "board-classic"
-        assert shown["data"] == json.loads(json.dumps(load_pack("board-classic").data))
+        assert shown["data"] == json.loads(json.dumps(record_form(load_pack("board-classic").data)))
         assert client.get("/rooms/zzzzzzzz/pack").status_code == 404
         assert client.get("/rooms/nope/pack").status_code == 404
 
