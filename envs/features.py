@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from lostcities.engine import tables_of
 from lostcities.engine.errors import InputError
 
 from .observe import layout
@@ -56,7 +57,7 @@ class ActionFeatures:
         self.value = values[self.slot]
         self.top = float(max(codec.max_value, 1))
         self.wager = self.slot == 0
-        self.equal_ok = self.wager | (pack.ordering == "non-decreasing")
+        self.equal_ok = self.wager | tables_of(pack).equal_follows  # rows.ordering, compiled
         self.deck_full = float(max(pack.deck_size - players * pack.hand_size, 1))
         self.num_actions = 2 * K + 1 + C
         from lostcities.engine import action_space

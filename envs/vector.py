@@ -18,7 +18,6 @@ score is asked of ``pack.scoring`` once per distinct row and kept in a table.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Optional
 
 import numpy as np
@@ -30,14 +29,6 @@ from .bulkshuffle import agrees_with_python, shuffle_orders
 from .observe import layout
 from .pettingzoo_env import new_seed, pack_of
 
-_SUM_EXPEDITIONS = "sum(e.score for e in expeditions)"
-_SUM_ROUNDS = "sum(r for r in rounds)"
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"\s+", " ", text or "").strip()
-
-
 def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
     """The deal of round ``round_number`` of ``new_game(pack, players, seed)``: the
     engine's :func:`lostcities.engine.shuffle_deal` (``pack`` an id or a loaded pack)."""
@@ -46,15 +37,16 @@ def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
 
 def supported(pack: Any) -> Optional[str]:
     """Why the batched engine cannot play ``pack`` (a phrase), or None when it can."""
-    if pack.board is not None:
+    t = tables_of(pack)  # the pack's rules as the engine compiled them
+    if t.family != "duel":
         return "board packs (pawns and tiles) are not batched: use the scalar engine"
-    if pack.ordering not in ("strict", "non-decreasing"):
+    if not t.rows_ascend:
         return f"rows.ordering {pack.ordering} is not batched"
-    if pack.row_start != "any":
+    if t.lowest_in_hand:
         return f"rows.start {pack.row_start} is not batched"
     if pack.copies != 1:
         return f"{pack.copies} copies of each number card are not batched"
-    if pack.wagers and tables_of(pack).wagers_after_numbers:
+    if pack.wagers and t.wagers_after_numbers:
         return "wagers after numbers are not batched"
     if pack.next_starter not in ("best-round-score", "best-total", "alternate", "same"):
         return f"match.next_starter {pack.next_starter} is not batched"
@@ -100,7 +92,7 @@ class VectorEnv:
             for last in range(-1, self.S):
                 bits = 0
                 for slot in range(self.S):
-                    eq = slot == 0 or pack.ordering == "non-decreasing"
+                    eq = slot == 0 or tables.equal_follows
                     if slot > last or (slot == last and eq):
                         bits |= 1 << (c * self.S + slot)
                 self.allowed[c, last + 1] = np.uint64(bits)
@@ -117,7 +109,7 @@ class VectorEnv:
                 self._nth_pile[bits, :len(on)] = on
         # a card is accepted by a row whose last slot is `last` when slot > last, or equal
         # and (non-decreasing rows or a wager after wagers)
-        self.equal_ok = (self.slot_of == 0) | (pack.ordering == "non-decreasing")
+        self.equal_ok = (self.slot_of == 0) | tables.equal_follows
         self.hand_size = pack.hand_size
         self.removed = pack.removed_unseen.get(players, 0)
         self.deck_len = pack.deck_size - self.removed - players * pack.hand_size
@@ -133,8 +125,9 @@ class VectorEnv:
         #: the engine's compiled turn.retake: _discard_keeps[c] the piles a discard of colour c
         #: may draw (bits by colour), and at [-1] (no discard: pending_colour -1) every pile
         self._discard_keeps = np.array([*tables.discard_keeps, (1 << self.C) - 1], np.int64)
-        self._sum_rounds = _plain(pack.scoring_spec.formulas.get("round")) == _SUM_EXPEDITIONS
-        self._sum_match = _plain(pack.scoring_spec.formulas.get("match")) == _SUM_ROUNDS
+        # how the pack's formulas add up, as the scoring compiled them (never their text)
+        self._sum_rounds = pack.scoring.sums_expeditions
+        self._sum_match = pack.scoring.sums_rounds
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)

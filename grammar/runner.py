@@ -103,6 +103,29 @@ def _branch(code: Code, check: Check) -> tuple[Any, Fn | None]:
 _CARDS = 4  # the slot of `cards` (types.EXPEDITION_FIELDS)
 
 
+def plain_sum(code: Code, scope: str) -> str | None:
+    """What ``code`` sums when it is a plain sum, read from its compiled shape (never its
+    text): ``"expeditions"`` or ``"pawns"`` for a round formula ``sum(e.score for e in
+    expeditions)`` (of pawns), ``"rounds"`` for a match formula ``sum(r for r in rounds)``;
+    None for any other formula (a filter, another field, anything added)."""
+    if code.op != "agg" or code.value[0] != "sum":
+        return None
+    coll, elem, where = code.args
+    slot = code.value[1]
+    if where is not None or coll.op != "slot" or coll.off or elem is None:
+        return None
+    if scope == "match":  # the element itself: sum(r for r in rounds), rounds in slot 0
+        plain = coll.value == 0 and elem.op == "slot" and elem.value == slot and not elem.off
+        return "rounds" if plain else None
+    if scope != "round" or coll.value not in (0, 1) or elem.op != "field" \
+            or elem.args[0].op != "slot" or elem.args[0].value != slot or elem.args[0].off:
+        return None
+    records = "expeditions" if coll.value == 0 else "pawns"  # the round scope's first slots
+    if elem.value != len(scope_fields("expedition" if coll.value == 0 else "pawn")):
+        return None  # a field other than the record's score
+    return records
+
+
 def _round_sum(code: Code, check: Check) -> Callable[..., int] | None:
     """The round function of ``sum(e.score for e in expeditions)`` (duel-classic's round;
     or the same of ``pawns``): the sum of the scores the records were given, with no
@@ -112,17 +135,10 @@ def _round_sum(code: Code, check: Check) -> Callable[..., int] | None:
     sum's closure adds those scores and nothing else, so the two agree (checked against
     the reference evaluator by tests/test_dsl_reference.py, records without a score and
     sums past MAX_INT included)."""
-    if code.op != "agg" or code.value[0] != "sum":
+    summed = plain_sum(code, "round")
+    if summed is None:
         return None
-    coll, elem, where = code.args
-    slot = code.value[1]
-    if where is not None or coll.op != "slot" or coll.off or coll.value not in (0, 1) \
-            or elem is None or elem.op != "field" or elem.args[0].op != "slot" \
-            or elem.args[0].value != slot or elem.args[0].off:
-        return None
-    records = coll.value  # 0: expeditions, 1: pawns (the round scope's first slots)
-    if elem.value != len(scope_fields("expedition" if records == 0 else "pawn")):
-        return None  # a field other than the record's score
+    records = summed == "pawns"
 
     def run(rows: Sequence[Sequence[Any]], pawns: Sequence[Sequence[Any]], tokens: int,
             artefacts: int, round_number: int) -> int:

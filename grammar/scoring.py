@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .bounds import check_scoring
 from .compiler import Formula, mark_for, check_definitions, compile_formula
+from .runner import plain_sum
 from .source import Source
 from .types import MISSING, SCOPES
 
@@ -44,7 +45,7 @@ class Scoring:
     """
 
     __slots__ = ("expedition", "pawn", "formulas", "breakdown_formulas", "columns",
-                 "_round", "_match", "_scored")
+                 "_round", "_match", "_scored", "sums_expeditions", "sums_rounds")
 
     def __init__(self, formulas: Mapping[str, Formula], breakdown: Mapping[str, Formula]):
         self.formulas: dict[str, Formula] = dict(formulas)
@@ -58,6 +59,12 @@ class Scoring:
             formulas["pawn"].run if "pawn" in formulas else zero)
         self._round = formulas.get("round")
         self._match = formulas.get("match")
+        #: compiled facts for code that scores in bulk (envs/vector.py): a round's total is
+        #: the sum of its expeditions' scores (no pawn scored), a match's the sum of its rounds
+        self.sums_expeditions: bool = "pawn" not in formulas and (
+            self._round is None or plain_sum(self._round.code, "round") == "expeditions")
+        self.sums_rounds: bool = self._match is None or \
+            plain_sum(self._match.code, "match") == "rounds"
 
     def breakdown(self, colour: int, values: Sequence[int], wagers: int) -> dict[str, int]:
         """The pack's display columns for one row, e.g. sum, cost, multiplier, bonus."""

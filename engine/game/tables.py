@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from .cards import CardCodec
-from .options import ORDERINGS, RETAKES, WAGER_TIMES, discard_keeps, draws_after_discard
+from .options import ORDERINGS, RETAKES, UP, WAGER_TIMES, discard_keeps, draws_after_discard
 from .moves import DECK, DISCARD, PLAY, ActionSpace, Move
 from .rules import RulePack, cached_on
 from .state import CARD, TRACK_CARD, SetupError
@@ -58,6 +58,11 @@ class Tables:
     #: ``wagers.when`` compiled (:data:`.options.WAGER_TIMES`): a wager may join a row that
     #: holds numbers (``allowed`` says it again, row state by row state)
     wagers_after_numbers: bool
+    #: ``rows.ordering`` compiled, for code that follows rows by their last card alone
+    #: (envs/vector.py, envs/features.py): every row of numbers goes up (none may go down),
+    #: and a row of numbers takes a card equal to its last
+    rows_ascend: bool
+    equal_follows: bool
     last_play: bool                    # draw_pile_empty == "after-last-play"
     turn_cap: int
     hand_size: int
@@ -238,6 +243,9 @@ def compile_tables(pack: RulePack) -> Tables:
         discard_keeps=keeps,
         retake_own=all(bits >> c & 1 for c, bits in enumerate(keeps)),
         wagers_after_numbers=WAGER_TIMES[pack.wagers_when],
+        rows_ascend=all(after[NO_NUMBERS][s] < 0 or (after[NO_NUMBERS][s] - 1) % 3 == UP
+                        for s in range(1, slots)),
+        equal_follows=all(allowed[row_state(UP, s)][s] for s in range(1, slots)),
         last_play=pack.draw_pile_empty == "after-last-play",
         turn_cap=pack.turn_cap,
         hand_size=pack.hand_size,
