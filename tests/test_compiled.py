@@ -22,12 +22,14 @@ import lostcities.engine as engine
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the engine's tests that run again on the compiled core: the seeded move digests first
-#: then the rules, purity and seam; then bad arguments and fuzzed input: the same errors
+#: then the rules, purity, seam and the api check of every pack; then bad arguments and
+#: fuzzed input: the same errors
 ON_THE_COMPILED_CORE = ("test_seeded_digests.py", "test_apply_is_pure.py",
                         "test_engine_rules.py", "test_board_rules.py", "test_rows.py",
                         "test_game_seam.py", "test_play_paths_agree.py",
                         "test_undo_and_copies.py", "test_expert_steps.py", "test_engine_api.py",
-                        "test_engine_exports.py", "test_scoring.py", "test_fuzz_library.py")
+                        "test_engine_exports.py", "test_api_every_pack.py", "test_scoring.py",
+                        "test_fuzz_library.py")
 #: the build waits on a compiler: generous, for a loaded machine
 BUILD_SECONDS = 1800
 
