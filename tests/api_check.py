@@ -14,8 +14,9 @@ turns, see :func:`check_api`):
 * ``legal_actions`` are the ids ``legal_action_mask`` sets; ``random_move`` is legal;
 * ``apply`` leaves its state as it was and equals ``push`` on a copy; ``step`` too, against
   ``push_action`` on a copy, decision by decision, and its decisions reach ``apply``'s state;
-* ``observation(state, seat)`` for every seat shows that seat's hand and the sizes, and shows
-  the same when every card the seat cannot see is dealt otherwise (``with_hidden``);
+* ``observation(state, seat)`` for every seat, between turns and mid-turn (after ``step``),
+  shows that seat's hand and the sizes, and shows the same when every card the seat cannot
+  see is dealt otherwise (``with_hidden``);
 * ``pop`` undoes every ``push`` exactly, back to the first position;
 
 and at the end: ``legal_moves`` is empty, the match played every round, ``round_scores``
@@ -92,6 +93,8 @@ def _check_a_match(pack, players: int, seed: int, every: int, hidden_every: int)
             assert new.snapshot() == copy.snapshot(), \
                 f"{at}: step({action}) is not push_action on a copy"
             stepped = new
+            if turn % hidden_every == 0 and stepped.pending is not None:  # mid-turn views
+                _check_the_observations(stepped, rng, f"{at}, after step({action})")
         assert state.snapshot() == before, f"{at}: step changed its state"
         assert stepped.snapshot() == after.snapshot(), \
             f"{at}: {move}'s action ids stepped do not reach apply's state"
