@@ -4,7 +4,7 @@ runs beside the suite; ``bot_calls`` counts the bot moves lc play derives.
 When tests of tests/test_compiled.py are collected, their build starts at once in the
 background (tests/compiled_build.py: minutes of Cython and C on the machine's other core)
 and those tests are moved to the end of the run, where they wait for it. A run of other
-files starts no build.
+files starts no build, nor does ``--collect-only`` (it only counts the tests).
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def pytest_collection_finish(session) -> None:
+    if session.config.option.collectonly:  # counting the tests builds nothing
+        return
     if any(_is_compiled_test(item) for item in session.items):
         compiled_build.start()
 

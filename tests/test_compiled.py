@@ -1,7 +1,7 @@
 """The optional compiled core (setup.py, ``LOSTCITIES_COMPILE=1 pip install .``, issue #15).
 
 The same source, built with Cython, must play move for move as pure Python: the seeded
-digests of tests/test_speed_paths.py and the engine's rule, purity and seam tests run on a
+digests of tests/test_seeded_digests.py and the engine's rule, purity and seam tests run on a
 compiled wheel, unpacked outside the editable install. The build takes minutes; it starts in
 the background when these tests are collected and they run last (tests/conftest.py).
 """
@@ -22,12 +22,13 @@ import lostcities.engine as engine
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the engine's tests that run again on the compiled core: the seeded move digests first
-#: then the rules, purity and seam; then bad arguments and fuzzed input: the same errors
-ON_THE_COMPILED_CORE = ("test_speed_paths.py", "test_apply_is_pure.py", "test_engine_rules.py",
-                        "test_board_rules.py", "test_rows.py", "test_game_seam.py",
-                        "test_fast_paths_variants.py", "test_engine_speedpaths.py",
-                        "test_expert_steps.py", "test_engine_api.py", "test_engine_exports.py",
-                        "test_speed_paths_equivalence.py", "test_scoring.py",
+#: then the rules, purity, seam and the api check of every pack; then bad arguments and
+#: fuzzed input: the same errors
+ON_THE_COMPILED_CORE = ("test_seeded_digests.py", "test_apply_is_pure.py",
+                        "test_engine_rules.py", "test_board_rules.py", "test_rows.py",
+                        "test_game_seam.py", "test_play_paths_agree.py",
+                        "test_undo_and_copies.py", "test_expert_steps.py", "test_engine_api.py",
+                        "test_engine_exports.py", "test_api_every_pack.py", "test_scoring.py",
                         "test_fuzz_library.py")
 #: the build waits on a compiler: generous, for a loaded machine
 BUILD_SECONDS = 1800

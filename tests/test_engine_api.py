@@ -30,15 +30,6 @@ def some_states(pack_id, seed=0, every=7, players=None):
 
 # -- moves and their text form
 
-def test_move_text_round_trips_for_every_legal_move():
-    for pid in duel_ids():
-        p = pack(pid)
-        for s in list(some_states(pid, every=40))[:6]:
-            for m in legal_moves(s):
-                assert Move.parse(str(m), p) == m
-                assert str(Move.parse(str(m), p)) == str(m)
-
-
 def test_move_text_examples():
     p = pack("duel-classic")
     m = Move.parse("d r5 g", p)

@@ -4,7 +4,7 @@ build on; the board game does not import the turn engine, the steps import neith
 turn engine imports the board game only to hand it a board pack's phases.
 
 Read from the sources with :mod:`ast` (imports inside functions too); the steps' behaviour is
-covered by the seeded move digests (tests/test_speed_paths.py) and the board tests.
+covered by the seeded move digests (tests/test_seeded_digests.py) and the board tests.
 """
 from __future__ import annotations
 

@@ -416,7 +416,7 @@ def play_turn(state: GameState, move: Move) -> None:
 
     The hot path of every search and loop on :func:`~.turn.push`: :func:`place_card` and
     :func:`take_card` written out in line, the lists they change owned first, all at once
-    (:func:`own_turn`; tests/test_speed_paths_equivalence.py plays both ways)."""
+    (:func:`own_turn`; tests/test_undo_and_copies.py plays both ways)."""
     t = state.tables
     p = state.to_move
     action, card, source = move.action, move.card, move.draw

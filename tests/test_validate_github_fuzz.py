@@ -1,19 +1,15 @@
-"""Issue #13, fuzzed: ``lc validate --format github`` carries any file name and message as
-data (one workflow command per problem, read back to the same text), and
-``LC_PROGRESS_INTERVAL`` is a number of seconds or one error line, whatever it holds."""
+"""``lc validate --format github``, fuzzed (issue #13): any file name and message is carried
+as data, one workflow command per problem, read back to the same text, with no hidden
+character. (``LC_PROGRESS_INTERVAL`` fuzzed: tests/test_cli_progress.py.)"""
 from __future__ import annotations
 
-import math
 import re
 
-import pytest
-import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lostcities.cli.app import app
-from lostcities.cli.common import progress_interval
 from lostcities.engine.safeio import is_hidden
 
 COMMAND = re.compile(r"^::error (?P<props>[^:]*)::(?P<message>[^\r\n]*)$")
@@ -56,20 +52,3 @@ def test_github_lines_carry_any_name_and_key(tmp_path_factory, name: str, key: s
         assert not any(is_hidden(ch) and ch not in "\r\n" for ch in shown)
         assert not any(is_hidden(ch) and ch not in "\r\n\t"
                        for ch in unescape(found["message"]))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.one_of(st.text(max_size=40), st.floats(allow_nan=True).map(repr),
-                 st.integers().map(str)))
-def test_any_progress_interval_is_a_number_or_one_usage_error(text: str) -> None:
-    try:
-        value = progress_interval({"LC_PROGRESS_INTERVAL": text})
-    except typer.Exit as exit_:
-        assert exit_.exit_code == 2
-        return
-    assert math.isfinite(value) and 0 <= value < 10 ** 9
-
-
-@pytest.mark.parametrize("text, value", [("", 15.0), ("  ", 15.0), ("30", 30.0), ("1e3", 1000.0)])
-def test_progress_interval_examples(text: str, value: float) -> None:
-    assert progress_interval({"LC_PROGRESS_INTERVAL": text}) == value

@@ -13,7 +13,7 @@ was made faster; every later speed step must give the very same games:
 * ``ismcts``: a few decisions of the search bot, which plays on copies with ``push``.
 
 Regenerate (only when the rules themselves change, never for speed):
-``python tests/test_speed_paths.py``.
+``python tests/test_seeded_digests.py``.
 """
 from __future__ import annotations
 

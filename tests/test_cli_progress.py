@@ -1,9 +1,12 @@
-"""Issue #13: ``lc balance`` and ``lc simulate`` say how far they are when stderr is not a
-terminal (a pipe, a CI log): one line every ``LC_PROGRESS_INTERVAL`` seconds, none for a
-run that ends sooner. Tested with a fake clock, then through the real ``lc``."""
+"""Progress lines: ``lc balance`` and ``lc simulate`` say how far they are when stderr is not
+a terminal (a pipe, a CI log; issue #13): one line every ``LC_PROGRESS_INTERVAL`` seconds,
+none for a run that ends sooner. Tested with a fake clock, then through the real ``lc``;
+``LC_PROGRESS_INTERVAL`` is a number of seconds or one error line, whatever it holds
+(fuzzed)."""
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 import subprocess
@@ -11,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lostcities.cli.common import PROGRESS_INTERVAL, Progress, duration, progress_interval
 
@@ -151,3 +157,20 @@ def test_balance_in_a_pipe_prints_progress_lines(tmp_path: Path) -> None:
 def test_a_quick_run_in_a_pipe_prints_nothing_by_default() -> None:
     done = lc("simulate", "-n", "3", interval=None)
     assert done.returncode == 0 and done.stderr == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=40), st.floats(allow_nan=True).map(repr),
+                 st.integers().map(str)))
+def test_any_progress_interval_is_a_number_or_one_usage_error(text: str) -> None:
+    try:
+        value = progress_interval({"LC_PROGRESS_INTERVAL": text})
+    except typer.Exit as exit_:
+        assert exit_.exit_code == 2
+        return
+    assert math.isfinite(value) and 0 <= value < 10 ** 9
+
+
+@pytest.mark.parametrize("text, value", [("", 15.0), ("  ", 15.0), ("30", 30.0), ("1e3", 1000.0)])
+def test_progress_interval_examples(text: str, value: float) -> None:
+    assert progress_interval({"LC_PROGRESS_INTERVAL": text}) == value
