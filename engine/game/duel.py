@@ -6,7 +6,7 @@ module) or ``board`` (:mod:`.board`), which offer the same functions by the same
 apply's and step's work on a fork, random moves and the random playout. Both build on the
 card game's steps (:mod:`.steps`); this module adds the duel's fast paths, which play
 each turn by the very same steps' rules from the pack's compiled tables (the seeded
-digests of tests/test_speed_paths.py and the agreement tests keep them the same moves).
+digests of tests/test_seeded_digests.py and tests/test_play_paths_agree.py keep them the same moves).
 """
 from __future__ import annotations
 
