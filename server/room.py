@@ -17,6 +17,7 @@ Calls on one room must not run at the same time (the transport holds a lock per 
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import logging
@@ -42,6 +43,20 @@ from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, 
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
+
+#: a room id (the web pages check its form too): 8 characters of base32 (40 random bits)
+ROOM_ID_CHARS = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_room_id() -> str:
+    """A short shareable room id: 8 lower-case base32 characters from ``secrets``."""
+    return base64.b32encode(secrets.token_bytes(5)).decode("ascii").lower()
+
+
+def is_room_id(text: str) -> bool:
+    """Whether ``text`` has the form of a room id."""
+    return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
+
 
 #: the bot ``/bot`` seats when no name is given
 DEFAULT_BOT = "greedy"

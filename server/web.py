@@ -34,6 +34,8 @@ from starlette.staticfiles import StaticFiles
 
 from lostcities.i18n import LANGS, load_messages
 
+from .room import RoomError, is_room_id
+
 if TYPE_CHECKING:
     from .room import Room
 
@@ -78,8 +80,6 @@ async def landing(request: Request) -> Response:
 async def room_page(request: Request) -> Response:
     """``GET /r/{room_id}``: the room's table (404 for an id of the wrong form; a well-formed
     id of no room gets the page, which says so once it asked the server)."""
-    from .app import is_room_id
-
     if not is_room_id(request.path_params["room_id"]):
         return _not_found(request)
     return _page(request, "room.html")
@@ -96,9 +96,6 @@ async def catalogue(request: Request) -> Response:
 
 async def _find_room(request: Request) -> Optional["Room"]:
     """The room of the request's ``room_id`` (None: no such room, or it cannot be rebuilt)."""
-    from .app import is_room_id
-    from .room import RoomError
-
     room_id = request.path_params["room_id"]
     if not is_room_id(room_id):
         return None

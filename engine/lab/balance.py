@@ -192,7 +192,7 @@ _LOADED: dict[tuple, Any] = {}
 def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
     key = job.key()
     if key not in _LOADED:
-        from ..bots.base import make_bot
+        from ..bots.registry import make_bot
         from ..packs.loader import load_pack
 
         _LOADED.clear()
@@ -558,7 +558,7 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     to give again on a resumed run. Raises :class:`~.bots.BotError`,
     :class:`~.state.SetupError` or :class:`~.backends.BackendError` on bad input.
     """
-    from ..bots.base import make_bot
+    from ..bots.registry import make_bot
     from .simulation import pack_reference
     from ..game.turn import check_players
 

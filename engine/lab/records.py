@@ -18,6 +18,7 @@ from ..errors import InputError, LostCitiesError, RecordError
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
 from ..game.rules import RulePack
 from ..game.state import OVER, Deal, GameState
+from .seeds import game_seed
 
 RECORD_FORMAT = "lostcities-record/1"
 
@@ -765,8 +766,6 @@ def builtin_pack(pack_id: str, where: str = "record") -> RulePack:
 def _check_simulation_seed(data: dict[str, Any], where: str) -> None:
     """Raise :class:`RecordError` unless a record written by ``lc simulate`` has the seed its
     ``simulation`` seed and game index give."""
-    from .simulation import game_seed
-
     sim = data.get("simulation")
     if isinstance(sim, dict) and type(sim.get("seed")) is int and type(sim.get("game")) is int \
             and sim["game"] >= 0:

@@ -8,7 +8,6 @@ of games.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import random
@@ -16,21 +15,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
-from ..bots.base import Bot, BotError, RandomBot, SeatView, make_bot
+from ..bots.base import Bot, BotError, RandomBot, SeatView
+from ..bots.registry import make_bot
 from ..errors import LostCitiesError
 from ..game.rules import RulePack
 from ..game.state import OVER
 from ..game.turn import kept, new_game, playout, push, totals, why_refused, winners
 from .backends import check_workers, counted_pool, game_played, polled
+from .records import record_line
+from .seeds import game_seed
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The seed of game ``index`` of a simulation seeded ``seed`` (stable everywhere)."""
-    digest = hashlib.sha256(f"lostcities-simulate:{seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -138,8 +134,6 @@ def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResu
     # one best total is the sole winner; equal best totals go to the pack's tie-breaks
     won = top if len(top) == 1 else winners(state)
     if record:
-        from .records import record_line
-
         text: Optional[str] = record_line(state, {"simulation": extra}, scores, won)
     else:
         text = None

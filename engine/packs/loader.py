@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from lostcities import rulepacks
 from ..errors import InputError, LostCitiesError, PackError, Problem
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
@@ -61,20 +62,9 @@ _REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn"
 # --------------------------------------------------------------------- built-ins
 
 
-@functools.lru_cache(maxsize=1)
 def builtin_dir() -> Path:
-    """The folder of the built-in packs (package data of ``lostcities.rulepacks``), found
-    from the package's own location (importlib.resources, and the zipfile module it
-    imports, are left out of the start-up)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("lostcities.rulepacks")
-    places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    if len(places) == 1 and os.path.isdir(places[0]):
-        return Path(places[0])
-    from importlib.resources import files
-
-    return Path(str(files("lostcities.rulepacks")))
+    """The folder of the built-in packs (package data of ``lostcities.rulepacks``)."""
+    return rulepacks.folder()
 
 
 def builtin_ids() -> list[str]:
@@ -461,16 +451,10 @@ def _merge_chain(docs: list[YamlDocument]) -> tuple[dict[str, Any], dict[KeyPath
 # --------------------------------------------------------------------- schema
 
 
-@functools.lru_cache(maxsize=1)
-def schema_text() -> str:
-    """The pack JSON Schema (draft 2020-12) as shipped, as text."""
-    return (builtin_dir() / "pack.schema.json").read_text(encoding="utf-8")
-
-
-@functools.lru_cache(maxsize=1)
-def pack_schema() -> dict[str, Any]:
-    """The pack JSON Schema as a mapping (do not modify)."""
-    return json.loads(schema_text())
+#: the shipped schema, as text and as a mapping (read in :mod:`lostcities.rulepacks`, which the
+#: grammar's bounds read too)
+schema_text = rulepacks.schema_text
+pack_schema = rulepacks.pack_schema
 
 
 @functools.lru_cache(maxsize=1)
@@ -856,8 +840,8 @@ def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
         return
 
 
-#: the most cards a pack's deck may hold (wagers included): board-classic has 110, duel-six 72
-MAX_DECK = 300
+#: the most cards a pack's deck may hold (kept in :mod:`lostcities.rulepacks`)
+MAX_DECK = rulepacks.MAX_DECK
 
 
 @_check("LC063", f"the deck holds more than {MAX_DECK} cards", "deck")
