@@ -8,9 +8,14 @@ the command.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 import typer
+
+from lostcities.engine import PackError, explain as build, load_pack, validate_pack
+from lostcities.i18n import LANGS, detect_lang
+from lostcities.i18n.rulebook import FORMATS, render
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
@@ -46,9 +51,6 @@ def explain(
 
       lc explain duel-classic --lang fr --format html > regles.html
     """
-    from lostcities.i18n import LANGS, detect_lang
-    from lostcities.i18n.rulebook import FORMATS, render
-
     chosen = lang if lang is not None else detect_lang()
     if chosen not in LANGS:
         fail(f"--lang {lang!r}: choose {' or '.join(LANGS)}", EXIT_USAGE)
@@ -63,10 +65,6 @@ def _explanation(name: str, allow_outside: bool = False) -> "Explanation":
     """The pack's rulebook, or a one-line error: exit 2 when the pack does not exist,
     1 when it (or its base) is invalid. ``allow_outside``: its `extends` may leave its
     folder (``--allow-outside``)."""
-    from lostcities.engine import PackError, explain as build, load_pack, validate_pack
-
-    from dataclasses import replace
-
     try:
         try:
             return build(name)

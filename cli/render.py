@@ -33,35 +33,15 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from lostcities.engine import PLAY
+
+from .common import plain, plain_json  # noqa: F401 (plain_json: re-exported, its old place)
+
 if TYPE_CHECKING:
     from lostcities.engine import Move, Observation, RoundResult, RulePack
-
     from lostcities.i18n import Catalogue
+
     from .session import Note, Turn
-
-def plain(text: object) -> str:
-    """``text`` (any value, as ``str``) ready to print or to put in a
-    :class:`~rich.text.Text`, by the one rule for data text
-    (:func:`lostcities.engine.safeio.plain_text`): what comes from data (a name, a pack's
-    strings) cannot drive the terminal or reverse the text. Tabs and line breaks become
-    a space."""
-    from lostcities.engine.safeio import plain_text
-
-    return plain_text(str(text))
-
-
-def plain_json(data: Any, indent: Optional[int] = 2) -> str:
-    """``data`` as JSON text (non-ASCII letters kept as they are) whose strings write
-    every character :func:`plain` would remove as a ``\\uXXXX`` escape
-    (:func:`lostcities.engine.safeio.escape_hidden`): JSON escapes C0 itself, but would
-    print DEL, C1, the bidirectional controls and lone surrogates raw. The document reads
-    back the same."""
-    import json
-
-    from lostcities.engine.safeio import escape_hidden
-
-    return escape_hidden(json.dumps(data, indent=indent, ensure_ascii=False))
-
 
 #: rich styles for the expedition colours by their name in the pack; other names are
 #: tried as rich colour names, then take a style from PALETTE by position
@@ -330,8 +310,6 @@ def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
 
 def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[list[list[int]]]:
     """Each seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine import PLAY
-
     rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(players)]
     for i, move in enumerate(result.moves):
         if move.action == PLAY:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from lostcities.engine import action_space
 from lostcities.engine.errors import InputError
 
 from .observe import layout
@@ -59,7 +60,6 @@ class ActionFeatures:
         self.equal_ok = self.wager | (pack.ordering == "non-decreasing")
         self.deck_full = float(max(pack.deck_size - players * pack.hand_size, 1))
         self.num_actions = 2 * K + 1 + C
-        from lostcities.engine import action_space
         self.total_actions = action_space(pack).num_actions
         self._same = self.colour[:, None] == self.colour[None, :]           # (K, K)
         lay = self.layout

@@ -13,10 +13,13 @@ from __future__ import annotations
 import html
 import json
 import re
+import string
 import textwrap
 from functools import lru_cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from lostcities.engine import Formula, Term
 
 from . import FEMININE, LANGS, Catalogue, clean
 
@@ -28,8 +31,6 @@ FORMATS: tuple[str, ...] = ("text", "md", "html")
 #: the no-break space: never a line break while wrapping (text and Markdown output
 #: then write a plain space; HTML keeps it)
 NBSP = "\u00a0"
-
-
 
 
 @lru_cache(maxsize=None)
@@ -50,8 +51,6 @@ class Words:
     """The catalogue of one language and one format's escaping."""
 
     def __init__(self, lang: str, fmt: str):
-        from lostcities.i18n import Catalogue
-
         self.lang = lang
         self.fmt = fmt
         self.messages = catalogue(lang)
@@ -78,8 +77,6 @@ class Words:
 
     def value(self, value: Any) -> str:
         """One parameter as text; lists read ``a, b and c`` (``a, b, c`` for text items)."""
-        from lostcities.engine import Formula, Term
-
         if isinstance(value, bool):
             return self.term("value.yes" if value else "value.no", str(value))
         if isinstance(value, Term):
@@ -105,10 +102,6 @@ class Words:
 
     def say(self, key: str, **params: Any) -> str:
         """The catalogue's sentence ``key`` with its values; template text escaped too."""
-        import string
-
-        from lostcities.engine import Term
-
         out = []
         for literal, name, spec, _conv in string.Formatter().parse(self.template(key)):
             out.append(self.literal(literal))
@@ -127,8 +120,6 @@ class Words:
 
     def sentence(self, sentence: "Sentence") -> tuple[str, list[str]]:
         """A sentence's text and the formulas it shows (as written, cleaned, not escaped)."""
-        from lostcities.engine import Formula
-
         formulas = [clean(v.text, keep_newlines=True).strip("\n")
                     for v in sentence.params.values() if isinstance(v, Formula)]
         return self.say(sentence.key, **sentence.params), formulas

@@ -52,11 +52,9 @@ from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
-from .room import (ROOM_ID_CHARS, BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id,
-                   new_room_id, refused)
+from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
-
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing

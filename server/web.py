@@ -32,8 +32,11 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lostcities.engine import explain, live_scores, totals
 from lostcities.i18n import LANGS, load_messages
+from lostcities.i18n.rulebook import render
 
+from .protocol import lang_of
 from .room import RoomError, is_room_id
 
 if TYPE_CHECKING:
@@ -137,8 +140,6 @@ async def room_scores(request: Request) -> Response:
     """``GET /rooms/{room_id}/scores``: the running scores of the public table, ``{"turns":
     N, "live": [what each seat would score if the round ended now], "totals": [...]}``
     (``live`` and ``totals`` null before ``/start``; 404: no room)."""
-    from lostcities.engine import live_scores, totals
-
     room = await _find_room(request)
     if room is None:
         return _not_found(request)
@@ -153,11 +154,6 @@ async def room_rules(request: Request) -> Response:
     """``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, written out
     from the pack itself, as a standalone HTML page (the pack's texts escaped by the
     rulebook's writer; ``lang`` en or fr, else the browser's)."""
-    from lostcities.engine import explain
-    from lostcities.i18n.rulebook import render
-
-    from .protocol import lang_of
-
     room = await _find_room(request)
     if room is None:
         return _not_found(request)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -26,11 +27,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from lostcities import rulepacks
+from lostcities.grammar import SCOPES, Scoring, compile_formula, parser
+from lostcities.grammar.bounds import Domain, check_scoring
+from lostcities.grammar.compiler import check_definitions
+from lostcities.grammar.parser import tree_from_data
+from lostcities.grammar.source import Source
+
 from ..errors import InputError, LostCitiesError, PackError, Problem
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
-from .yamlsafe import CODES as YAML_CODES
-from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml, one_line
+from .yamlsafe import (CODES as YAML_CODES, DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml,
+                       one_line)
 
 #: An ``extends`` chain may have at most this many links (9 files in all).
 MAX_EXTENDS = 8
@@ -495,8 +502,6 @@ def _suggest(word: str, choices: list[str]) -> str:
 
 def file_digest(path: Path) -> str | None:
     """The SHA-256 of a file's bytes, or None when it cannot be read."""
-    import hashlib
-
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
@@ -528,8 +533,6 @@ def schema_vouched(paths: tuple[Path, ...] | list[Path]) -> bool:
 
 def text_digest(text: str) -> str:
     """The SHA-256 of a text (UTF-8)."""
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -597,7 +600,6 @@ def pack_digests_source() -> tuple[str, str]:
             if json.loads(json.dumps(entry))["data"] != doc.data:
                 continue  # not plain JSON data (a number key): parsed at every load
             documents[file_digest(path)] = entry
-    from lostcities.grammar import parser
 
     lines = "".join(f"    {digest!r},\n" for digest in sorted(documents))
     source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
@@ -627,9 +629,6 @@ def _formula_texts(data: Any) -> list[str]:
 
 def _parsed_formulas(data: Any) -> dict[str, Any]:
     """Each formula text of one pack file -> its parse result as data (``tree_data``)."""
-    from lostcities.grammar import parser
-    from lostcities.grammar.source import Source
-
     return {text: parser.tree_data(parser.parse(Source(text, "", None)))
             for text in _formula_texts(data)}
 
@@ -643,7 +642,6 @@ def shipped_trees(paths: tuple[Path, ...] | list[Path]) -> dict[str, Any]:
         from . import pack_digests
     except ImportError:
         return {}
-    from lostcities.grammar import parser
 
     if getattr(pack_digests, "GRAMMAR_SHA256", None) != parser.grammar_digest(
             parser.grammar_text()):
@@ -1120,8 +1118,6 @@ def _mark(resolved: ResolvedPack, path: KeyPath) -> tuple[str, int, int, str]:
 def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
     """The ranges of the formulas' inputs in ``pack``'s games (a ``grammar.bounds.Domain``),
     with where in the YAML files each range comes from."""
-    from lostcities.grammar.bounds import Domain
-
     marks = {name: _mark(resolved, ("deck", "values")) for name in
              ("values", "points", "numbers", "cards")}
     marks["wagers"] = _mark(resolved, ("deck", "wagers"))
@@ -1178,8 +1174,6 @@ class _Compiled:
     def scoring(self, whole: bool) -> Any:
         """A ``Scoring`` of every formula (``whole``; None unless all compiled), or of those
         whose inputs compiled too, for bounding what can be bounded."""
-        from lostcities.grammar import Scoring
-
         if whole:
             return Scoring(self.formulas, self.breakdown) if self.complete else None
         return Scoring({s: f for s, f in self.formulas.items()
@@ -1195,10 +1189,6 @@ def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int,
     fix); so is every formula when the scoring section, its constants or its tables are not
     mappings. ``trees`` (:func:`shipped_trees`) holds the parse results shipped for the
     formulas of a vouched built-in: those are compiled from them, not parsed."""
-    from lostcities.grammar import SCOPES, compile_formula
-    from lostcities.grammar.compiler import check_definitions
-    from lostcities.grammar.parser import tree_from_data
-
     found = _Compiled()
     scoring = data.get("scoring")
     if not isinstance(scoring, dict) or any(p in bad for p in
@@ -1328,7 +1318,6 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
             for read in _BOUNDS_READS):
         # the formulas that compiled, and whose inputs did, are bounded over the pack's games
         # (with the constants and tables that are right: a wrong one was reported)
-        from lostcities.grammar.bounds import check_scoring
 
         wrong_scoring = _touches(bad, ("scoring",))
         basis = {**data, "scoring": {}} if wrong_scoring else dict(data)
