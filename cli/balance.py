@@ -8,9 +8,9 @@ from typing import Optional
 
 import typer
 
-from lostcities.engine import BACKENDS, balance as run, load_pack
+from lostcities.engine import load_pack
 from lostcities.engine.errors import BackendError, LostCitiesError, PackError
-from lostcities.engine.safeio import check_path
+from lostcities.engine.tooling import BACKENDS, balance as run, check_path
 
 from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, check_seed,
                      complete_pack, echo_report, fail)

@@ -13,8 +13,9 @@ from typing import Any, Callable, NoReturn, Optional
 
 import typer
 
+from lostcities.engine import builtin_ids
 from lostcities.engine.errors import InputError
-from lostcities.engine.safeio import check_path, escape_hidden, kind_of, plain_text, shown_path
+from lostcities.engine.tooling import check_path, escape_hidden, kind_of, plain_text, shown_path
 
 #: exit codes: 0 ok, 1 a problem found in the input (invalid pack, illegal record...),
 #: 2 usage error (bad option, missing or unreadable path)
@@ -52,11 +53,7 @@ def fail(message: str, code: int = EXIT_PROBLEM) -> NoReturn:
 
 def complete_pack(incomplete: str) -> list[str]:
     """Shell completion: built-in pack ids starting with ``incomplete``."""
-    from importlib.resources import files
-
-    names = sorted(p.name[:-5] for p in files("lostcities.rulepacks").iterdir()
-                   if p.name.endswith(".yaml"))
-    return [n for n in names if n.startswith(incomplete)]
+    return [n for n in builtin_ids() if n.startswith(incomplete)]
 
 
 def echo_report(report: Any, as_json: bool, note: Optional[str] = None, err: bool = False

@@ -1,6 +1,6 @@
 """``lc explain``: a rule pack written out as a readable rulebook, in English or French.
 
-The rulebook itself is built by :func:`lostcities.engine.explain` (sections of
+The rulebook itself is built by :func:`lostcities.engine.tooling.explain` (sections of
 sentences as message keys and values) and worded by :func:`lostcities.i18n.rulebook.render`
 (plain text wrapped to the terminal, Markdown or a standalone HTML page); this module is
 the command.
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from lostcities.engine import PackError, explain as build, load_pack, validate_pack
+from lostcities.engine import PackError, load_pack, validate_pack
+from lostcities.engine.tooling import explain as build
 from lostcities.i18n import LANGS, detect_lang
 from lostcities.i18n.rulebook import FORMATS, render
 
@@ -21,7 +22,7 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from lostcities.engine import Explanation
+    from lostcities.engine.tooling import Explanation
 
 #: text output is wrapped to the terminal's width, within these bounds
 MIN_WIDTH, MAX_WIDTH = 40, 100

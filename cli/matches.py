@@ -7,7 +7,8 @@ import os
 import sys
 from typing import Any, Optional
 
-from lostcities.engine import BOTS, OVERSUBSCRIBE_PER_CORE, BotError, cores, make_bot, max_workers
+from lostcities.engine import BOTS, BotError, make_bot
+from lostcities.engine.tooling import OVERSUBSCRIBE_PER_CORE, cores, max_workers
 
 from .common import EXIT_USAGE, fail
 

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 
-from lostcities.engine import (builtin_dir, builtin_ids, builtin_path, format_path, iter_leaves,
-                               loads_as_text, schema_text, validate_pack)
+from lostcities.engine import builtin_ids, validate_pack
 from lostcities.engine.errors import InputError
-from lostcities.engine.safeio import check_path, escape_hidden, is_hidden, kind_of, shown_path
+from lostcities.engine.tooling import (builtin_dir, builtin_path, check_path, escape_hidden,
+                                       format_path, is_hidden, iter_leaves, kind_of, loads_as_text,
+                                       schema_text, shown_path)
 from lostcities.i18n import LANGS, Catalogue, detect_lang
 
-from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail, plain,
-                     plain_json)
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail, plain, plain_json
 
 if TYPE_CHECKING:
     from lostcities.engine import PackReport, ResolvedPack

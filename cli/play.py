@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
 
 from lostcities.engine import (DECK, DISCARD, PLAY, legal_moves, live_scores, load_pack,
-                               observation, totals)
+                               observation, round_scores as scores_of_rounds, totals, winners)
 from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
-from lostcities.engine.safeio import check_path, open_regular, shown_path
+from lostcities.engine.tooling import check_path, open_regular, shown_path
 from lostcities.i18n import LANGS, Catalogue, detect_lang, load_messages
 
 from .botcheck import BotCheck, Progress
@@ -279,8 +282,6 @@ class Terminal:
 
     def __init__(self, session: "Session", cat: "Catalogue", *, interactive: bool,
                  delay: float, data: Path):
-        from rich.console import Console
-
         self.session = session
         self.cat = cat
         self.interactive = interactive
@@ -385,10 +386,6 @@ class Terminal:
 
     def _greet(self, extra: str) -> None:
         """Who plays, how to move, where the game is saved: under the first table."""
-        from rich.panel import Panel
-        from rich.text import Text
-
-
         s, cat = self.session, self.cat
         names = cat("result.and").join(plain(p.label) if p.kind == "human"
                                        else f"{plain(p.label)} (bot)" for p in s.players)
@@ -412,9 +409,6 @@ class Terminal:
 
     def _draw(self) -> None:
         """The table for the player to move (or the lone human, or a spectator)."""
-        from rich.text import Text
-
-
         s = self.session
         me = s.viewer()
         state = s.state
@@ -497,13 +491,10 @@ class Terminal:
     def _match_over(self) -> Optional[int]:
         """Show the match's end; None when the players continue it (CONT), else the exit
         code once the record is written."""
-        from lostcities.engine import round_scores, totals, winners
-
-
         s = self.session
         state = s.state
         labels = [p.label for p in s.players]
-        self.out.print(match_end(labels, round_scores(state), totals(state), winners(state),
+        self.out.print(match_end(labels, scores_of_rounds(state), totals(state), winners(state),
                                  self.cat))
         refused = self._checked(wait=True)  # a record only of moves known to be the bots'
         if refused is not None:
@@ -585,8 +576,6 @@ class Terminal:
         self._say(self._progress_text(progress))
 
     def _say(self, text: str) -> None:
-        from rich.text import Text
-
         if not self.interactive:
             self.err.print(Text(text))
         elif self.leaving:
@@ -618,8 +607,6 @@ class Terminal:
             self.out.print(move_list(reply.moves, self.cat))
 
     def _note(self, note: Any) -> Any:
-        from rich.text import Text
-
 
         if note.key == "pending.which":  # the leader said in this language
             note = Note(note.key, {**note.params, "options": self.session.pending_choices(
@@ -629,9 +616,6 @@ class Terminal:
     def _error(self, message: Any, *, typed: bool = True) -> None:
         """A refused line (``typed``) or a failure: red on a terminal, one line on stderr
         in a pipe, naming the input line it answers."""
-        from rich.text import Text
-
-
         text = plain(message)
         if self.interactive:
             self.out.print(Text(text, style="bold red"))
@@ -716,9 +700,6 @@ def said(cat: "Catalogue", key: str, /, **params: Any) -> Any:
     """The message ``key`` as a :class:`~rich.text.Text`, every text parameter (a name, a
     path, an error from data) through :func:`~lostcities.cli.render.plain`: printed as
     written, never as markup or a terminal control sequence."""
-    from rich.text import Text
-
-
     return Text(cat(key, **{name: value if isinstance(value, (int, float)) else plain(value)
                             for name, value in params.items()}))
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rich import box
+from rich.color import Color, ColorParseError
 from rich.columns import Columns
 from rich.console import Group, RenderableType
+from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -58,8 +60,6 @@ TILE_MARKS = {"artefact": "◆", "step": "»"}
 
 def colour_style(pack: "RulePack", colour: int) -> str:
     """The rich style of the pack's ``colour`` (an index)."""
-    from rich.color import Color, ColorParseError
-
     name = pack.colours[colour].name.lower()
     if name in COLOUR_STYLES:
         return COLOUR_STYLES[name]
@@ -429,8 +429,6 @@ def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Se
 
 def pass_screen(name: str, cat: "Catalogue") -> Any:
     """The hotseat pause that hides the next hand."""
-    from rich.panel import Panel
-
     return Panel(Text(cat("hotseat.pass", name=plain(name)), justify="center"), box=box.DOUBLE,
                  padding=(1, 4))
 

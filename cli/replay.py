@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from lostcities.engine import (DECK, DISCARD, PLAY, check_shape, describe_move, load_pack,
-                               read_records, replay as run, totals, winners)
+from lostcities.engine import (DECK, DISCARD, PLAY, describe_move, load_pack, read_records,
+                               replay as run, totals, winners)
 from lostcities.engine.errors import LostCitiesError, PackError
-from lostcities.engine.safeio import open_text, shown_path
+from lostcities.engine.tooling import check_shape, open_text, shown_path
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, Progress, complete_pack, fail
 from .render import colour_style, plain
@@ -131,9 +134,6 @@ def _missing(name: str, game: Optional[int]) -> None:
 
 
 def _show(stream: TextIO, name: str, game: int, rules: Any, force_pack: bool = False) -> None:
-    from rich.console import Console
-    from rich.text import Text
-
 
     for index, (lineno, data) in enumerate(read_records(stream, name), 1):
         if index == game:
@@ -162,9 +162,6 @@ class _Viewer:
 
     def turn(self, state: "GameState", move: Any) -> None:
         """Print one turn (called by replay before the move is played)."""
-        from rich.text import Text
-
-
         if len(state.finished) > self.shown:
             self.close_round(state)
         if state.round != self.current:
@@ -183,10 +180,6 @@ class _Viewer:
 
     def close_round(self, state: "GameState") -> None:
         """Print the rows and scores of every finished round not shown yet."""
-        from rich.table import Table
-        from rich.text import Text
-
-
         while self.shown < len(state.finished):
             result = state.finished[self.shown]
             self.shown += 1
@@ -216,9 +209,6 @@ class _Viewer:
 
     def match(self, state: "GameState") -> None:
         """Print the totals and the winner(s)."""
-        from rich.text import Text
-
-
         scores = totals(state)
         # a colon after each name: "ismcts 1: 247", never "ismcts 1 247"
         self.console.print(Text(plain("totals: " + " · ".join(

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List
 
 import typer
+from rich.color import Color, ColorParseError
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from lostcities.engine import CENTRE, PackError, check_copies, load_pack, tally
 from lostcities.engine.errors import LostCitiesError
@@ -14,8 +18,6 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail, plain, plain_
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from lostcities.engine import BoardSpec, RulePack, Tally
 
 #: separates the cards of one player from the next
@@ -182,15 +184,10 @@ def _load(name: str, allow_outside: bool = False) -> "RulePack":
 def _console() -> "Console":
     """The console of lc score's tables: no markup, no emoji codes, nothing highlighted
     (every text from the pack is :func:`~lostcities.cli.render.plain` in a ``Text``)."""
-    from rich.console import Console
-
     return Console(highlight=False, markup=False, emoji=False)
 
 
 def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
-    from rich.table import Table
-    from rich.text import Text
-
 
     console = _console()
     columns = pack.scoring.columns
@@ -214,8 +211,6 @@ def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
 
 def _style(name: str) -> str:
     """A colour's name as its rich style when rich knows it, else no style."""
-    from rich.color import Color, ColorParseError
-
     try:
         Color.parse(name)
     except ColorParseError:
@@ -454,9 +449,6 @@ def _board_doc(pack: "RulePack", places: list[tuple[int, int, bool]],
 
 
 def _print_board(pack: "RulePack", docs: list[dict]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
 
     console = _console()
     formulas = pack.scoring.formulas

@@ -13,7 +13,7 @@ from typing import Any, List, Optional, Sequence
 import typer
 
 from lostcities.engine import LostCitiesError
-from lostcities.engine.safeio import check_path, shown_path
+from lostcities.engine.tooling import check_path, shown_path
 from lostcities.server.app import create_app
 from lostcities.server.clients import LOCAL_HOSTS, proxies
 from lostcities.server.guard import OneLine, guarded, open_connection_cap

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from lostcities.engine import PackReport, builtin_path, validate_pack
+from lostcities.engine import PackReport, validate_pack
 from lostcities.engine.errors import InputError, LostCitiesError, PackError
-from lostcities.engine.safeio import check_path, kind_of, plain_text, shown_path
+from lostcities.engine.tooling import builtin_path, check_path, kind_of, plain_text, shown_path
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE
 from .packs import complete_pack_or_file

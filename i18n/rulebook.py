@@ -1,4 +1,4 @@
-"""A rulebook worded: :func:`lostcities.engine.explain` builds it (sections of
+"""A rulebook worded: :func:`lostcities.engine.tooling.explain` builds it (sections of
 sentences as message keys and values); :func:`render` words it through the catalogues
 ``rules_en.json`` / ``rules_fr.json`` (beside this module) and lays it out as plain
 text (wrapped to ``width``), Markdown or a standalone HTML page. ``lc explain`` prints it
@@ -19,12 +19,11 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from lostcities.engine import Formula, Term
-
 from . import FEMININE, LANGS, Catalogue, clean
+from .words import Formula, Term
 
 if TYPE_CHECKING:
-    from lostcities.engine import Example, Explanation, Sentence
+    from lostcities.engine.tooling import Example, Explanation, Sentence
 
 #: the output formats of :func:`render`
 FORMATS: tuple[str, ...] = ("text", "md", "html")

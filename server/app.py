@@ -46,7 +46,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from lostcities.engine import LostCitiesError, Move, load_pack
-from lostcities.engine.safeio import loads_json, lone_surrogate
+from lostcities.engine.tooling import loads_json, lone_surrogate
 
 from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names

@@ -30,16 +30,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView,
-                               apply, continue_match, dumps, embedded_pack, is_over,
-                               legal_moves, live_scores, make_bot, new_game, observation,
-                               pack_sha256, totals, winners)
-from lostcities.engine.safeio import loads_json
+from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView, apply,
+                               continue_match, dumps, embedded_pack, is_over, legal_moves,
+                               live_scores, make_bot, new_game, observation, pack_sha256, totals,
+                               winners)
+from lostcities.engine.tooling import loads_json
 
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
-from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
-    StoreError, token_hash
+from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, StoreError,
+                    token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack

@@ -32,7 +32,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from lostcities.engine import explain, live_scores, totals
+from lostcities.engine import live_scores, totals
+from lostcities.engine.tooling import explain
 from lostcities.i18n import LANGS, load_messages
 from lostcities.i18n.rulebook import render
 

@@ -27,6 +27,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
+from lostcities.i18n.words import Formula, Term
+
 from ..errors import LostCitiesError, PackError
 from ..game.rows import tally
 from .loader import load_pack, validate_pack
@@ -51,28 +53,6 @@ _MOST_ARTEFACTS = 60
 
 
 # --------------------------------------------------------------------------- the structure
-
-
-@dataclass(frozen=True)
-class Term:
-    """A word to translate (``colour.yellow``, ``tile.artefact``); ``fallback`` when the
-    catalogue has no such key (a colour name of the pack's own)."""
-
-    key: str
-    fallback: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        return {"term": self.key, "fallback": self.fallback}
-
-
-@dataclass(frozen=True)
-class Formula:
-    """A formula's text exactly as written in the pack (pack data: escape it when shown)."""
-
-    text: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"formula": self.text}
 
 
 @dataclass(frozen=True)
