@@ -14,7 +14,6 @@ import typer
 
 from lostcities.engine import LostCitiesError
 from lostcities.engine.tooling import check_path, shown_path
-from lostcities.server.app import create_app
 from lostcities.server.clients import LOCAL_HOSTS, proxies
 from lostcities.server.guard import OneLine, guarded, open_connection_cap
 from lostcities.server.protocol import LIMITS
@@ -80,7 +79,7 @@ def serve(
         import uvicorn
     except ImportError:
         fail("lc serve needs the serve extra: pip install 'lostcities[serve]'", EXIT_USAGE)
-
+    from lostcities.server.app import create_app  # Starlette's application: the serve extra
 
     try:
         folder = check_path(data, "--data") if data is not None else data_dir() / "rooms"

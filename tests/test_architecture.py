@@ -310,6 +310,8 @@ LAZY_DOORS = {
     ("lostcities.engine.packs.yamlsafe", "yaml"):
         "a built-in pack is read from its shipped form: no YAML parser at start-up",
     ("lostcities.cli.packs", "yaml"): "only lc new writes YAML",
+    ("lostcities.cli.serve", "lostcities.server.app"):
+        "the room server's application is Starlette's (the serve extra): loaded once it is there",
     ("lostcities.cli.common", "rich"):
         "the progress bar, only on a terminal: lc simulate starts without rich",
     ("lostcities.engine.lab.records", "importlib"):
