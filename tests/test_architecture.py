@@ -609,3 +609,23 @@ def test_the_tier_check_catches_a_planted_breach():
         "shown_path is in both tiers", "balance is deprecated but not in lostcities.engine.tooling"]
     assert tier_problems(["ghost"], [], frozenset(), resolve) == [
         "lostcities.engine.ghost does not resolve"]
+
+
+def test_the_cli_and_both_tiers_load_without_the_optional_extras():
+    """With every import at the top, a module that needs an extra must stay out of the
+    base install's way: the whole ``lc`` app builds and every public name loads with the
+    extras missing (a missing extra is then one line from the command that needs it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            f"for name in {sorted(OPTIONAL)!r}:\n    sys.modules[name] = None\n"
+            "from lostcities.cli.app import build_app\nbuild_app()\n"
+            "import lostcities.engine as engine, lostcities.engine.tooling as tooling\n"
+            "for ns in (engine, tooling):\n"
+            "    for name in ns.__all__:\n        getattr(ns, name)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            f"{sorted(OPTIONAL)!r} and sys.modules[m] is not None))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert (out.returncode, out.stdout.strip()) == (0, "[]"), out.stderr
