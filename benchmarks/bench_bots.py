@@ -63,7 +63,7 @@ class Pairing:
 
 def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
     """Batch function: for each seed, ``job.bot`` at each seat in turn; per-seed results."""
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.packs.loader import load_pack
     from lostcities.engine.lab.simulation import play_match
     from lostcities.engine.game.turn import totals
@@ -154,7 +154,7 @@ def time_per_move(bot: str, matches: int, most: Optional[int] = None
     those with 10 cards or fewer in the draw pile, and every decision's CPU time (this
     process's, so that other work on a loaded machine counts less); at most ``most``
     decisions are timed (the expert plays the rest of the match for it, quickly)."""
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.packs.loader import load_pack
     from lostcities.engine.lab.simulation import play_match
 

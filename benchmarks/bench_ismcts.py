@@ -90,7 +90,7 @@ class Timed:
 def play_seeds(job: Pairing, start: int, stop: int) -> dict[str, Any]:
     """Batch function: for each seed, ``job.bot`` at each seat in turn; per seed its wins,
     ties, mean score difference, CPU and wall seconds thinking, and decisions."""
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.game.turn import totals
     from lostcities.engine.lab.simulation import play_match
     from lostcities.engine.packs.loader import load_pack
@@ -200,7 +200,7 @@ def time_per_move(pack_id: str, bot: str, moves: int, expert: str, path: str = "
                   ) -> Timed:
     """``bot`` against ``expert`` on ``pack_id``: its first ``moves`` decisions timed over
     seeded 2-player matches (the expert plays its seat on after that)."""
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.lab.simulation import play_match
     from lostcities.engine.packs.loader import load_pack
 

@@ -169,7 +169,7 @@ def in_process(games: int, rounds: int) -> None:
 def expert_decision_ms(matches: int = 2) -> tuple[float, int]:
     """The expert's mean CPU milliseconds a decision over ``matches`` expert-against-expert
     duel-classic matches in this process, and the decisions a match."""
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.lab.simulation import game_seed, play_match
     from lostcities.engine.packs.loader import load_pack
 

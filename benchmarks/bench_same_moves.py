@@ -84,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.path and args.path not in sys.path:
         sys.path.insert(0, args.path)
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     from lostcities.engine.lab.simulation import game_seed, play_match
     from lostcities.engine.packs.loader import load_pack
 

@@ -33,6 +33,7 @@ TODAY = {**{name: f"lostcities.engine.game.{name}" for name in
             ("board", "cards", "moves", "refusals", "rows", "rules", "state", "steps",
              "tables", "turn", "view")},
          "bots": "lostcities.engine.bots.base", "base": "lostcities.engine.bots.base",
+         "registry": "lostcities.engine.bots.registry",
          "errors": "lostcities.engine.errors"}
 IMPORT = re.compile(r"^(\s*)from \.{1,2}(?:game\.|bots\.)?(\w+) import ", re.M)
 

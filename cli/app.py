@@ -1,9 +1,9 @@
 """The ``lc`` command: a thin typer layer over the lostcities library.
 
 Each command lives in its own module (``lostcities.cli.<name>``) exposing
-``register(app)``; heavy imports (lark, jsonschema, the engine) happen inside the
-command functions. ``lc CMD ...`` builds only the module of CMD (typer builds every
-parameter of every command registered); ``lc --help`` prints the text typer renders,
+``register(app)`` and importing what it needs at its top; this module is the lazy door to
+them (the command table): ``lc CMD ...`` imports and builds only the module of CMD (typer
+builds every parameter of every command registered); ``lc --help`` prints the text typer renders,
 recorded in :mod:`lostcities.cli.helptext`, without importing typer while our sources it
 was rendered from and typer's release are unchanged.
 """

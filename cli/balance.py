@@ -1,14 +1,20 @@
 """``lc balance``: what a house pack changes, measured on paired games against a base pack."""
 from __future__ import annotations
 
+import shutil
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, bot_specs,
-                     check_seed, check_workers_option, complete_bot, complete_pack, echo_report,
-                     fail)
+from lostcities.engine import load_pack
+from lostcities.engine.errors import BackendError, LostCitiesError, PackError
+from lostcities.engine.tooling import BACKENDS, balance as run, check_path
+
+from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, check_seed,
+                     complete_pack, echo_report, fail)
+from .matches import bot_specs, check_workers_option, complete_bot
 
 
 def register(app: typer.Typer) -> None:
@@ -69,10 +75,6 @@ def balance(
     Exit 0 when done, 1 when a pack is invalid or a bot fails, 2 on bad options (too
     many workers, a --resume folder of another run or one that cannot be used).
     """
-    from lostcities.engine import BACKENDS, balance as run, load_pack
-    from lostcities.engine.errors import BackendError, LostCitiesError, PackError
-    from lostcities.engine.safeio import check_path
-
     if backend not in BACKENDS:
         fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", EXIT_USAGE)
     if address is not None and backend != "ray":
@@ -86,8 +88,6 @@ def balance(
             except LostCitiesError as err:
                 fail(str(err), EXIT_USAGE)
     if plot is not None:
-        from importlib.util import find_spec
-
         if find_spec("matplotlib") is None:
             fail("--plot needs matplotlib: pip install 'lostcities[plot]'", EXIT_USAGE)
     packs = []
@@ -122,7 +122,6 @@ def balance(
     if as_json:
         echo_report(report, as_json, note)
     else:  # the table fits the terminal (80 columns at least: a pipe, a narrow window)
-        import shutil
 
         typer.echo(report.text(shutil.get_terminal_size((80, 24)).columns))
         if note:

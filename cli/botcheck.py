@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from lostcities.engine.errors import RecordError
+
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
@@ -105,8 +107,6 @@ class BotCheck:
 
 def _check_in_child(saved: "SavedGame", conn: "Connection") -> None:
     """The child: run the check, say how it goes, then the verdict."""
-    from lostcities.engine.errors import RecordError
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _quiet()
     try:

@@ -1,10 +1,21 @@
 """Helpers shared by the command modules: one-line errors and pack completion."""
 from __future__ import annotations
 
+import errno
+import json
+import math
+import os
+import stat
 import sys
+import tempfile
+import time
 from typing import Any, Callable, NoReturn, Optional
 
 import typer
+
+from lostcities.engine import builtin_ids
+from lostcities.engine.errors import InputError
+from lostcities.engine.tooling import check_path, escape_hidden, kind_of, plain_text, shown_path
 
 #: exit codes: 0 ok, 1 a problem found in the input (invalid pack, illegal record...),
 #: 2 usage error (bad option, missing or unreadable path)
@@ -12,77 +23,49 @@ EXIT_PROBLEM = 1
 EXIT_USAGE = 2
 
 
+def plain(text: object) -> str:
+    """``text`` (any value, as ``str``) ready to print or to put in a
+    :class:`~rich.text.Text`, by the one rule for data text
+    (:func:`lostcities.engine.safeio.plain_text`): what comes from data (a name, a pack's
+    strings) cannot drive the terminal or reverse the text. Tabs and line breaks become
+    a space."""
+    return plain_text(str(text))
+
+
+def plain_json(data: Any, indent: Optional[int] = 2) -> str:
+    """``data`` as JSON text (non-ASCII letters kept as they are) whose strings write
+    every character :func:`plain` would remove as a ``\\uXXXX`` escape
+    (:func:`lostcities.engine.safeio.escape_hidden`): JSON escapes C0 itself, but would
+    print DEL, C1, the bidirectional controls and lone surrogates raw. The document reads
+    back the same."""
+    return escape_hidden(json.dumps(data, indent=indent, ensure_ascii=False))
+
+
 def fail(message: str, code: int = EXIT_PROBLEM) -> NoReturn:
     """Print ``lc: error: MESSAGE`` on stderr as one line and exit with ``code``.
 
-    The message goes through :func:`~lostcities.cli.render.plain`: whatever data it
+    The message goes through :func:`plain`: whatever data it
     quotes, control characters and line breaks cannot reach the terminal.
     """
-    from .render import plain
-
     sys.stderr.write(f"lc: error: {plain(message)}\n")
     raise typer.Exit(code)
 
 
 def complete_pack(incomplete: str) -> list[str]:
     """Shell completion: built-in pack ids starting with ``incomplete``."""
-    from importlib.resources import files
-
-    names = sorted(p.name[:-5] for p in files("lostcities.rulepacks").iterdir()
-                   if p.name.endswith(".yaml"))
-    return [n for n in names if n.startswith(incomplete)]
-
-
-def bot_specs(text: Optional[str], pack: Any) -> list[str]:
-    """Read ``--bots`` (one bot per seat, comma-separated) for ``pack``, or fail in one line.
-
-    Default: ``random`` at every seat of the pack's smallest table. ``module:Class``
-    bots are looked up from the current folder too.
-    """
-    import os
-
-    from lostcities.engine import BotError, make_bot
-
-    specs = [s.strip() for s in text.split(",")] if text else ["random"] * pack.min_players
-    if not all(specs):
-        fail(f"--bots {text!r}: an empty bot name; give one name per seat, e.g. random,greedy",
-             EXIT_USAGE)
-    if not pack.min_players <= len(specs) <= pack.max_players:
-        span = (str(pack.min_players) if pack.min_players == pack.max_players
-                else f"{pack.min_players} to {pack.max_players}")
-        fail(f"--bots: {len(specs)} bot(s) given, {pack.id} is played by {span} players "
-             f"(one bot per seat)", EXIT_USAGE)
-    if any(":" in spec for spec in specs) and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # module:Class bots from the current folder
-    for spec in specs:
-        try:
-            make_bot(spec, allow_import=True)  # typed at the keyboard: may name code
-        except BotError as err:
-            fail(f"--bots: {err}", EXIT_USAGE)
-    return specs
+    return [n for n in builtin_ids() if n.startswith(incomplete)]
 
 
 def echo_report(report: Any, as_json: bool, note: Optional[str] = None, err: bool = False
                 ) -> None:
     """Print ``report`` (``to_dict()``/``text()``) as one JSON document, or as text then ``note``
     (on stderr with ``err``: when standard output carries the records)."""
-    import json
-
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2), err=err)
     else:
         typer.echo(report.text(), err=err)
         if note:
             typer.echo(note, err=err)
-
-
-def complete_bot(incomplete: str) -> list[str]:
-    """Shell completion for --bots: the built-in bot names after the last comma."""
-    from lostcities.engine import BOTS
-
-    head, _, last = incomplete.rpartition(",")
-    prefix = head + "," if head else ""
-    return [prefix + name for name in BOTS if name.startswith(last)]
 
 
 #: seconds between two progress lines when standard error is not a terminal (a pipe, a
@@ -94,9 +77,6 @@ PROGRESS_ENV = "LC_PROGRESS_INTERVAL"
 def progress_interval(environ: Optional[dict] = None) -> float:
     """The seconds between progress lines: ``LC_PROGRESS_INTERVAL`` (a number of seconds,
     ``0`` for none), else :data:`PROGRESS_INTERVAL`; an unusable value fails in one line."""
-    import math
-    import os
-
     text = (os.environ if environ is None else environ).get(PROGRESS_ENV, "").strip()
     if not text:
         return PROGRESS_INTERVAL
@@ -105,8 +85,6 @@ def progress_interval(environ: Optional[dict] = None) -> float:
     except ValueError:
         value = math.nan
     if not 0 <= value < 10 ** 9:
-        from .render import plain
-
         fail(f"{PROGRESS_ENV}={plain(text[:20])}{'...' if len(text) > 20 else ''}: give a "
              f"number of seconds between progress lines (0 for none)", EXIT_USAGE)
     return value
@@ -146,8 +124,6 @@ class Progress:
                  stream: Any = None, clock: Optional[Callable[[], float]] = None,
                  interval: Optional[float] = None, terminal: Optional[bool] = None,
                  unit: str = "games"):
-        import time
-
         self.total = total
         self.label = label
         self.command = command
@@ -194,9 +170,8 @@ class Progress:
         """Show ``done`` finished games, starting the bar on the first call."""
         if self.bar is None:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, TextColumn,
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn,
                                        TimeRemainingColumn)
-            from rich.progress import Progress as Bar
 
             self.bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
                            TextColumn(f"{self.unit}, ETA"), TimeRemainingColumn(),
@@ -230,22 +205,6 @@ def check_seed(value: Optional[int]) -> Optional[int]:
         raise typer.BadParameter(f"a seed of {len(str(abs(value))):,} digits; "
                                  f"at most {SEED_DIGITS}")
     return value
-
-
-def check_workers_option(workers: Optional[int], oversubscribe: bool) -> None:
-    """Fail in one line (exit 2) when ``--workers`` asks for more processes than cores
-    (or, with ``--oversubscribe``, more than the per-core allowance)."""
-    from lostcities.engine import OVERSUBSCRIBE_PER_CORE, cores, max_workers
-
-    if workers is None:
-        return
-    most = max_workers(oversubscribe)
-    if workers > most:
-        many = cores()
-        more = ("" if oversubscribe else
-                f", or add --oversubscribe for up to {many * OVERSUBSCRIBE_PER_CORE}")
-        fail(f"--workers {workers}: this machine has {many} core{'s' if many != 1 else ''}; "
-             f"give at most {most}{more}", EXIT_USAGE)
 
 
 class WriteError(Exception):
@@ -282,18 +241,9 @@ class Output:
     @property
     def shown(self) -> str:
         """The path as messages show it."""
-        from lostcities.engine.safeio import shown_path
-
         return "standard output" if self.path == "-" else shown_path(self.path)
 
     def __enter__(self) -> "Output":
-        import os
-        import stat
-        import tempfile
-
-        from lostcities.engine.errors import InputError
-        from lostcities.engine.safeio import check_path, kind_of
-
         if self.path == "-":
             self.stream = sys.stdout
             return self
@@ -350,9 +300,6 @@ class Output:
             self._failed(err)
 
     def _failed(self, err: OSError) -> None:
-        import errno
-        import os
-
         if self.path == "-" and err.errno == errno.EPIPE:  # the reader went away
             try:
                 devnull = os.open(os.devnull, os.O_WRONLY)
@@ -364,8 +311,6 @@ class Output:
                          + ("" if self.path == "-" else "; nothing was kept")) from None
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
-        import os
-
         if self.path == "-":
             if kind is None:
                 try:
@@ -397,8 +342,6 @@ class Output:
 
     def _discard(self) -> None:
         """Undo what was written: remove the temporary file, cut an appended file back."""
-        import os
-
         if self.stream is not None:
             try:
                 self.stream.close()

@@ -1,6 +1,6 @@
 """``lc explain``: a rule pack written out as a readable rulebook, in English or French.
 
-The rulebook itself is built by :func:`lostcities.engine.explain` (sections of
+The rulebook itself is built by :func:`lostcities.engine.tooling.explain` (sections of
 sentences as message keys and values) and worded by :func:`lostcities.i18n.rulebook.render`
 (plain text wrapped to the terminal, Markdown or a standalone HTML page); this module is
 the command.
@@ -8,15 +8,21 @@ the command.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 import typer
+
+from lostcities.engine import PackError, load_pack, validate_pack
+from lostcities.engine.tooling import explain as build
+from lostcities.i18n import LANGS, detect_lang
+from lostcities.i18n.rulebook import FORMATS, render
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from lostcities.engine import Explanation
+    from lostcities.engine.tooling import Explanation
 
 #: text output is wrapped to the terminal's width, within these bounds
 MIN_WIDTH, MAX_WIDTH = 40, 100
@@ -46,9 +52,6 @@ def explain(
 
       lc explain duel-classic --lang fr --format html > regles.html
     """
-    from lostcities.i18n import LANGS, detect_lang
-    from lostcities.i18n.rulebook import FORMATS, render
-
     chosen = lang if lang is not None else detect_lang()
     if chosen not in LANGS:
         fail(f"--lang {lang!r}: choose {' or '.join(LANGS)}", EXIT_USAGE)
@@ -63,10 +66,6 @@ def _explanation(name: str, allow_outside: bool = False) -> "Explanation":
     """The pack's rulebook, or a one-line error: exit 2 when the pack does not exist,
     1 when it (or its base) is invalid. ``allow_outside``: its `extends` may leave its
     folder (``--allow-outside``)."""
-    from lostcities.engine import PackError, explain as build, load_pack, validate_pack
-
-    from dataclasses import replace
-
     try:
         try:
             return build(name)

@@ -5,12 +5,20 @@ import glob
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 
-from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from lostcities.engine import builtin_ids, validate_pack
+from lostcities.engine.errors import InputError
+from lostcities.engine.tooling import (builtin_dir, builtin_path, check_path, escape_hidden,
+                                       format_path, is_hidden, iter_leaves, kind_of, loads_as_text,
+                                       schema_text, shown_path)
+from lostcities.i18n import LANGS, Catalogue, detect_lang
+
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail, plain, plain_json
 
 if TYPE_CHECKING:
     from lostcities.engine import PackReport, ResolvedPack
@@ -36,8 +44,6 @@ def _report_or_fail(source: str, what: str = "PACK", allow_outside: bool = False
     """The pack's report; on any problem print each on stderr and exit (2 if not found,
     or if the path is too long: ``what`` names the argument then). ``allow_outside``:
     its `extends` may leave its folder (``--allow-outside``)."""
-    from lostcities.engine import validate_pack
-
     _check_path(source, what)
     report = validate_pack(source, allow_outside=allow_outside)
     if report.valid:
@@ -50,8 +56,6 @@ def _report_or_fail(source: str, what: str = "PACK", allow_outside: bool = False
 def _fail_problems(report: PackReport, code: int) -> NoReturn:
     """Exit with ``code`` after one line: the pack's first problem, and how many more there are
     (``lc validate`` lists them all)."""
-    from .render import plain
-
     first, more = report.problems[0], len(report.problems) - 1
     tail = f" (and {more} more; lc validate {report.file} lists them all)" if more else ""
     fail(f"{plain(first)}{plain(tail)}", code)
@@ -60,9 +64,6 @@ def _fail_problems(report: PackReport, code: int) -> NoReturn:
 def _check_path(path: Any, what: str) -> Path:
     """``path`` as a :class:`Path`, or a one-line usage error (exit 2) if the file system
     could not hold its name (empty, a NUL, a component over 255 bytes, over 4,096 in all)."""
-    from lostcities.engine.errors import InputError
-    from lostcities.engine.safeio import check_path
-
     try:
         return check_path(path, what)
     except InputError as err:
@@ -78,9 +79,6 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
               help="en or fr: the headings, names and descriptions (default: the locale's "
                    "language, else en).")) -> None:
     """List the built-in rule packs: id, family, players, house rule, description."""
-    from lostcities.engine import builtin_ids, validate_pack
-    from lostcities.i18n import LANGS, Catalogue, detect_lang
-
     chosen = lang if lang is not None else detect_lang()
     if chosen not in LANGS:
         fail(f"--lang {lang!r}: choose {' or '.join(LANGS)}", EXIT_USAGE)
@@ -101,7 +99,6 @@ def packs(as_json: bool = typer.Option(False, "--json", help="One JSON list inst
             broken = True
             row["description"] = f"INVALID: {report.problems[0]}"
         rows.append(row)
-    from .render import plain, plain_json
 
     if as_json:
         typer.echo(plain_json(rows))
@@ -137,8 +134,6 @@ def show(
     Text from the pack never reaches the terminal as control characters: YAML and
     JSON write them as escapes (``\\e``, ``\\u202e``), the rest drops them.
     """
-    from .render import plain, plain_json
-
     resolved = _report_or_fail(pack, allow_outside=allow_outside).resolved
     assert resolved is not None
     if explain:
@@ -161,8 +156,6 @@ def dump_yaml(data: dict[str, Any]) -> str:
     """
     import yaml
 
-    from lostcities.engine import loads_as_text
-    from lostcities.engine.safeio import escape_hidden, is_hidden
 
     class Dumper(yaml.SafeDumper):
         pass
@@ -198,8 +191,6 @@ def shown_files(resolved: ResolvedPack) -> dict[str, str]:
     """How ``lc show`` names each file of the pack's chain (by the loader's name): a
     built-in pack by its file name (``duel-classic.yaml``, wherever the package is
     installed), another file relative to the working folder, absolute only outside it."""
-    from lostcities.engine import builtin_dir
-
     builtins = builtin_dir().resolve()
     here = Path(os.path.abspath(os.getcwd()))
     shown = {}
@@ -216,8 +207,6 @@ def shown_files(resolved: ResolvedPack) -> dict[str, str]:
 
 def _chain(resolved: ResolvedPack, shown: dict[str, str]) -> str:
     """``house.yaml extends duel-classic.yaml (built-in)``."""
-    from lostcities.engine import builtin_dir
-
     builtins = builtin_dir().resolve()
     return " extends ".join(
         shown.get(name, name) + (" (built-in)" if Path(path).resolve().parent == builtins
@@ -228,10 +217,6 @@ def _chain(resolved: ResolvedPack, shown: dict[str, str]) -> str:
 def explain_text(resolved: ResolvedPack) -> str:
     """One line a value: ``file:line:col  path = value`` (``(default)`` for schema defaults);
     files are named as :func:`shown_files` says."""
-    from lostcities.engine import format_path, iter_leaves
-
-    from .render import plain, plain_json
-
     shown = shown_files(resolved)
 
     def where(path: tuple) -> str:
@@ -248,8 +233,6 @@ def explain_text(resolved: ResolvedPack) -> str:
 
 
 def explain_json(resolved: ResolvedPack) -> str:
-    from lostcities.engine import format_path, iter_leaves
-
     values = []
     for path, value in iter_leaves(resolved.data):
         o = resolved.origins[path]
@@ -257,7 +240,6 @@ def explain_json(resolved: ResolvedPack) -> str:
                        "file": None if o.is_default else o.file,
                        "line": o.line or None, "col": o.col or None,
                        "default": o.is_default})
-    from .render import plain_json
 
     return plain_json({"id": resolved.data["id"], "files": list(resolved.files),
                        "values": values}) + "\n"
@@ -268,8 +250,6 @@ def explain_json(resolved: ResolvedPack) -> str:
 
 def schema() -> None:
     """Print the rule-pack JSON Schema (draft 2020-12), e.g. `lc schema > pack.schema.json`."""
-    from lostcities.engine import schema_text
-
     typer.echo(schema_text(), nl=False)
 
 
@@ -290,11 +270,6 @@ def new(
     FILE's folder (../bases/club.yaml) needs --allow-outside, here and wherever the
     new pack is used; without it nothing is written.
     """
-    from lostcities.engine import builtin_path, validate_pack
-    from lostcities.engine.safeio import shown_path
-
-    from .render import plain
-
     _check_path(file, "FILE")
     where = shown_path(file)
     if file.suffix not in (".yaml", ".yml"):
@@ -347,10 +322,6 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _check_target(file: Path, force: bool) -> None:
     """Refuse, in one line, a FILE that exists (unless ``force`` and a regular file)."""
-    import stat
-
-    from lostcities.engine.safeio import kind_of, shown_path
-
     where = shown_path(file)
     try:
         mode = os.lstat(file).st_mode
@@ -372,8 +343,6 @@ def _write_new(file: Path, text: str, force: bool) -> None:
     """Write ``text`` to ``file`` whole or not at all: without ``force`` only if it still
     does not exist (created exclusively, never through a link); with it, a temporary
     file in the same folder then renamed over the old one."""
-    from lostcities.engine.safeio import shown_path
-
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     target = file.with_name(f".{file.name}.{os.getpid()}.tmp") if force else file
     try:
@@ -401,8 +370,6 @@ def schema_ref(folder: Path) -> tuple[str, bool]:
     whether it travels with the pack: a ``pack.schema.json`` in the folder or one of its
     parents (a relative path, good in a shared repository), else the installed schema
     (an absolute path, good on this machine only)."""
-    from lostcities.engine import builtin_dir
-
     here = folder.resolve()
     for place in (here, *here.parents):
         if (place / SCHEMA_NAME).is_file():
@@ -420,8 +387,6 @@ def house_pack_text(file: Path, base: dict[str, Any], extends: str, schema_ref: 
                     taken: set[str], flag: str = "") -> str:
     """The commented starting text of a house pack extending ``base`` (``flag``: what
     its commands need, `` --allow-outside`` for a base outside its folder)."""
-    from .render import plain
-
     pack_id = house_pack_id(file, taken)
     name = json.dumps(pack_id.replace("-", " ").capitalize() + " (house rule)",
                       ensure_ascii=False)

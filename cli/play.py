@@ -10,6 +10,7 @@ of the input saves the game. See docs/play.md.
 from __future__ import annotations
 
 import os
+import random
 import sys
 import time
 from collections import deque
@@ -17,13 +18,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
 
+from lostcities.engine import (DECK, DISCARD, PLAY, legal_moves, live_scores, load_pack,
+                               observation, round_scores as scores_of_rounds, totals, winners)
+from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
+from lostcities.engine.tooling import check_path, open_regular, shown_path
+from lostcities.i18n import LANGS, Catalogue, detect_lang, load_messages
+
+from .botcheck import BotCheck, Progress
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
+from .connect import run as connect_room
+from .render import (describe, match_end, move_list, note_text, pass_screen, plain, round_scores,
+                     table)
+from .session import (COMMANDS, SEED_DIGITS, UNSET, Note, SaveInUse, SaveLock, Session,
+                      SessionError, check_save_target, data_dir, latest_save, load_save_key,
+                      new_save_path, parse_players, strongest_bot)
 
 if TYPE_CHECKING:
-    from lostcities.i18n import Catalogue
-    from .botcheck import BotCheck, Progress
-    from .session import Reply, Session, Turn
+    from .session import Reply, Turn
 
 #: the pack dealt when --pack is not given
 DEFAULT_PACK = "duel-classic"
@@ -46,8 +61,6 @@ def register(app: typer.Typer) -> None:
 
 
 def complete_lang(incomplete: str) -> list[str]:
-    from lostcities.i18n import LANGS
-
     return [lang for lang in LANGS if lang.startswith(incomplete)]
 
 
@@ -106,12 +119,6 @@ def play(
     room of lc serve (docs/play.md, "Playing in a room"). Exit 0 when the game ends or
     is saved, 1 for a save file that cannot be resumed, 2 for bad options or a missing file.
     """
-    from lostcities.engine.errors import InputError
-    from lostcities.engine.safeio import check_path, shown_path
-
-    from lostcities.i18n import LANGS, Catalogue, detect_lang
-    from .session import SEED_DIGITS, SessionError, data_dir, latest_save
-
     if lang is not None and lang not in LANGS:
         fail(f"--lang {lang}: choose {' or '.join(LANGS)}", EXIT_USAGE)
     if connect is not None:
@@ -122,7 +129,6 @@ def play(
         if given:
             fail(f"--connect: the room has its own settings; drop {', '.join(given)}",
                  EXIT_USAGE)
-        from .connect import run as connect_room
 
         raise typer.Exit(connect_room(connect, lang=lang, name=name, token=token))
     if name is not None or token is not None:
@@ -200,8 +206,6 @@ def play(
 def _save_key(data: Path) -> tuple[Optional[bytes], str]:
     """The key that signs this user's saves (so that resuming one skips re-deriving the
     bot moves), and ``""``; or None and why there is none (said under the greeting)."""
-    from .session import SessionError, load_save_key
-
     try:
         return load_save_key(data), ""
     except SessionError as err:
@@ -210,9 +214,6 @@ def _save_key(data: Path) -> tuple[Optional[bytes], str]:
 
 def _readable(path: Path) -> None:
     """One line unless ``path`` is a regular file that can be read (2 if it is missing)."""
-    from lostcities.engine.errors import InputError
-    from lostcities.engine.safeio import open_regular, shown_path
-
     if not os.path.lexists(path):
         fail(f"{shown_path(path)}: no such save file", EXIT_USAGE)
     try:
@@ -223,8 +224,6 @@ def _readable(path: Path) -> None:
 
 def _target(path: Path, own: Optional[Path] = None) -> Path:
     """The file the game saves to, if it may: new, or the save resumed (``own``)."""
-    from .session import SessionError, check_save_target
-
     try:
         return check_save_target(path, own)
     except SessionError as err:
@@ -233,8 +232,6 @@ def _target(path: Path, own: Optional[Path] = None) -> Path:
 
 def _lock(path: Path) -> Any:
     """The save's lock for the whole game, or one line if another lc play holds it."""
-    from .session import SaveInUse, SaveLock, SessionError
-
     try:
         return SaveLock.acquire(path)
     except SaveInUse as err:
@@ -246,12 +243,7 @@ def _lock(path: Path) -> Any:
 def _new(pack_arg: str, players: Optional[str], seed: Optional[int], cat: "Catalogue",
          save: Optional[Path], data: Path, level: Optional[int] = None,
          key: Optional[bytes] = None, allow_outside: bool = False) -> "Session":
-    import random
 
-    from lostcities.engine import load_pack
-    from lostcities.engine.errors import PackError
-
-    from .session import Session, SessionError, new_save_path, parse_players
 
     try:
         rules = load_pack(pack_arg, allow_outside=allow_outside)
@@ -278,10 +270,6 @@ def _resume(path: Path, allow_bots: Sequence[str], cat: "Catalogue",
     """The saved game, or one line. Every move goes through the engine at once; a save
     not signed with our key has its bot moves derived again by the :class:`Terminal`,
     in another process while the game goes on (:mod:`.botcheck`)."""
-    from lostcities.engine.errors import RecordError
-
-    from .session import Session
-
     try:
         return Session.load(path, allow_bots=allow_bots, key=key, allow_outside=allow_outside,
                             check_bots_later=True)
@@ -294,8 +282,6 @@ class Terminal:
 
     def __init__(self, session: "Session", cat: "Catalogue", *, interactive: bool,
                  delay: float, data: Path):
-        from rich.console import Console
-
         self.session = session
         self.cat = cat
         self.interactive = interactive
@@ -342,8 +328,6 @@ class Terminal:
 
     def _step(self) -> Optional[int]:
         """One turn (or the match end); an exit code when the program should stop."""
-        from lostcities.engine.errors import LostCitiesError
-
         session = self.session
         refused = self._checked(wait=False)
         if refused is not None:
@@ -368,8 +352,6 @@ class Terminal:
         return self._human_turn()
 
     def _human_turn(self) -> Optional[int]:
-        from .session import COMMANDS, strongest_bot
-
         session = self.session
         seat = session.state.to_move
         if self.interactive and len(session.humans) > 1 and self.shown_to != seat:
@@ -404,11 +386,6 @@ class Terminal:
 
     def _greet(self, extra: str) -> None:
         """Who plays, how to move, where the game is saved: under the first table."""
-        from rich.panel import Panel
-        from rich.text import Text
-
-        from .render import plain
-
         s, cat = self.session, self.cat
         names = cat("result.and").join(plain(p.label) if p.kind == "human"
                                        else f"{plain(p.label)} (bot)" for p in s.players)
@@ -432,11 +409,6 @@ class Terminal:
 
     def _draw(self) -> None:
         """The table for the player to move (or the lone human, or a spectator)."""
-        from lostcities.engine import legal_moves, live_scores, observation
-        from rich.text import Text
-
-        from .render import table
-
         s = self.session
         me = s.viewer()
         state = s.state
@@ -460,8 +432,6 @@ class Terminal:
         """The commands under the table, with examples from the hand shown: a card it
         can play (``p g4 deck``), a discard taking a pile's top card (``d g4 b``); ``undo``
         only where it is allowed (one human against bots)."""
-        from lostcities.engine import DECK, DISCARD, PLAY, legal_moves
-
         s = self.session
         codec = s.pack.cards
         hand = sorted(obs.hand, key=codec.sort_key)
@@ -494,10 +464,6 @@ class Terminal:
 
     def _after(self, turn: "Turn") -> None:
         """A turn was played: remember it, print it in a pipe, show a round's end."""
-        from lostcities.engine import totals
-
-        from .render import describe, round_scores
-
         s = self.session
         you = len(s.humans) == 1 and turn.seat in s.humans
         text = describe(turn, s.pack, s.players[turn.seat].label, self.cat, you=you)
@@ -525,14 +491,10 @@ class Terminal:
     def _match_over(self) -> Optional[int]:
         """Show the match's end; None when the players continue it (CONT), else the exit
         code once the record is written."""
-        from lostcities.engine import round_scores, totals, winners
-
-        from .render import match_end
-
         s = self.session
         state = s.state
         labels = [p.label for p in s.players]
-        self.out.print(match_end(labels, round_scores(state), totals(state), winners(state),
+        self.out.print(match_end(labels, scores_of_rounds(state), totals(state), winners(state),
                                  self.cat))
         refused = self._checked(wait=True)  # a record only of moves known to be the bots'
         if refused is not None:
@@ -587,10 +549,6 @@ class Terminal:
     def _start_check(self) -> None:
         """The check of the saved bot moves, in a child process; where none can be started
         (a process limit), here and now, before the game goes on, as lc play did before."""
-        from lostcities.engine.errors import RecordError
-
-        from .botcheck import BotCheck, Progress
-
         saved = self.session.unchecked
         assert saved is not None
         try:
@@ -618,8 +576,6 @@ class Terminal:
         self._say(self._progress_text(progress))
 
     def _say(self, text: str) -> None:
-        from rich.text import Text
-
         if not self.interactive:
             self.err.print(Text(text))
         elif self.leaving:
@@ -642,8 +598,6 @@ class Terminal:
             self._say(self.cat(key, done=progress.done, moves=progress.moves))
 
     def _show_reply(self, reply: "Reply") -> None:
-        from .render import move_list
-
         for note in reply.notes:
             if reply.kind == "error":
                 self._error(self._note(note))
@@ -653,10 +607,6 @@ class Terminal:
             self.out.print(move_list(reply.moves, self.cat))
 
     def _note(self, note: Any) -> Any:
-        from rich.text import Text
-
-        from .render import note_text
-        from .session import Note
 
         if note.key == "pending.which":  # the leader said in this language
             note = Note(note.key, {**note.params, "options": self.session.pending_choices(
@@ -666,10 +616,6 @@ class Terminal:
     def _error(self, message: Any, *, typed: bool = True) -> None:
         """A refused line (``typed``) or a failure: red on a terminal, one line on stderr
         in a pipe, naming the input line it answers."""
-        from rich.text import Text
-
-        from .render import plain
-
         text = plain(message)
         if self.interactive:
             self.out.print(Text(text, style="bold red"))
@@ -680,8 +626,6 @@ class Terminal:
 
     def _pass_screen(self, name: str) -> None:
         """Hotseat: hide the last player's screen, its scrollback too, before the next."""
-        from .render import pass_screen
-
         self.out.clear()
         if self.out.is_terminal and not self.out.is_dumb_terminal:
             self.out.file.write(CLEAR_SCROLLBACK)  # else the last hand is a scroll away
@@ -692,8 +636,6 @@ class Terminal:
     # ----------------------------------------------------------------- input
 
     def _prompt(self) -> str:
-        from .session import UNSET
-
         s = self.session
         if s.pending is not None:
             key = "prompt.draw" if s.pending.draw is UNSET else "prompt.which"
@@ -721,8 +663,6 @@ class Terminal:
         running is waited for when a script ends (Ctrl-C stops that wait), else stopped
         (on a terminal, after Ctrl-C or a failure): the save then says where it stopped
         (:meth:`Session.checked_up_to`)."""
-        from .session import SessionError
-
         self.leaving = True
         if self.interactive or code != 0:  # a person waiting to go, Ctrl-C or a failure
             self._stop_check()
@@ -760,16 +700,10 @@ def said(cat: "Catalogue", key: str, /, **params: Any) -> Any:
     """The message ``key`` as a :class:`~rich.text.Text`, every text parameter (a name, a
     path, an error from data) through :func:`~lostcities.cli.render.plain`: printed as
     written, never as markup or a terminal control sequence."""
-    from rich.text import Text
-
-    from .render import plain
-
     return Text(cat(key, **{name: value if isinstance(value, (int, float)) else plain(value)
                             for name, value in params.items()}))
 
 
 def _yes_words() -> set[str]:
     """The words for yes in every catalogue (a French player may type o or y)."""
-    from lostcities.i18n import LANGS, load_messages
-
     return {word for lang in LANGS for word in load_messages(lang)["yes"].split()}

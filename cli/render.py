@@ -28,40 +28,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rich import box
+from rich.color import Color, ColorParseError
 from rich.columns import Columns
 from rich.console import Group, RenderableType
+from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from lostcities.engine import PLAY
+
+from .common import plain, plain_json  # noqa: F401 (plain_json: re-exported, its old place)
+
 if TYPE_CHECKING:
     from lostcities.engine import Move, Observation, RoundResult, RulePack
-
     from lostcities.i18n import Catalogue
+
     from .session import Note, Turn
-
-def plain(text: object) -> str:
-    """``text`` (any value, as ``str``) ready to print or to put in a
-    :class:`~rich.text.Text`, by the one rule for data text
-    (:func:`lostcities.engine.safeio.plain_text`): what comes from data (a name, a pack's
-    strings) cannot drive the terminal or reverse the text. Tabs and line breaks become
-    a space."""
-    from lostcities.engine.safeio import plain_text
-
-    return plain_text(str(text))
-
-
-def plain_json(data: Any, indent: Optional[int] = 2) -> str:
-    """``data`` as JSON text (non-ASCII letters kept as they are) whose strings write
-    every character :func:`plain` would remove as a ``\\uXXXX`` escape
-    (:func:`lostcities.engine.safeio.escape_hidden`): JSON escapes C0 itself, but would
-    print DEL, C1, the bidirectional controls and lone surrogates raw. The document reads
-    back the same."""
-    import json
-
-    from lostcities.engine.safeio import escape_hidden
-
-    return escape_hidden(json.dumps(data, indent=indent, ensure_ascii=False))
-
 
 #: rich styles for the expedition colours by their name in the pack; other names are
 #: tried as rich colour names, then take a style from PALETTE by position
@@ -78,8 +60,6 @@ TILE_MARKS = {"artefact": "◆", "step": "»"}
 
 def colour_style(pack: "RulePack", colour: int) -> str:
     """The rich style of the pack's ``colour`` (an index)."""
-    from rich.color import Color, ColorParseError
-
     name = pack.colours[colour].name.lower()
     if name in COLOUR_STYLES:
         return COLOUR_STYLES[name]
@@ -330,8 +310,6 @@ def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
 
 def round_rows(result: "RoundResult", players: int, pack: "RulePack") -> list[list[list[int]]]:
     """Each seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine import PLAY
-
     rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(players)]
     for i, move in enumerate(result.moves):
         if move.action == PLAY:
@@ -451,8 +429,6 @@ def match_end(labels: Sequence[str], rounds: Sequence[Sequence[int]], totals: Se
 
 def pass_screen(name: str, cat: "Catalogue") -> Any:
     """The hotseat pause that hides the next hand."""
-    from rich.panel import Panel
-
     return Panel(Text(cat("hotseat.pass", name=plain(name)), justify="center"), box=box.DOUBLE,
                  padding=(1, 4))
 

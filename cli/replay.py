@@ -1,13 +1,24 @@
 """``lc replay``: re-play game records through the engine, showing or only checking them."""
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from lostcities.engine import (DECK, DISCARD, PLAY, describe_move, load_pack, read_records,
+                               replay as run, totals, winners)
+from lostcities.engine.errors import LostCitiesError, PackError
+from lostcities.engine.tooling import check_shape, open_text, shown_path
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, Progress, complete_pack, fail
+from .render import colour_style, plain
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState
@@ -49,23 +60,16 @@ def replay(
     Exit 0 when the records replay cleanly, 1 on the first record that does not
     (one line naming the file's line), 2 when the file cannot be read.
     """
-    from lostcities.engine.errors import LostCitiesError, PackError
-
-    from .render import plain
-
     if force_pack and pack is None:
         fail("--force-pack is for --pack FILE_OR_ID", EXIT_USAGE)
     rules = None
     if pack is not None:
-        from lostcities.engine import load_pack
-
         try:
             rules = load_pack(pack, allow_outside=allow_outside)
         except PackError as err:
             fail(str(err), EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
         except LostCitiesError as err:
             fail(f"--pack: {err}", EXIT_USAGE)
-    from lostcities.engine.safeio import open_text, shown_path
 
     text = str(file)
     # the file's name starts every message: as given, unless it holds control characters
@@ -89,8 +93,6 @@ def replay(
 
 def _check(stream: TextIO, name: str, game: Optional[int], rules: Any,
            force_pack: bool = False) -> int:
-    from lostcities.engine import read_records, replay as run
-
     count = 0
     lines = line_count(stream) if game is None else 0
     with Progress(lines, "replaying", "lc replay", unit="lines") as tick:
@@ -108,9 +110,6 @@ def _check(stream: TextIO, name: str, game: Optional[int], rules: Any,
 def line_count(stream: TextIO, chunk: int = 1 << 20) -> int:
     """The lines of a regular file opened as ``stream``, counted from its bytes without
     moving its position (0 for standard input or anything else: no progress is shown)."""
-    import os
-    import stat
-
     try:
         fd = stream.fileno()
         if stream is sys.stdin or not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -135,12 +134,6 @@ def _missing(name: str, game: Optional[int]) -> None:
 
 
 def _show(stream: TextIO, name: str, game: int, rules: Any, force_pack: bool = False) -> None:
-    from rich.console import Console
-    from rich.text import Text
-
-    from lostcities.engine import check_shape, read_records, replay as run
-
-    from .render import plain
 
     for index, (lineno, data) in enumerate(read_records(stream, name), 1):
         if index == game:
@@ -169,12 +162,6 @@ class _Viewer:
 
     def turn(self, state: "GameState", move: Any) -> None:
         """Print one turn (called by replay before the move is played)."""
-        from rich.text import Text
-
-        from lostcities.engine import describe_move
-
-        from .render import colour_style, plain
-
         if len(state.finished) > self.shown:
             self.close_round(state)
         if state.round != self.current:
@@ -193,11 +180,6 @@ class _Viewer:
 
     def close_round(self, state: "GameState") -> None:
         """Print the rows and scores of every finished round not shown yet."""
-        from rich.table import Table
-        from rich.text import Text
-
-        from .render import colour_style, plain
-
         while self.shown < len(state.finished):
             result = state.finished[self.shown]
             self.shown += 1
@@ -227,12 +209,6 @@ class _Viewer:
 
     def match(self, state: "GameState") -> None:
         """Print the totals and the winner(s)."""
-        from rich.text import Text
-
-        from lostcities.engine import totals, winners
-
-        from .render import plain
-
         scores = totals(state)
         # a colon after each name: "ismcts 1: 247", never "ismcts 1 247"
         self.console.print(Text(plain("totals: " + " · ".join(
@@ -251,8 +227,6 @@ def _with_card_taken(state: "GameState", move: Any, sentence: str) -> str:
     """``sentence`` (the engine's ``describe_move``) saying which card a pile draw takes:
     ``takes g7 from the green pile``. Called before the move: the card taken is the
     pile's top after the move's discard."""
-    from lostcities.engine import DECK, DISCARD
-
     if move.draw is None or move.draw == DECK:
         return sentence
     name = state.pack.colours[move.draw].name
@@ -279,8 +253,6 @@ def _pawns(pack: Any, places: Any) -> list[str]:
 
 def _rows(state: "GameState", result: Any, seat: int) -> list[str]:
     """The seat's rows at the end of a finished round, rebuilt from its moves."""
-    from lostcities.engine import PLAY
-
     pack = state.pack
     rows: list[list[str]] = [[] for _ in pack.colours]
     for i, move in enumerate(result.moves):

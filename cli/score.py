@@ -6,13 +6,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List
 
 import typer
+from rich.color import Color, ColorParseError
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail
+from lostcities.engine import CENTRE, PackError, check_copies, load_pack, tally
+from lostcities.engine.errors import LostCitiesError
+
+from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail, plain, plain_json
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from lostcities.engine import BoardSpec, RulePack, Tally
 
 #: separates the cards of one player from the next
@@ -70,10 +75,6 @@ def score(
     tiles give. Exit 0 when scored, 1 for a card, pawn, count, row or player the pack
     refuses (or a word over 32 characters), 2 for bad usage.
     """
-    from lostcities.engine.errors import LostCitiesError
-
-    from .render import plain, plain_json
-
     pack = _load(pack_name, allow_outside)
     board = pack.board is not None
     groups = split_players(words, "pawns" if board else "cards")
@@ -147,11 +148,6 @@ def tally_players(pack: "RulePack", groups: list[list[str]]) -> "list[Tally]":
     A card or row a player's words get wrong is ``fail``-ed in one line naming the
     player (when there are several) then the library error's own line, once; the
     copies check raises its :class:`~lostcities.engine.errors.LostCitiesError`."""
-    from lostcities.engine import check_copies, tally
-    from lostcities.engine.errors import LostCitiesError
-
-    from .render import plain
-
     parsed = []
     for n, words in enumerate(groups, 1):
         try:
@@ -175,8 +171,6 @@ def _for_player(n: int, players: int, message: str) -> str:
 def _load(name: str, allow_outside: bool = False) -> "RulePack":
     """The pack, or a one-line error: exit 2 when it does not exist, 1 when it is invalid.
     ``allow_outside``: its `extends` may leave its folder (``--allow-outside``)."""
-    from lostcities.engine import PackError, load_pack
-
     try:
         return load_pack(name, allow_outside=allow_outside)
     except PackError as err:
@@ -190,16 +184,10 @@ def _load(name: str, allow_outside: bool = False) -> "RulePack":
 def _console() -> "Console":
     """The console of lc score's tables: no markup, no emoji codes, nothing highlighted
     (every text from the pack is :func:`~lostcities.cli.render.plain` in a ``Text``)."""
-    from rich.console import Console
-
     return Console(highlight=False, markup=False, emoji=False)
 
 
 def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from .render import plain
 
     console = _console()
     columns = pack.scoring.columns
@@ -223,8 +211,6 @@ def _print_tables(pack: "RulePack", tallies: "list[Tally]") -> None:
 
 def _style(name: str) -> str:
     """A colour's name as its rich style when rich knows it, else no style."""
-    from rich.color import Color, ColorParseError
-
     try:
         Color.parse(name)
     except ColorParseError:
@@ -309,8 +295,6 @@ def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> Board
     Each word is checked as it is read: a pawn's colour and space, one pawn a track, no
     more pawns or leaders than the pack gives, ``tokens``/``artefacts`` within
     :class:`BoardCounts`. What the players share is :func:`check_shared`'s."""
-    from .render import plain
-
     spec = pack.board
     assert spec is not None
     keys = pack.cards.keys
@@ -400,11 +384,6 @@ def _board_notation(pack: "RulePack") -> str:
 
 def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> None:
     """``lc score`` for a board pack: each player's pawns, tokens and artefacts."""
-    from lostcities.engine import CENTRE
-    from lostcities.engine.errors import LostCitiesError
-
-    from .render import plain, plain_json
-
     round_formula = pack.scoring.formulas.get("round")
     if round_formula is not None and "expeditions" in round_formula.uses:
         fail(f"the round formula of {pack.id} scores card rows as well as pawns: lc score "
@@ -470,10 +449,6 @@ def _board_doc(pack: "RulePack", places: list[tuple[int, int, bool]],
 
 
 def _print_board(pack: "RulePack", docs: list[dict]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from .render import plain
 
     console = _console()
     formulas = pack.scoring.formulas

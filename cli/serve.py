@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sqlite3
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
 import typer
 
+from lostcities.engine import LostCitiesError
+from lostcities.engine.tooling import check_path, shown_path
+from lostcities.server.clients import LOCAL_HOSTS, proxies
+from lostcities.server.guard import OneLine, guarded, open_connection_cap
+from lostcities.server.protocol import LIMITS
+from lostcities.server.store import StoreError
+
 from .common import EXIT_USAGE, fail
+from .session import SaveInUse, SaveLock, SessionError, data_dir
 
 
 def register(app: typer.Typer) -> None:
@@ -70,18 +79,7 @@ def serve(
         import uvicorn
     except ImportError:
         fail("lc serve needs the serve extra: pip install 'lostcities[serve]'", EXIT_USAGE)
-    import sqlite3
-
-    from lostcities.engine import LostCitiesError
-    from lostcities.engine.safeio import check_path, shown_path
-
-    from lostcities.server.app import create_app
-    from lostcities.server.clients import LOCAL_HOSTS, proxies
-    from lostcities.server.guard import OneLine, guarded, open_connection_cap
-    from lostcities.server.protocol import LIMITS
-    from lostcities.server.store import StoreError
-
-    from .session import SaveInUse, SaveLock, SessionError, data_dir
+    from lostcities.server.app import create_app  # Starlette's application: the serve extra
 
     try:
         folder = check_path(data, "--data") if data is not None else data_dir() / "rooms"
@@ -171,8 +169,6 @@ def changed_limits(limits: Any, changes: Sequence[str]) -> Any:
 def _log_to_stderr() -> None:
     """What the server leaves out or cannot save, one line each on stderr:
     ``lc serve: room ... left out ...``."""
-    import logging
-
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("lc serve: %(message)s"))
     logger = logging.getLogger("lostcities.server")

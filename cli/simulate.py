@@ -1,13 +1,17 @@
 """``lc simulate``: bot matches with a summary of wins, scores and round lengths."""
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Optional
 
 import typer
 
+from lostcities.engine import load_pack, simulate as run
+from lostcities.engine.errors import LostCitiesError, PackError
+
 from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Output, Progress,
-                     WriteError, bot_specs, check_seed, check_workers_option, complete_bot,
-                     complete_pack, echo_report, fail)
+                     WriteError, check_seed, complete_pack, echo_report, fail)
+from .matches import bot_specs, check_workers_option, complete_bot
 
 
 def register(app: typer.Typer) -> None:
@@ -56,11 +60,6 @@ def simulate(
     records cannot be written, 2 on bad options (unknown pack or bot, wrong number of
     bots, too many workers, an existing or unwritable --record file).
     """
-    from contextlib import nullcontext
-
-    from lostcities.engine import load_pack, simulate as run
-    from lostcities.engine.errors import LostCitiesError, PackError
-
     if (append or force) and record is None:
         fail("--append and --force are for --record FILE", EXIT_USAGE)
     if append and force:

@@ -3,17 +3,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import sys
 from enum import Enum
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
+from lostcities.engine import PackReport, validate_pack
+from lostcities.engine.errors import InputError, LostCitiesError, PackError
+from lostcities.engine.tooling import builtin_path, check_path, kind_of, plain_text, shown_path
+
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE
 from .packs import complete_pack_or_file
 
 if TYPE_CHECKING:
-    from lostcities.engine import PackReport
     from lostcities.engine.errors import Problem
 
 PACK_SUFFIXES = (".yaml", ".yml")
@@ -98,9 +103,6 @@ def _report(source: str, allow_outside: bool = False) -> "PackReport | str":
     validate_pack reports a bad pack rather than raising; should it raise all the same
     (a library error, or a bug), that file is reported and the batch goes on.
     """
-    from lostcities.engine import PackReport, validate_pack
-    from lostcities.engine.errors import LostCitiesError, PackError
-
     try:
         return validate_pack(source, allow_outside=allow_outside)
     except PackError as err:
@@ -121,12 +123,6 @@ def _one_line(text: str, limit: int = 400) -> str:
 
 def expand_targets(targets: List[str]) -> tuple[list[str], list[str], list[str]]:
     """(pack sources to check, files skipped as not YAML, messages for unusable targets)."""
-    import stat
-
-    from lostcities.engine import builtin_path
-    from lostcities.engine.errors import InputError
-    from lostcities.engine.safeio import check_path, kind_of, shown_path
-
     sources: list[str] = []
     skipped: list[str] = []
     unusable: list[str] = []
@@ -203,10 +199,6 @@ def _escape(text: str, prop: bool = False) -> str:
     (``%25``, ``%0D``, ``%0A``), ``:`` and ``,`` too in a property (``%3A``, ``%2C``);
     the other characters data text never shows (:func:`lostcities.engine.safeio.plain_text`:
     ESC would colour GitHub's log) are dropped, a tab becomes a space."""
-    import re
-
-    from lostcities.engine.safeio import plain_text
-
     text = "".join(part if part in ("\r", "\n") else plain_text(part)
                    for part in re.split("([\r\n])", text))
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

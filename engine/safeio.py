@@ -28,6 +28,7 @@ import functools
 import json
 import math
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -141,8 +142,6 @@ def _beyond_ascii() -> "re.Pattern[str]":
     """The characters a JSON or YAML writer may leave raw that :func:`escape_hidden` looks
     at: DEL and beyond (both writers escape C0 in a quoted string themselves); compiled
     on first use (``re`` is not imported at start-up)."""
-    import re
-
     return re.compile("[\x7f-\U0010ffff]")
 
 

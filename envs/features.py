@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from lostcities.engine import tables_of
+from lostcities.engine import action_space
+from lostcities.engine.tooling import tables_of
 from lostcities.engine.errors import InputError
 
 from .observe import layout
@@ -60,7 +61,6 @@ class ActionFeatures:
         self.equal_ok = self.wager | tables_of(pack).equal_follows  # rows.ordering, compiled
         self.deck_full = float(max(pack.deck_size - players * pack.hand_size, 1))
         self.num_actions = 2 * K + 1 + C
-        from lostcities.engine import action_space
         self.total_actions = action_space(pack).num_actions
         self._same = self.colour[:, None] == self.colour[None, :]           # (K, K)
         lay = self.layout

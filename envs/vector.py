@@ -22,7 +22,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from lostcities.engine import Deal, action_space, shuffle_deal, tables_of
+from lostcities.engine import Deal, action_space, shuffle_deal
+from lostcities.engine.tooling import tables_of
 from lostcities.engine.errors import InputError
 
 from .bulkshuffle import agrees_with_python, shuffle_orders

@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
+from lostcities.rulepacks import MAX_DECK, pack_schema
+
 from .ir import Code
 from .source import Mark, Source
 from .types import BOOL, COST, INDEX, INT, LIMIT, MAX_INT, SCOPES
@@ -181,15 +183,13 @@ def widest_domain() -> Domain:
 
     Derived from the caps themselves, the pack schema's maxima
     (rulepacks/pack.schema.json: colours, values, copies, wagers, rounds, pawns, spaces)
-    and the loader's deck cap (``engine.packs.MAX_DECK``, which caps a row): 12 colours,
+    and the loader's deck cap (``lostcities.rulepacks.MAX_DECK``, which caps a row): 12 colours,
     values 0..99, 9 copies and 9 wagers, rows of at most 300 cards, 99 rounds, 12 pawns,
     50 spaces. Tiles fit on the tile spaces (at most one per space of every track), so a
     round takes at most ``spaces × colours`` artefacts; a points tile's value has no cap
     but the formulas' (a pack's tokens are bounded when it loads), so ``tokens`` is any
     integer within ±MAX_INT.
     """
-    from lostcities.engine.packs.loader import MAX_DECK, pack_schema
-
     top = pack_schema()["properties"]
     deck, board = top["deck"]["properties"], top["board"]["properties"]
     values = deck["values"]["properties"]

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import pprint
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .source import Source
@@ -79,15 +82,11 @@ def _loaded_parser_class() -> type:
 
 def grammar_text() -> str:
     """The text of ``scoring.lark``, the scoring language's grammar."""
-    from pathlib import Path
-
     return Path(__file__).with_name("scoring.lark").read_text(encoding="utf-8")
 
 
 def grammar_digest(grammar: str) -> str:
     """The SHA-256 of a grammar's text, the key of the shipped parser tables."""
-    import hashlib
-
     return hashlib.sha256(grammar.encode("utf-8")).hexdigest()
 
 
@@ -105,7 +104,6 @@ def scoring_tables_source() -> str:
     lark version. Regenerate it with ``python tools/regenerate.py`` after changing the
     grammar or upgrading lark (a stale file is ignored: the parser is then built at start-up).
     """
-    import pprint
 
     import lark
     from lark.grammar import Rule
@@ -208,7 +206,6 @@ def _describe_expected(names: set[str]) -> str:
     if len(words) > 8:
         words = words[:8] + ["..."]
     return ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
-
 
 
 # -- parse results shipped as data ------------------------------------------------------

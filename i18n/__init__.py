@@ -30,6 +30,8 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Mapping
 
+from lostcities.engine.safeio import plain_text
+
 #: the languages with a catalogue; the first is the fallback
 LANGS: tuple[str, ...] = ("en", "fr")
 #: the counts each language says in the singular
@@ -209,6 +211,4 @@ def clean(text: str, keep_newlines: bool = False) -> str:
     (:func:`lostcities.engine.safeio.plain_text`: control and format characters and lone
     surrogates removed, a tab or a line break a space, a line feed kept when
     ``keep_newlines``)."""
-    from lostcities.engine.safeio import plain_text
-
     return plain_text(text, keep_newlines)

@@ -1,4 +1,4 @@
-"""A rulebook worded: :func:`lostcities.engine.explain` builds it (sections of
+"""A rulebook worded: :func:`lostcities.engine.tooling.explain` builds it (sections of
 sentences as message keys and values); :func:`render` words it through the catalogues
 ``rules_en.json`` / ``rules_fr.json`` (beside this module) and lays it out as plain
 text (wrapped to ``width``), Markdown or a standalone HTML page. ``lc explain`` prints it
@@ -13,23 +13,23 @@ from __future__ import annotations
 import html
 import json
 import re
+import string
 import textwrap
 from functools import lru_cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import FEMININE, LANGS, Catalogue, clean
+from .words import Formula, Term
 
 if TYPE_CHECKING:
-    from lostcities.engine import Example, Explanation, Sentence
+    from lostcities.engine.tooling import Example, Explanation, Sentence
 
 #: the output formats of :func:`render`
 FORMATS: tuple[str, ...] = ("text", "md", "html")
 #: the no-break space: never a line break while wrapping (text and Markdown output
 #: then write a plain space; HTML keeps it)
 NBSP = "\u00a0"
-
-
 
 
 @lru_cache(maxsize=None)
@@ -50,8 +50,6 @@ class Words:
     """The catalogue of one language and one format's escaping."""
 
     def __init__(self, lang: str, fmt: str):
-        from lostcities.i18n import Catalogue
-
         self.lang = lang
         self.fmt = fmt
         self.messages = catalogue(lang)
@@ -78,8 +76,6 @@ class Words:
 
     def value(self, value: Any) -> str:
         """One parameter as text; lists read ``a, b and c`` (``a, b, c`` for text items)."""
-        from lostcities.engine import Formula, Term
-
         if isinstance(value, bool):
             return self.term("value.yes" if value else "value.no", str(value))
         if isinstance(value, Term):
@@ -105,10 +101,6 @@ class Words:
 
     def say(self, key: str, **params: Any) -> str:
         """The catalogue's sentence ``key`` with its values; template text escaped too."""
-        import string
-
-        from lostcities.engine import Term
-
         out = []
         for literal, name, spec, _conv in string.Formatter().parse(self.template(key)):
             out.append(self.literal(literal))
@@ -127,8 +119,6 @@ class Words:
 
     def sentence(self, sentence: "Sentence") -> tuple[str, list[str]]:
         """A sentence's text and the formulas it shows (as written, cleaned, not escaped)."""
-        from lostcities.engine import Formula
-
         formulas = [clean(v.text, keep_newlines=True).strip("\n")
                     for v in sentence.params.values() if isinstance(v, Formula)]
         return self.say(sentence.key, **sentence.params), formulas

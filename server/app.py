@@ -26,11 +26,9 @@ longer than ``Limits.takeover_seconds``, after a restart too.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
-import secrets
 import sqlite3
 import time
 from collections import Counter
@@ -47,30 +45,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from lostcities.engine import LostCitiesError, Move, load_pack, record_form
-from lostcities.engine.safeio import loads_json, lone_surrogate
+from lostcities.engine import LostCitiesError, Move, load_pack
+from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
-from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, refused
+from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
-
-#: a room id: 8 characters of base32 (40 random bits)
-ROOM_ID_CHARS = "abcdefghijklmnopqrstuvwxyz234567"
-
-
-def new_room_id() -> str:
-    """A short shareable room id: 8 lower-case base32 characters from ``secrets``."""
-    return base64.b32encode(secrets.token_bytes(5)).decode("ascii").lower()
-
-
-def is_room_id(text: str) -> bool:
-    """Whether ``text`` has the form of a room id."""
-    return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
-
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing

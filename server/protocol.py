@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Optional
 
-from lostcities.engine.safeio import plain_text
+from lostcities.engine.tooling import plain_text
 from lostcities.i18n import LANGS, Catalogue
 
 

@@ -17,6 +17,7 @@ Calls on one room must not run at the same time (the transport holds a lock per 
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import logging
@@ -29,19 +30,33 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView,
-                               apply, continue_match, dumps, embedded_pack, is_over,
-                               legal_moves, live_scores, make_bot, new_game, observation,
-                               pack_sha256, record_form, totals, winners)
-from lostcities.engine.safeio import loads_json
+from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView, apply,
+                               continue_match, dumps, embedded_pack, is_over, legal_moves,
+                               live_scores, make_bot, new_game, observation, pack_sha256, totals,
+                               winners)
+from lostcities.engine.tooling import loads_json, record_form
 
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
-from .store import BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, \
-    StoreError, token_hash
+from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, StoreError,
+                    token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
+
+#: a room id (the web pages check its form too): 8 characters of base32 (40 random bits)
+ROOM_ID_CHARS = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_room_id() -> str:
+    """A short shareable room id: 8 lower-case base32 characters from ``secrets``."""
+    return base64.b32encode(secrets.token_bytes(5)).decode("ascii").lower()
+
+
+def is_room_id(text: str) -> bool:
+    """Whether ``text`` has the form of a room id."""
+    return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
+
 
 #: the bot ``/bot`` seats when no name is given
 DEFAULT_BOT = "greedy"

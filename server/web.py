@@ -32,7 +32,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lostcities.engine import live_scores, totals
+from lostcities.engine.tooling import explain
 from lostcities.i18n import LANGS, load_messages
+from lostcities.i18n.rulebook import render
+
+from .protocol import lang_of
+from .room import RoomError, is_room_id
 
 if TYPE_CHECKING:
     from .room import Room
@@ -78,8 +84,6 @@ async def landing(request: Request) -> Response:
 async def room_page(request: Request) -> Response:
     """``GET /r/{room_id}``: the room's table (404 for an id of the wrong form; a well-formed
     id of no room gets the page, which says so once it asked the server)."""
-    from .app import is_room_id
-
     if not is_room_id(request.path_params["room_id"]):
         return _not_found(request)
     return _page(request, "room.html")
@@ -96,9 +100,6 @@ async def catalogue(request: Request) -> Response:
 
 async def _find_room(request: Request) -> Optional["Room"]:
     """The room of the request's ``room_id`` (None: no such room, or it cannot be rebuilt)."""
-    from .app import is_room_id
-    from .room import RoomError
-
     room_id = request.path_params["room_id"]
     if not is_room_id(room_id):
         return None
@@ -140,8 +141,6 @@ async def room_scores(request: Request) -> Response:
     """``GET /rooms/{room_id}/scores``: the running scores of the public table, ``{"turns":
     N, "live": [what each seat would score if the round ended now], "totals": [...]}``
     (``live`` and ``totals`` null before ``/start``; 404: no room)."""
-    from lostcities.engine import live_scores, totals
-
     room = await _find_room(request)
     if room is None:
         return _not_found(request)
@@ -156,11 +155,6 @@ async def room_rules(request: Request) -> Response:
     """``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, written out
     from the pack itself, as a standalone HTML page (the pack's texts escaped by the
     rulebook's writer; ``lang`` en or fr, else the browser's)."""
-    from lostcities.engine import explain
-    from lostcities.i18n.rulebook import render
-
-    from .protocol import lang_of
-
     room = await _find_room(request)
     if room is None:
         return _not_found(request)

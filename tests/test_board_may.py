@@ -302,7 +302,7 @@ def test_the_expert_declines_the_crossing_that_ends_a_match_it_would_lose(ahead)
 
 
 def test_greedy_expert_and_ismcts_play_board_matches_with_declines_legally():
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
 
     short = pack("board-short")
     for bots in ([GreedyBot(), RandomBot()], [make_bot("expert"), RandomBot()],

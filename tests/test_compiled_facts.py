@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from enginehelpers import derived, pack
-from lostcities.engine import tables_of
+from lostcities.engine.tooling import tables_of
 
 
 @pytest.mark.parametrize("round_text, match_text, sums", [

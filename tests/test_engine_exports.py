@@ -100,23 +100,25 @@ def test_with_hidden_says_what_is_wrong_in_one_line(kwargs):
     assert "\n" not in str(caught.value) and str(caught.value).startswith("with_hidden: ")
 
 
-#: the names the front-ends (lc, the room server, the rulebooks) use beside the API of a match
-TOOLS = ("PLAY", "DISCARD", "draw_text", "seen_scores", "BoardSpec", "CENTRE", "builtin_ids",
-         "builtin_path", "builtin_dir", "schema_text", "PackReport", "ResolvedPack",
-         "iter_leaves", "format_path", "loads_as_text", "explain", "Explanation", "Sentence",
-         "Term", "Formula", "Example", "RECORD_FORMAT", "engine_version", "check_shape",
-         "strongest", "strongest_with_levels", "has_levels", "names_code", "BACKENDS", "cores",
-         "max_workers", "OVERSUBSCRIBE_PER_CORE", "balance")
-
-
-def test_the_names_for_tools_are_public_documented_and_their_modules_own():
+def test_every_public_name_of_both_tiers_is_in_docs_api_and_its_modules_own():
+    """docs/api.md's index lists each name of ``lostcities.engine`` (the game API) and of
+    ``lostcities.engine.tooling`` (the front ends' plumbing) in its tier, and the deprecated
+    aliases with the release they go away in; each name is its defining module's object."""
     import importlib
     from pathlib import Path
 
+    import lostcities.engine.tooling as tooling
+
     api = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
-    tools = api[api.index("## For tools built on the library"):]
-    for name in TOOLS:
-        assert name in engine.__all__, name
-        assert f"`{name}" in tools, f"{name} is not in docs/api.md's section for tools"
-        module = importlib.import_module(engine._LAZY[name], "lostcities.engine")
-        assert getattr(engine, name) is getattr(module, name)
+    index = api[api.index("## Every public name"):]
+    game, tools = index.split("### `lostcities.engine.tooling`")
+    for name in engine.__all__:
+        assert f"`{name}" in game, f"{name} is not in docs/api.md's index of lostcities.engine"
+    for name in tooling.__all__:
+        assert f"`{name}" in tools, f"{name} is not in docs/api.md's index of the tooling tier"
+        module = importlib.import_module(tooling._LAZY[name], "lostcities.engine")
+        assert getattr(tooling, name) is getattr(module, name)
+    aliases = api[api.index("### Deprecated aliases"):api.index("## Every public name")]
+    assert engine.DEPRECATED_UNTIL in aliases
+    for name in engine.DEPRECATED:
+        assert f"`{name}`" in aliases, f"{name} is not among docs/api.md's deprecated aliases"

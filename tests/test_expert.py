@@ -6,7 +6,8 @@ import random
 import pytest
 
 from enginehelpers import complete_deal, derived, duel_ids, pack
-from lostcities.engine.bots.base import GreedyBot, RandomBot, SeatView, make_bot
+from lostcities.engine.bots.base import GreedyBot, RandomBot, SeatView
+from lostcities.engine.bots.registry import make_bot
 from lostcities.engine.bots.expert import BOARD, DUEL, Evaluation, ExpertBot
 from lostcities.engine.bots.knowledge import SeatMemory
 from lostcities.engine.game.moves import DISCARD, PLAY, Move

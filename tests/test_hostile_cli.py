@@ -269,16 +269,16 @@ def test_one_bad_pack_never_loses_the_report_of_the_others(tmp_path, monkeypatch
     result = lc("validate", str(huge), "duel-classic")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "2 packs checked, 1 with problems" in result.stderr
-    import lostcities.engine as engine  # lc validate calls the public validate_pack
+    import lostcities.cli.validate as command  # lc validate calls the public validate_pack
 
-    real = engine.validate_pack
+    real = command.validate_pack
 
     def crash(source, **options):  # a bug in the checks: one line naming the file, the batch goes on
         if "huge" in str(source):
             raise RuntimeError("boom\nsecond line")
         return real(source, **options)
 
-    monkeypatch.setattr(engine, "validate_pack", crash)
+    monkeypatch.setattr(command, "validate_pack", crash)
     result = lc("validate", str(huge), "duel-classic")
     assert result.exit_code == 1 and "Traceback" not in result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("lc: error:")]

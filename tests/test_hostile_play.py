@@ -20,7 +20,8 @@ from lostcities.cli.session import (BOT, HUMAN, LABEL_CHARS, Player, SaveInUse, 
                                     Session, SessionError, check_save_target, load_save_key,
                                     lock_path, parse_players, save_mac, temp_path)
 from lostcities.engine import RecordError
-from lostcities.engine.bots.base import BotError, make_bot, names_code
+from lostcities.engine.bots.base import BotError
+from lostcities.engine.bots.registry import make_bot, names_code
 from lostcities.engine.packs.loader import load_pack
 from lostcities.engine.game.turn import legal_moves
 

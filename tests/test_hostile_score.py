@@ -81,14 +81,14 @@ def test_a_runtime_scoring_error_is_its_own_line_once(tmp_path: Path):
                                           (["y5", "/", "b4"], "lc: error: player 1: f.yaml")])
 def test_a_scoring_error_while_scoring_a_row_is_printed_once(monkeypatch, args, prefix):
     """A formula failing at run time (here forced): its own line, not wrapped in LC100."""
-    import lostcities.engine as engine  # lc score calls the public tally
+    import lostcities.cli.score as command  # lc score calls the public tally
     from lostcities.engine.errors import ScoringError
 
     def failing(pack, cards):
         raise ScoringError("result 10^13 is beyond the limit", file="f.yaml", line=7, col=16,
                            code="LC104")
 
-    monkeypatch.setattr(engine, "tally", failing)
+    monkeypatch.setattr(command, "tally", failing)
     line = one_line_error(lc(*args), 1)
     assert line == f"{prefix}:7:16: error LC104 result 10^13 is beyond the limit\n"
 

@@ -9,7 +9,8 @@ import pytest
 
 from enginehelpers import derived, pack
 from lostcities.engine.bots import ismcts
-from lostcities.engine.bots.base import BotError, GreedyBot, SeatView, make_bot
+from lostcities.engine.bots.base import BotError, GreedyBot, SeatView
+from lostcities.engine.bots.registry import make_bot
 from lostcities.engine.bots.expert import ExpertBot
 from lostcities.engine.bots.ismcts import SearchParams
 from lostcities.engine.bots.knowledge import Determinizer, SeatMemory, WatchedMemory

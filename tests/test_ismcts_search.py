@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from enginehelpers import derived, pack
 from lostcities.engine.bots import ismcts
-from lostcities.engine.bots.base import GreedyBot, SeatView, make_bot
+from lostcities.engine.bots.base import GreedyBot, SeatView
+from lostcities.engine.bots.registry import make_bot
 from lostcities.engine.bots.expert import ExpertBot
 from lostcities.engine.bots.ismcts import SearchParams
 from lostcities.engine.bots.knowledge import Determinizer, SeatMemory

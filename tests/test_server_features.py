@@ -18,7 +18,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_server_protocol import (FAST, Player, connect, join, open_room,  # noqa: E402
                                   seat_and_start)
 
-from lostcities.engine import Move, load_pack, new_game, pack_sha256, record_form, why_refused  # noqa: E402
+from lostcities.engine import Move, load_pack, new_game, pack_sha256, why_refused  # noqa: E402
+from lostcities.engine.tooling import record_form  # noqa: E402
 from lostcities.i18n import Catalogue  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402

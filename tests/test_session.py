@@ -80,7 +80,7 @@ def test_default_players_are_you_against_the_strongest_bot():
 
 
 def test_strongest_bot_follows_the_engine_registry_strength_order(monkeypatch):
-    from lostcities.engine.bots import base as bots
+    from lostcities.engine.bots import registry as bots
 
     assert strongest_bot() == bots.STRENGTH[0] and strongest_bot() in bots.BOTS
     monkeypatch.setattr(bots, "STRENGTH", ("greedy", "expert", "random"))
@@ -90,7 +90,7 @@ def test_strongest_bot_follows_the_engine_registry_strength_order(monkeypatch):
 
 
 def test_on_a_board_pack_the_default_opponent_and_hints_are_the_board_strongest(monkeypatch):
-    from lostcities.engine.bots import base as bots
+    from lostcities.engine.bots import registry as bots
 
     board = pack("board-classic")
     assert strongest_bot(board) == bots.BOARD_STRENGTH[0] == "expert"
@@ -131,7 +131,7 @@ def test_bad_players_spec_is_one_line(spec, message):
 
 def test_level_goes_to_the_bots_that_take_one():
     from lostcities.engine.bots import ismcts
-    from lostcities.engine.bots.base import has_levels, strongest_with_levels
+    from lostcities.engine.bots.registry import has_levels, strongest_with_levels
 
     assert has_levels("ismcts") and not has_levels("expert") and not has_levels("nosuch")
     assert strongest_with_levels() == "ismcts"

@@ -11,7 +11,8 @@ import statistics
 import pytest
 
 from enginehelpers import complete_deal, derived, duel_ids, pack
-from lostcities.engine.bots.base import BotError, GreedyBot, RandomBot, SeatView, make_bot
+from lostcities.engine.bots.base import BotError, GreedyBot, RandomBot, SeatView
+from lostcities.engine.bots.registry import make_bot
 from lostcities.engine.lab.records import replay
 from lostcities.engine.lab.simulation import (RunningStats, game_seed, play_match, simulate,
                                           wilson)

@@ -57,7 +57,7 @@ EXTRAS = st.dictionaries(
                              "duel-grenoble", str(HOUSE)]),
        seed=st.integers(0, 2**64 - 1), extra=EXTRAS)
 def test_dumps_is_json_dumps_of_the_record(pack, seed, extra):
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     rules = load_pack(pack)
     bots = [make_bot("random") for _ in range(rules.min_players)]
     state = play_match(rules, bots, seed)
@@ -75,7 +75,7 @@ def test_engine_version_is_looked_up_once():
 
 def test_dumps_stays_exact_when_its_tables_fill_up(monkeypatch):
     from lostcities.engine.lab import records
-    from lostcities.engine.bots.base import make_bot
+    from lostcities.engine.bots.registry import make_bot
     monkeypatch.setattr(records, "_TURN_TEXT_SIZE", 5)
     for pack, seats in [("duel-classic", 2), ("duel-grenoble", 4), ("board-classic", 3)]:
         rules = load_pack(pack)

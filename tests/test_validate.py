@@ -215,17 +215,17 @@ def test_the_summary_after_an_error_reads_naturally(tmp_path: Path, monkeypatch)
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
         "2 packs checked, no problems in them; 2 paths could not be used")
-    import lostcities.engine as engine  # lc validate calls the public validate_pack
+    import lostcities.cli.validate as command  # lc validate calls the public validate_pack
     import lostcities.engine.errors as errors
 
-    real = engine.validate_pack
+    real = command.validate_pack
 
     def refuse(source, **options):  # a library error other than a pack's problems
         if source == "duel-six":
             raise errors.InputError("duel-six: cannot be read")
         return real(source, **options)
 
-    monkeypatch.setattr(engine, "validate_pack", refuse)
+    monkeypatch.setattr(command, "validate_pack", refuse)
     result = run("duel-classic", "duel-six")
     assert result.exit_code == 1
     assert result.stderr == ("lc: error: duel-six: duel-six: cannot be read\n"

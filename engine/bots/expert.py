@@ -40,18 +40,19 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from operator import add
 from dataclasses import dataclass, replace
+from operator import add
 from typing import Callable, NamedTuple, Optional, Sequence, Union
 
-from .base import Bot, SeatView
 from ..game.cards import Card
-from .knowledge import Determinizer, SeatMemory, opened_share
 from ..game.moves import DECK, PLAY, Move, action_space
 from ..game.rules import RulePack
 from ..game.state import GameState
 from ..game.tables import Tables, tables_of
+from ..game.turn import pop, push_action
 from ..game.view import BoardView, Observation
+from .base import Bot, SeatView
+from .knowledge import Determinizer, SeatMemory, opened_share
 
 
 @dataclass(frozen=True)
@@ -1073,8 +1074,6 @@ class BoardReading:
         return after
 
     def _read(self, move: Move) -> BoardAfter:
-        from ..game.turn import pop, push_action
-
         if self._state is None:
             self._state = Determinizer(self.pack, self.obs, self.memory).deal(random.Random(0))
         state, me, t = self._state, self.me, self.t

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Optional
 
+from ..game.tracks import new_board
 from ..game.cards import Card
 from ..game.moves import DECK, PLAY, Move
 from ..game.rules import RulePack
@@ -310,8 +311,6 @@ class Determinizer:
 
 def board_from_view(state: GameState, view: BoardView) -> "Board":
     """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
-    from ..game.tracks import new_board
-
     board = new_board(state, view.tiles)
     for seat, pawns in enumerate(view.pawns):
         for pawn, (track, space, _) in enumerate(pawns):

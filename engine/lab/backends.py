@@ -15,14 +15,17 @@ Backends: ``local`` (:class:`WorkerPool`: forked processes on Linux) and ``ray``
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
+import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from ..errors import BackendError, LostCitiesError
+from ..errors import BackendError, InputError, LostCitiesError
+from ..safeio import LIMITS, check_path, loads_json, read_text, shown_path
 from .workers import WorkerPool, worker_index
 
 BatchFn = Callable[[Any, int, int], Any]
@@ -112,9 +115,6 @@ class RunDir:
         ``LIMITS.run_file_bytes`` each, bounded JSON). A batch file that cannot be read,
         is not JSON or fails ``check(index, result)`` is ignored: that batch runs again.
         """
-        from ..errors import InputError
-        from ..safeio import LIMITS, check_path, loads_json, read_text, shown_path
-
         try:
             check_path(self.path, "run folder")
         except InputError as err:
@@ -256,8 +256,6 @@ def counted_pool(ctx: Any, workers: int, counting: bool, initializer: Any = None
     worker, which only that worker writes, so that no lock is shared (a worker killed
     while it held one would stop the parent's next read for good).
     ``initializer(*initargs)`` runs in each worker as well."""
-    import gc
-
     counter = ctx.RawArray("q", workers) if counting else None
     gc.freeze()
     try:
@@ -283,6 +281,7 @@ def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int,
         for b in pending:
             yield b.index, fn(job, b.start, b.stop)
         return
+
     import multiprocessing as mp
 
     # fork starts workers in milliseconds with everything loaded (no thread runs yet)
@@ -297,8 +296,6 @@ def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int,
 def _reachable(address: str, seconds: float = 5.0) -> None:
     """Fail fast, in one line, when a Ray address's host does not answer (ray.init
     itself would retry for minutes). ``auto``/``local`` and other forms pass."""
-    import socket
-
     hostport = address.split("://", 1)[-1]
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():

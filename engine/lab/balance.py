@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from .backends import (Batch, RunDir, batch_size, batches, check_workers, game_played,
-                       run_batches)
+from ..bots.registry import make_bot
+from ..game.moves import DECK, PLAY
 from ..game.rules import RulePack
-from .simulation import Z95, game_seed, wilson
+from ..game.turn import check_players, totals, winners
+from ..packs.loader import load_pack
+from .backends import Batch, RunDir, batch_size, batches, check_workers, game_played, run_batches
+from .simulation import Z95, game_seed, pack_reference, play_match, wilson
 
 #: matches decided by fewer points than this count as close (the issue's "under 10 points")
 CLOSE_MARGIN = 10
@@ -114,9 +118,6 @@ def paired_interval(diff: Moments) -> tuple[float, float]:
 
 def match_measures(state: Any) -> dict[str, float]:
     """Every measure of :data:`MEASURES` that applies to a finished match."""
-    from ..game.moves import DECK, PLAY
-    from ..game.turn import totals, winners
-
     pack = state.pack
     t = state.tables
     n = state.n
@@ -192,9 +193,6 @@ _LOADED: dict[tuple, Any] = {}
 def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
     key = job.key()
     if key not in _LOADED:
-        from ..bots.base import make_bot
-        from ..packs.loader import load_pack
-
         _LOADED.clear()
         _LOADED[key] = (load_pack(job.house, allow_outside=job.allow_outside),
                         load_pack(job.base, allow_outside=job.allow_outside),
@@ -204,8 +202,6 @@ def _setup(job: BalanceJob) -> tuple[RulePack, RulePack, list]:
 
 def run_batch(job: BalanceJob, start: int, stop: int) -> dict[str, Any]:
     """Play games ``start .. stop-1`` on both packs; their measures' moments and scores."""
-    from .simulation import play_match
-
     house, base, bots = _setup(job)
     sides = {"house": house, "base": base}
     stats: dict[str, dict[str, Moments]] = {}
@@ -216,7 +212,6 @@ def run_batch(job: BalanceJob, start: int, stop: int) -> dict[str, Any]:
         for side, pack in sides.items():
             state = play_match(pack, bots, seed, list(job.bots))
             values[side] = match_measures(state)
-            from ..game.turn import totals
 
             for total in totals(state):
                 scores[side][str(total)] = scores[side].get(str(total), 0) + 1
@@ -392,8 +387,6 @@ class BalanceReport:
         (at least :data:`TEXT_WIDTH`): each measure takes two lines or more, the values
         on the first and their 95% intervals under them, the label wrapped beside them.
         """
-        import textwrap
-
         width = max(width, TEXT_WIDTH)
         head = (f"{self.house} against {self.base}: {self.games} paired games "
                 f"(seed {self.seed}, bots {','.join(self.bots)})"
@@ -558,10 +551,6 @@ def balance(house: RulePack, base: RulePack, bots: Sequence[str], games: int, se
     to give again on a resumed run. Raises :class:`~.bots.BotError`,
     :class:`~.state.SetupError` or :class:`~.backends.BackendError` on bad input.
     """
-    from ..bots.base import make_bot
-    from .simulation import pack_reference
-    from ..game.turn import check_players
-
     specs = tuple(s.strip() for s in bots)
     for pack in (house, base):
         check_players(pack, len(specs))

@@ -8,17 +8,27 @@ Every problem is a :class:`RecordError` whose one line names the file and line.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import tempfile
 from collections import OrderedDict
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
-from ..errors import InputError, LostCitiesError, RecordError
+from ..errors import InputError, LostCitiesError, PackError, Problem, RecordError
+from ..game.tracks import tile_dict
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
 from ..game.options import in_old_words
 from ..game.rules import RulePack
-from ..game.state import OVER, Deal, GameState
+from ..game.state import OVER, Deal, GameState, SetupError
+from ..game.turn import (check_deal, check_players, continue_match, new_game, push, shuffle_deal,
+                         totals, why_refused, winners)
+from ..packs.loader import builtin_path, load_pack, validate_pack
+from ..safeio import loads_json, read_lines
+from .seeds import game_seed
 
 RECORD_FORMAT = "lostcities-record/1"
 
@@ -51,10 +61,6 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
             extra: dict[str, Any]) -> dict[str, Any]:
     """The record's fields in order, each round's ``turns`` made by ``turns(round)`` and
     each list of cards by ``cards(cards)``."""
-    from ..game.turn import totals, winners
-
-    from ..game.tracks import tile_dict
-
     codec = state.pack.cards
     rounds = []
     for r in state.finished:
@@ -231,9 +237,6 @@ def _line(state: GameState, turns: Callable[[Any], str], cards: Callable[[Any], 
           won: Optional[Sequence[int]]) -> str:
     """:func:`dumps` when no extra field has the name of one of the record's: the JSON of
     :func:`_record`'s fields in its order, then the extra fields, written directly."""
-    from ..game.tracks import tile_dict
-    from ..game.turn import totals, winners
-
     if scores is None or won is None:
         scores, won = totals(state), winners(state)
     keys = state.pack.cards.keys
@@ -276,8 +279,6 @@ def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int,
     ``LIMITS.json_depth`` deep with numbers of at most ``LIMITS.number_digits``
     characters. Every refusal is a :class:`RecordError` naming ``name:line``.
     """
-    from ..safeio import loads_json, read_lines
-
     try:
         for lineno, line in read_lines(stream, name):
             if not line.strip():
@@ -293,9 +294,9 @@ def read_records(stream: TextIO, name: str = "<records>") -> Iterator[tuple[int,
 
 @lru_cache(maxsize=1)
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
-
     from importlib.resources import files
+
+    from jsonschema import Draft202012Validator
 
     schema = json.loads(files("lostcities.engine.lab").joinpath("record.schema.json").read_text())
     return Draft202012Validator(schema)
@@ -457,10 +458,6 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
     raises :class:`RecordError` naming ``where`` (e.g. ``games.jsonl:3``), the
     round and the turn on the first disagreement.
     """
-    from ..game.state import SetupError
-    from ..game.turn import (check_deal, check_players, continue_match, new_game, push, why_refused,
-                       totals, winners)
-
     check_shape(data, where)
     pack = record_pack(data, where, pack=pack, force_pack=force_pack)
     players = data["players"]
@@ -555,8 +552,6 @@ def record_form(data: Any) -> Any:
 
 
 def _canonical_sha256(data: Any) -> str:
-    import hashlib
-
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -605,8 +600,6 @@ def pack_claims(pack: RulePack) -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def _builtin_sha256(pack_id: str) -> Optional[str]:
     """The sha256 of the built-in pack ``pack_id`` as this lostcities ships it, or None."""
-    from ..packs.loader import builtin_path, load_pack
-
     if builtin_path(pack_id) is None:
         return None
     try:
@@ -708,13 +701,6 @@ def _load_embedded(embedded: dict[str, Any], at: str) -> RulePack:
     temporary folder and validated there; no ``extends`` is followed, and problems name
     ``at``, not that file.
     """
-    import os
-    import tempfile
-    from dataclasses import replace
-
-    from ..errors import PackError, Problem
-    from ..packs.loader import validate_pack
-
     # one top-level key a line, as a pack file has them (the loader looks for `deck:`)
     text = "".join(f"{key if _PLAIN_KEY.fullmatch(key) else json.dumps(key)}: "
                    f"{json.dumps(value, separators=(', ', ': '), ensure_ascii=False)}\n"
@@ -762,8 +748,6 @@ def builtin_pack(pack_id: str, where: str = "record") -> RulePack:
     record of a pack file is replayed with that file given explicitly
     (``replay(data, pack=load_pack(FILE))``, ``lc replay --pack FILE``).
     """
-    from ..packs.loader import builtin_path, load_pack
-
     if builtin_path(pack_id) is None:
         raise RecordError(f"{where}: pack {_quoted(pack_id)} is not a built-in pack; a record "
                           f"of a pack file replays with that file given (lc replay --pack FILE)")
@@ -776,8 +760,6 @@ def builtin_pack(pack_id: str, where: str = "record") -> RulePack:
 def _check_simulation_seed(data: dict[str, Any], where: str) -> None:
     """Raise :class:`RecordError` unless a record written by ``lc simulate`` has the seed its
     ``simulation`` seed and game index give."""
-    from .simulation import game_seed
-
     sim = data.get("simulation")
     if isinstance(sim, dict) and type(sim.get("seed")) is int and type(sim.get("game")) is int \
             and sim["game"] >= 0:
@@ -791,8 +773,6 @@ def _check_seeded_deal(pack: RulePack, n: int, seed: int, number: int, rnd: dict
                        deal: Deal, at: str) -> None:
     """Raise :class:`RecordError` unless round ``number``'s recorded deal is the one ``seed``
     deals: its hands, draw pile, removed cards and tiles, as far as the record gives them."""
-    from ..game.turn import shuffle_deal
-
     dealt = shuffle_deal(pack, n, seed, number)
     fields = [(f"hands[{i}]", hand, dealt.hands[i]) for i, hand in enumerate(deal.hands)]
     fields.append(("draw_pile", deal.draw_pile, dealt.draw_pile))

@@ -8,7 +8,6 @@ of games.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import random
@@ -16,21 +15,19 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO, Union
 
-from ..bots.base import Bot, BotError, RandomBot, SeatView, make_bot
+from ..bots.base import Bot, BotError, RandomBot, SeatView
+from ..bots.registry import make_bot
 from ..errors import LostCitiesError
 from ..game.rules import RulePack
-from ..game.state import OVER
+from ..game.state import OVER, SetupError
 from ..game.turn import kept, new_game, playout, push, totals, why_refused, winners
+from ..packs.loader import builtin_path, load_pack
 from .backends import check_workers, counted_pool, game_played, polled
+from .records import record_line
+from .seeds import game_seed
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The seed of game ``index`` of a simulation seeded ``seed`` (stable everywhere)."""
-    digest = hashlib.sha256(f"lostcities-simulate:{seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -138,8 +135,6 @@ def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResu
     # one best total is the sole winner; equal best totals go to the pack's tie-breaks
     won = top if len(top) == 1 else winners(state)
     if record:
-        from .records import record_line
-
         text: Optional[str] = record_line(state, {"simulation": extra}, scores, won)
     else:
         text = None
@@ -280,8 +275,6 @@ _WORKER: dict[str, Any] = {}
 
 
 def _load(pack_ref: str, allow_outside: bool = False) -> RulePack:
-    from ..packs.loader import load_pack
-
     return load_pack(pack_ref, allow_outside=allow_outside)
 
 
@@ -317,8 +310,6 @@ def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: in
 
 def pack_reference(pack: RulePack) -> str:
     """How a worker process loads ``pack`` again: its built-in id or its file's path."""
-    from ..packs.loader import builtin_path
-
     builtin = builtin_path(pack.id)
     if builtin is not None and pack.path and os.path.isfile(pack.path) \
             and os.path.samefile(builtin, pack.path):
@@ -361,8 +352,6 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     built = [make_bot(s, allow_import=allow_import) for s in specs]
     n = len(specs)
     if not loaded.min_players <= n <= loaded.max_players:
-        from ..game.state import SetupError
-
         raise SetupError(f"{loaded.id} is for {loaded.min_players}-{loaded.max_players} players: "
                          f"give that many bots, one per seat (got {n})")
     summary = Summary(loaded.id, tuple(specs), seed)
@@ -388,10 +377,11 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         for index in range(games):
             take(_run_one(loaded, built, specs, seed, index, record is not None))
         return summary
-    import multiprocessing as mp
 
     size = chunk or max(1, min(25, games // (workers * 8) or 1))
     workers = min(workers, -(-games // size))  # never more processes than chunks of work
+    import multiprocessing as mp
+
     # fork starts workers in milliseconds with the pack already loaded; it is safe
     # here because no thread runs yet (a progress bar must start on its first call)
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")

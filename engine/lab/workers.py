@@ -6,10 +6,14 @@ after a worker's error always returns (see its docstring).
 """
 from __future__ import annotations
 
+import pickle
+import signal
+import time
+import traceback
+import weakref
 from typing import Any, Callable, Optional
 
 from ..errors import BackendError, LostCitiesError
-
 
 #: stopping a pool: how long its workers have to end after SIGTERM (or, idle, after their
 #: pipe closes) before they are killed, then how long to wait for a killed one (seconds)
@@ -73,7 +77,6 @@ class WorkerPool:
         except BaseException:
             self._crew.stop()
             raise
-        import weakref
 
         self._stop = weakref.finalize(self, self._crew.stop)
 
@@ -127,8 +130,6 @@ class _Crew:
         self.workers: list[_Worker] = []
 
     def stop(self) -> None:
-        import time
-
         for w in self.workers:
             w.conn.close()  # an idle worker reads EOF and ends by itself
         for w in self.workers:  # busy, or maybe still in its initializer: SIGTERM now
@@ -181,7 +182,6 @@ class PoolResults:
     def next(self, timeout: Optional[float] = None) -> Any:
         """The next result; :class:`multiprocessing.TimeoutError` after ``timeout`` seconds
         without one; a task's error raised; StopIteration at the end."""
-        import time
         from multiprocessing import TimeoutError as Waiting
         from multiprocessing.connection import wait
 
@@ -240,8 +240,6 @@ class PoolResults:
 
     def _take(self, ready: list[Any]) -> None:
         """Read the results on the ready pipes; a worker that ended is an error."""
-        import pickle
-
         for w in self._crew.workers:
             if w.conn in ready or (w.process.sentinel in ready and w.conn.poll()):
                 try:
@@ -276,8 +274,6 @@ def _reraise(err: BaseException, trace: str) -> None:
 def _ended(process: Any) -> str:
     code = process.exitcode
     if code is not None and code < 0:
-        import signal
-
         try:
             how = f"killed by {signal.Signals(-code).name}"
         except ValueError:
@@ -290,8 +286,6 @@ def _ended(process: Any) -> str:
 def _serve(conn: Any, others: list, initializer: Any, initargs: tuple, index: int) -> None:
     """Worker ``index`` of :class:`WorkerPool`: run the tasks that come on ``conn`` until it
     closes."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in others:
@@ -318,9 +312,6 @@ def _serve(conn: Any, others: list, initializer: Any, initargs: tuple, index: in
 
 def _answer(conn: Any, index: int, ok: bool, value: Any) -> bool:
     """Send a task's result or error back; False when the pipe is closed."""
-    import pickle
-    import traceback
-
     trace = "" if ok else "".join(traceback.format_exception(value))
     try:
         data = pickle.dumps((index, ok, value, trace), pickle.HIGHEST_PROTOCOL)

@@ -27,6 +27,12 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
+from lostcities.i18n.words import Formula, Term
+
+from ..errors import LostCitiesError, PackError
+from ..game.rows import tally
+from .loader import load_pack, validate_pack
+
 if TYPE_CHECKING:
     from ..game.rules import RulePack
 
@@ -50,28 +56,6 @@ _MOST_ARTEFACTS = 60
 
 
 @dataclass(frozen=True)
-class Term:
-    """A word to translate (``colour.yellow``, ``tile.artefact``); ``fallback`` when the
-    catalogue has no such key (a colour name of the pack's own)."""
-
-    key: str
-    fallback: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        return {"term": self.key, "fallback": self.fallback}
-
-
-@dataclass(frozen=True)
-class Formula:
-    """A formula's text exactly as written in the pack (pack data: escape it when shown)."""
-
-    text: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"formula": self.text}
-
-
-@dataclass(frozen=True)
 class Sentence:
     """One sentence of the rulebook: a catalogue key and the values it names.
 
@@ -80,7 +64,6 @@ class Sentence:
     states (``rows.ordering``); ``changed`` is true in a house pack when the base's
     rulebook does not say the same sentence with the same values in that section.
     """
-
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
     settings: tuple[str, ...] = ()
@@ -127,7 +110,6 @@ class ExampleLine:
     columns. A pawn: ``colour`` is its track (-1 in the centre), ``space`` and
     ``leader``. ``score`` is the pack's expedition or pawn formula.
     """
-
     colour: int
     cards: tuple[str, ...] = ()
     parts: Mapping[str, int] = field(default_factory=dict)
@@ -150,7 +132,6 @@ class Example:
     ``match_total`` (the match formula over this round, for a one-round match).
     ``error`` is the formulas' one-line error when they cannot score the example.
     """
-
     family: str
     words: tuple[str, ...]
     lines: tuple[ExampleLine, ...] = ()
@@ -178,7 +159,6 @@ class Explanation:
     is the id of the pack it extends, None for a pack that extends nothing; ``changes`` its house rules (settings outside :data:`IDENTITY` whose value
     differs from the base's), in the pack's key order.
     """
-
     pack_id: str
     name: str
     description: str
@@ -231,9 +211,6 @@ def explain(pack: "RulePack | str | os.PathLike[str]", base: "RulePack | None" =
     >>> book.example.total, [s.key for s in book.sections][:3]
     (18, ['about', 'setup', 'turn'])
     """
-    from ..errors import PackError
-    from .loader import load_pack, validate_pack
-
     if hasattr(pack, "scoring_spec"):
         source = pack.path  # type: ignore[union-attr]
     else:
@@ -642,8 +619,6 @@ class _Shapes:
         self._cache: dict[str, Any] = {}
 
     def _get(self, name: str, fit: Callable[[], Any]) -> Any:
-        from ..errors import LostCitiesError
-
         if name not in self._cache:
             try:
                 self._cache[name] = fit()
@@ -857,9 +832,6 @@ def _example_pawns(pack: "RulePack") -> list[tuple[int, int, bool]]:
 
 def worked_example(pack: "RulePack") -> Example:
     """The worked example of ``pack``, scored as ``lc score`` scores it."""
-    from ..errors import LostCitiesError
-    from ..game.rows import tally
-
     codec = pack.cards
     if pack.board is None:
         rows = _example_rows(pack)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -25,12 +26,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from lostcities import rulepacks
+from lostcities.grammar import SCOPES, Scoring, compile_formula, parser
+from lostcities.grammar.bounds import Domain, check_scoring
+from lostcities.grammar.compiler import check_definitions
+from lostcities.grammar.parser import tree_from_data
+from lostcities.grammar.source import Source
+
 from ..errors import InputError, LostCitiesError, PackError, Problem
 from ..game.options import OLD_SPELLINGS
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
-from .yamlsafe import CODES as YAML_CODES
-from .yamlsafe import DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml, one_line
+from .yamlsafe import (CODES as YAML_CODES, DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml,
+                       one_line)
 
 #: An ``extends`` chain may have at most this many links (9 files in all).
 MAX_EXTENDS = 8
@@ -62,20 +70,9 @@ _REQUIRED_FORMULAS = {"duel": ("expedition", "round", "match"), "board": ("pawn"
 # --------------------------------------------------------------------- built-ins
 
 
-@functools.lru_cache(maxsize=1)
 def builtin_dir() -> Path:
-    """The folder of the built-in packs (package data of ``lostcities.rulepacks``), found
-    from the package's own location (importlib.resources, and the zipfile module it
-    imports, are left out of the start-up)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("lostcities.rulepacks")
-    places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    if len(places) == 1 and os.path.isdir(places[0]):
-        return Path(places[0])
-    from importlib.resources import files
-
-    return Path(str(files("lostcities.rulepacks")))
+    """The folder of the built-in packs (package data of ``lostcities.rulepacks``)."""
+    return rulepacks.folder()
 
 
 def builtin_ids() -> list[str]:
@@ -487,16 +484,10 @@ def _merge_chain(docs: list[YamlDocument]) -> tuple[dict[str, Any], dict[KeyPath
 # --------------------------------------------------------------------- schema
 
 
-@functools.lru_cache(maxsize=1)
-def schema_text() -> str:
-    """The pack JSON Schema (draft 2020-12) as shipped, as text."""
-    return (builtin_dir() / "pack.schema.json").read_text(encoding="utf-8")
-
-
-@functools.lru_cache(maxsize=1)
-def pack_schema() -> dict[str, Any]:
-    """The pack JSON Schema as a mapping (do not modify)."""
-    return json.loads(schema_text())
+#: the shipped schema, as text and as a mapping (read in :mod:`lostcities.rulepacks`, which the
+#: grammar's bounds read too)
+schema_text = rulepacks.schema_text
+pack_schema = rulepacks.pack_schema
 
 
 @functools.lru_cache(maxsize=1)
@@ -537,8 +528,6 @@ def _suggest(word: str, choices: list[str]) -> str:
 
 def file_digest(path: Path) -> str | None:
     """The SHA-256 of a file's bytes, or None when it cannot be read."""
-    import hashlib
-
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
@@ -570,8 +559,6 @@ def schema_vouched(paths: tuple[Path, ...] | list[Path]) -> bool:
 
 def text_digest(text: str) -> str:
     """The SHA-256 of a text (UTF-8)."""
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -639,7 +626,6 @@ def pack_digests_source() -> tuple[str, str]:
             if json.loads(json.dumps(entry))["data"] != doc.data:
                 continue  # not plain JSON data (a number key): parsed at every load
             documents[file_digest(path)] = entry
-    from lostcities.grammar import parser
 
     lines = "".join(f"    {digest!r},\n" for digest in sorted(documents))
     source = ('"""SHA-256 of the built-in pack files that passed schema validation when this '
@@ -669,9 +655,6 @@ def _formula_texts(data: Any) -> list[str]:
 
 def _parsed_formulas(data: Any) -> dict[str, Any]:
     """Each formula text of one pack file -> its parse result as data (``tree_data``)."""
-    from lostcities.grammar import parser
-    from lostcities.grammar.source import Source
-
     return {text: parser.tree_data(parser.parse(Source(text, "", None)))
             for text in _formula_texts(data)}
 
@@ -685,7 +668,6 @@ def shipped_trees(paths: tuple[Path, ...] | list[Path]) -> dict[str, Any]:
         from . import pack_digests
     except ImportError:
         return {}
-    from lostcities.grammar import parser
 
     if getattr(pack_digests, "GRAMMAR_SHA256", None) != parser.grammar_digest(
             parser.grammar_text()):
@@ -882,8 +864,8 @@ def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
         return
 
 
-#: the most cards a pack's deck may hold (wagers included): board-classic has 110, duel-six 72
-MAX_DECK = 300
+#: the most cards a pack's deck may hold (kept in :mod:`lostcities.rulepacks`)
+MAX_DECK = rulepacks.MAX_DECK
 
 
 @_check("LC063", f"the deck holds more than {MAX_DECK} cards", "deck")
@@ -1162,8 +1144,6 @@ def _mark(resolved: ResolvedPack, path: KeyPath) -> tuple[str, int, int, str]:
 def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
     """The ranges of the formulas' inputs in ``pack``'s games (a ``grammar.bounds.Domain``),
     with where in the YAML files each range comes from."""
-    from lostcities.grammar.bounds import Domain
-
     marks = {name: _mark(resolved, ("deck", "values")) for name in
              ("values", "points", "numbers", "cards")}
     marks["wagers"] = _mark(resolved, ("deck", "wagers"))
@@ -1220,8 +1200,6 @@ class _Compiled:
     def scoring(self, whole: bool) -> Any:
         """A ``Scoring`` of every formula (``whole``; None unless all compiled), or of those
         whose inputs compiled too, for bounding what can be bounded."""
-        from lostcities.grammar import Scoring
-
         if whole:
             return Scoring(self.formulas, self.breakdown) if self.complete else None
         return Scoring({s: f for s, f in self.formulas.items()
@@ -1237,10 +1215,6 @@ def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int,
     fix); so is every formula when the scoring section, its constants or its tables are not
     mappings. ``trees`` (:func:`shipped_trees`) holds the parse results shipped for the
     formulas of a vouched built-in: those are compiled from them, not parsed."""
-    from lostcities.grammar import SCOPES, compile_formula
-    from lostcities.grammar.compiler import check_definitions
-    from lostcities.grammar.parser import tree_from_data
-
     found = _Compiled()
     scoring = data.get("scoring")
     if not isinstance(scoring, dict) or any(p in bad for p in
@@ -1370,7 +1344,6 @@ def validate_pack(id_or_path: str | os.PathLike[str], *, allow_outside: bool = F
             for read in _BOUNDS_READS):
         # the formulas that compiled, and whose inputs did, are bounded over the pack's games
         # (with the constants and tables that are right: a wrong one was reported)
-        from lostcities.grammar.bounds import check_scoring
 
         wrong_scoring = _touches(bad, ("scoring",))
         basis = {**data, "scoring": {}} if wrong_scoring else dict(data)
