@@ -12,8 +12,11 @@ from typing import Any, Optional, Sequence
 
 from .cards import Card
 from ..errors import InputError, LostCitiesError
+from .board import held
 from .moves import Action
 from .state import PHASE_NAMES, GameState, Seat, TilePlace
+from .steps import totals
+from .tracks import tile_dict
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,6 @@ class BoardView:
     def to_dict(self, keys: Sequence[str]) -> dict[str, Any]:
         """JSON-ready form; tracks as colour keys (``keys`` = ``pack.cards.keys``), a declined
         advance in ``turn_steps`` as None."""
-        from .tracks import tile_dict
-
         return {
             "spaces": self.spaces, "bridge_after": self.bridge_after,
             "crossings": self.crossings, "crossings_to_end": self.crossings_to_end,
@@ -163,8 +164,6 @@ class Observation:
         ``max_players``), numbers within bounds; :class:`~.errors.InputError` naming
         ``where`` and the field otherwise. A spectator's view (``seat`` and ``hand``
         null) reads with ``seat`` None and an empty hand."""
-        from .state import PHASE_NAMES
-
         codec = pack.cards
         reader = _Reader(where)
         d = reader.mapping(data, "")
@@ -229,8 +228,6 @@ class Observation:
 
 def observation(state: GameState, seat: Seat) -> Observation:
     """What ``seat`` may see of ``state``."""
-    from .turn import totals
-
     if not 0 <= seat < state.n:
         raise IndexError(f"seat {seat} is not one of the {state.n} seats")
     return Observation(
@@ -257,8 +254,6 @@ def observation(state: GameState, seat: Seat) -> Observation:
 
 def board_view(state: GameState) -> BoardView:
     """The public board of a board pack's ``state``."""
-    from .board import held
-
     b, bt = state.board, state.tables.board
     return BoardView(
         spaces=bt.last, bridge_after=bt.bridge_after, crossings=b.crossings,
