@@ -32,7 +32,7 @@ from typing import Any, Literal, Mapping, Optional, Sequence
 
 from lostcities.engine import DECK, LostCitiesError, Move, RulePack, action_space, draw_text
 
-from . import LANGS, Catalogue, colour_words, load_messages
+from . import LANGS, Catalogue, clean, colour_words, load_messages
 
 #: the actions a word may name, and the commands of ``lc play`` (``words.command.NAME``)
 ACTION_NAMES: tuple[str, ...] = ("play", "discard")
@@ -119,11 +119,10 @@ class Partial:
                 and (not self.leader or move.pawn is not None and move.pawn < leaders)
                 and (self.steps is None or move.steps[:len(self.steps)] == self.steps))
 
-    def tried(self, leaders: int, codec: Any) -> Move:
-        """The move this turn says so far, the draw from the deck when none was said:
-        what the rules are asked about when no legal move fits."""
-        pawn = self.pawn if self.pawn is not None or not self.leader else \
-            (0 if leaders else None)
+    def tried(self, codec: Any) -> Move:
+        """The move this turn says so far (the draw from the deck when none was said, the
+        first pawn for ``leader``): what the rules are asked about when no legal move fits."""
+        pawn = 0 if self.pawn is None and self.leader else self.pawn
         return Move(self.action, self.card,  # type: ignore[arg-type]
                     DECK if self.draw is UNSET else self.draw, pawn, self.steps or (), codec)
 
@@ -248,9 +247,10 @@ class MoveEntry:
                 partial = partial.but(steps=(partial.steps or ()) + (value,))
         fits = self.fits(partial)
         if not fits:
-            tried = partial.tried(self.leaders, self.pack.cards)
-            return self._error("error.no-such-move", ask=None if tried in self.legal else tried,
-                               move=tried.text())
+            tried = partial.tried(self.pack.cards)
+            if tried in self.legal:  # leader, where the first pawn is no leader
+                return self._error("error.no-leader", text=" ".join(words))
+            return self._error("error.no-such-move", ask=tried, move=tried.text())
         if len(fits) == 1 and (partial.draw is not UNSET or fits[0].draw is None):
             return Outcome("move", move=fits[0])
         return Outcome("pending", partial=partial, fits=tuple(fits))
@@ -315,13 +315,14 @@ class MoveEntry:
                         options=choices)
 
     def say(self, outcome: Outcome) -> str:
-        """A refusal's or a pending turn's message in the catalogue's language (colour
-        names and data said as the catalogue says them)."""
+        """A refusal's or a pending turn's message in the catalogue's language, one line:
+        the words typed in it are said as data text is (:func:`lostcities.i18n.clean`)."""
         if outcome.kind == "pending" and outcome.partial is not None:
             key, params = self.pending_note(outcome.partial)
         else:
             key, params = outcome.key, dict(outcome.params)
-        return self.cat(key, **params)
+        return self.cat(key, **{k: clean(v) if isinstance(v, str) else v
+                                for k, v in params.items()})
 
 
 # --------------------------------------------------------------------------- the rules recalled
