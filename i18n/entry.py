@@ -276,8 +276,8 @@ class MoveEntry:
 
     def asks_draw(self, partial: Partial) -> bool:
         """Whether the draw is what ``partial`` still needs said (else the rest of a move:
-        a pawn, a step)."""
-        return partial.draw is UNSET
+        a pawn, a step; so too on a last play, which has no draw)."""
+        return partial.draw is UNSET and any(m.draw is not None for m in self.fits(partial))
 
     def choices(self, partial: Partial, leader: Optional[str] = None) -> str:
         """What is left to say: the draws (``deck, y, g``) or, once the draw is known, the

@@ -159,6 +159,12 @@ def test_a_card_alone_asks_for_the_draw_then_for_the_rest(name: str) -> None:
                 assert outcome.kind == "pending" and outcome.partial is not None
                 partial = outcome.partial
                 assert partial.draw is UNSET and set(outcome.fits) == set(mine)
+                if all(m.draw is None for m in mine):  # a last play: the pawn is asked
+                    assert not entry.asks_draw(partial)
+                    assert entry.prompt(partial).startswith(shown)
+                    assert entry.say(outcome) == cat("pending.which", card=shown,
+                                                     options=entry.choices(partial))
+                    continue
                 draws = entry.choices(partial).split(", ")
                 assert draws == list(dict.fromkeys(
                     "deck" if m.draw == DECK else "-" if m.draw is None else pack.cards.keys[m.draw]
@@ -185,6 +191,22 @@ def test_a_card_alone_asks_for_the_draw_then_for_the_rest(name: str) -> None:
                         words = re.sub(r" \([^)]*\)", "", option).split()
                         last = entry.add(partial, words)
                         assert last.kind == "move" and last.move == move, (option, last)
+
+
+def test_a_last_play_with_a_pawn_to_choose_asks_for_the_pawn_not_a_draw() -> None:
+    """The draw pile is empty: a row started on the last play still sends a pawn, and the
+    prompt asks which (it asked "draw from -" before)."""
+    pack = a_pack("board-classic")
+    codec = pack.cards
+    card = codec.parse("g3")
+    legal = [Move("play", card, None, 0, (), codec), Move("play", card, None, 1, (), codec)]
+    entry = MoveEntry(pack, legal)
+    outcome = entry.start("play", ["g3"])
+    assert outcome.kind == "pending" and not entry.asks_draw(outcome.partial)
+    assert entry.prompt(outcome.partial) == "g3: pawn=0 (leader), pawn=1 > "
+    assert entry.add(outcome.partial, ["pawn=1"]).move == legal[1]
+    assert entry.add(outcome.partial, ["leader"]).move == legal[0]
+    assert entry.enter(outcome.partial) is None
 
 
 def test_enter_at_the_draw_prompt_is_the_deck() -> None:
