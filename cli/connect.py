@@ -12,19 +12,38 @@ printed through :func:`~lostcities.cli.render.plain`, never an instruction.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import os
 import stat
 import sys
 import threading
+import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
+from rich.console import Console
+from rich.text import Text
+
+from lostcities.engine import (LostCitiesError, Observation, builtin_ids, embedded_pack,
+                               load_pack, seen_scores)
+from lostcities.engine.errors import InputError
+from lostcities.engine.tooling import check_path, kind_of, loads_json, read_text, shown_path
+from lostcities.i18n import Catalogue, detect_lang
+from lostcities.entry import MoveEntry as TypedEntry
+from lostcities.entry import Outcome, Partial, rule_keys, typed_words
+
+from .common import EXIT_USAGE, fail
+from .render import match_end, move_list, plain, round_message, table
+from .session import ACTIONS, COMMANDS, data_dir, temp_path
+
 if TYPE_CHECKING:
     from lostcities.engine import Move, RulePack
-    from lostcities.i18n import Catalogue
 
 #: the longest room link accepted, in characters
 URL_CHARS = 2000
@@ -79,8 +98,6 @@ def room_address(url: str) -> RoomAddress:
     server prints), ``http(s)://HOST[:PORT]/rooms/ROOM`` or the WebSocket itself,
     ``ws(s)://HOST[:PORT]/rooms/ROOM/ws``; a path prefix before ``/r/`` or ``/rooms/``
     (a reverse proxy's) is kept. Raises :class:`ConnectError` naming what is wrong."""
-    from .render import plain
-
     shown = plain(url if len(url) <= 80 else url[:80] + "...")
     if len(url) > URL_CHARS:
         raise ConnectError(f"--connect: a link of {len(url):,} characters (at most {URL_CHARS})")
@@ -134,10 +151,6 @@ class TokenFile:
     def check(self) -> None:
         """Raise :class:`ConnectError` unless the path may hold the token: missing, or a
         regular file (a folder, a device, a FIFO, a dangling link are refused)."""
-        from lostcities.engine.safeio import check_path, kind_of, shown_path
-
-        from lostcities.engine.errors import InputError
-
         try:
             check_path(self.path, "--token")
         except InputError as err:
@@ -159,9 +172,6 @@ class TokenFile:
     def read(self) -> Optional[str]:
         """The token kept, or None (no file yet). Raises :class:`ConnectError` for a file
         that cannot be a token (too large, not text, not a token)."""
-        from lostcities.engine.errors import InputError
-        from lostcities.engine.safeio import read_text, shown_path
-
         if not os.path.lexists(self.path):
             return None
         try:
@@ -178,10 +188,6 @@ class TokenFile:
     def write(self, token: str) -> None:
         """Keep ``token``: a temporary file of mode 0600 beside the file, then a rename.
         Raises :class:`OSError` without writing when the path is not a regular file."""
-        from lostcities.engine.safeio import kind_of
-
-        from .session import temp_path
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             mode = os.lstat(self.path).st_mode
@@ -212,10 +218,6 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     pack's ``data`` through the hardened loader as records load their ``pack_data``; a
     built-in pack by its id when the server has no such endpoint. Raises
     :class:`ConnectError`."""
-    from lostcities.engine import LostCitiesError, builtin_ids, load_pack
-
-    from .render import plain
-
     answer = _get_json(address.pack_url, timeout)
     if answer is None:  # an older server: no /pack
         if pack_id in builtin_ids():
@@ -229,8 +231,6 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
     data = answer.get("data")
     if not isinstance(data, dict):
         raise ConnectError(f"{address.pack_url}: data: expected the pack's rules", 1)
-    from lostcities.engine import embedded_pack
-
     record = {"pack": pack_id, "pack_data": data, "pack_sha256": _canonical_sha256(data)}
     try:
         return embedded_pack(record, where=f"{address.pack_url}")
@@ -241,20 +241,12 @@ def room_pack(address: RoomAddress, pack_id: str, timeout: float = OPEN_TIMEOUT)
 def _canonical_sha256(data: Any) -> str:
     """The sha256 of ``data`` in the canonical form records name packs by (JSON, sorted
     keys, no spaces, ASCII escapes): the pack is checked by the loader, not by this."""
-    import hashlib
-
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def _get_json(url: str, timeout: float) -> Any:
     """The JSON at ``url`` (bounded), None for a 404; :class:`ConnectError` otherwise."""
-    import urllib.error
-    import urllib.request
-
-    from lostcities.engine import LostCitiesError
-    from lostcities.engine.safeio import loads_json
-
     try:
         with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - http(s)
             body = answer.read(PACK_BYTES + 1)
@@ -276,100 +268,60 @@ def _get_json(url: str, timeout: float) -> Any:
 
 class MoveEntry:
     """A turn typed as in ``lc play`` (``p r5 deck``, ``d r5 g``, ``p r5`` then the draw,
-    ``p g3 pawn=0 step=b deck``), completed from the server's ``legal`` list: which moves
-    still fit, and the whole move once only one does."""
+    ``p g3 pawn=0 step=b deck``), completed from the server's ``legal`` list by the one
+    move entry (:class:`lostcities.entry.MoveEntry`); this keeps the turn under way
+    between lines and gives the client its outcomes as ``(kind, value)``."""
 
-    def __init__(self, pack: "RulePack", legal: Sequence[str]):
-        from lostcities import engine
-
+    def __init__(self, pack: "RulePack", legal: Sequence[str], cat: Optional["Catalogue"] = None):
         self.pack = pack
-        self.moves: list["Move"] = []
-        for text in list(legal)[:10_000]:
-            try:
-                self.moves.append(engine.Move.parse(str(text)[:200], pack))
-            except engine.LostCitiesError:
-                continue  # a move this client cannot read is not offered
-        self.fits: list["Move"] = []
-        self.draw_given = False
+        self.entry = TypedEntry.from_texts(pack, legal, cat)
+        self.moves: list["Move"] = self.entry.legal
+        self.partial: Optional[Partial] = None
+
+    @property
+    def fits(self) -> list["Move"]:
+        """The legal moves that still fit the turn under way."""
+        return [] if self.partial is None else self.entry.fits(self.partial)
+
+    @property
+    def draw_given(self) -> bool:
+        return self.partial is not None and not self.entry.asks_draw(self.partial)
 
     def draw_word(self, word: str) -> Optional[int]:
-        """DECK or a colour index for a draw word (deck, pioche, a colour key or name in
-        any language of the catalogue), else None."""
-        from lostcities.engine import DECK
-        from lostcities.i18n import colour_words
-
-        from .session import DECK_WORDS
-
-        word = word.lower()
-        if word in DECK_WORDS:
-            return DECK
-        for index, colour in enumerate(self.pack.colours):
-            if word == colour.key or word in colour_words(colour.name):
-                return index
-        return None
+        """DECK or a colour index for a draw word, else None."""
+        return self.entry.draw_word(word)
 
     def start(self, action: str, words: Sequence[str]) -> tuple[str, Any]:
         """``action`` with the card and details ``words``: ``("move", Move)`` when one move
         fits, ``("pending", choices)`` when more do, ``("error", (key, params))``."""
-        from lostcities.engine import LostCitiesError
-
-        if not words:
-            return "error", ("error.no-card", {"action": action})
-        try:
-            card = self.pack.cards.parse(words[0])
-        except LostCitiesError:
-            codec = self.pack.cards
-            return "error", ("error.bad-card" if self.pack.wagers else "error.bad-card-plain",
-                             {"card": words[0], "keys": " ".join(codec.keys),
-                              "low": codec.min_value, "high": codec.max_value})
-        self.fits = [m for m in self.moves if m.action == action and m.card == card]
-        self.draw_given = False
-        if not self.fits:
-            return "error", ("connect.cannot", {"card": self.pack.cards.format(card),
-                                                "action": action})
-        return self.add(words[1:])
+        return self._outcome(self.entry.start(action, words))
 
     def add(self, words: Sequence[str]) -> tuple[str, Any]:
         """More details for the turn under way (the draw, ``pawn=N``, ``step=K``, ``leader``)."""
-        leaders = self.pack.board.leaders if self.pack.board is not None else 0
-        fits = self.fits
-        given = self.draw_given
-        for word in words:
-            low = word.lower()
-            name, eq, value = low.partition("=")
-            if eq and name in ("pawn", "pion") and value.isdigit() and len(value) < 4:
-                fits = [m for m in fits if m.pawn == int(value)]
-            elif eq and name in ("step", "pas"):
-                from .session import NO_STEP_WORDS
+        if self.partial is None:
+            return "error", ("error.no-card", {"action": "play"})
+        return self._outcome(self.entry.add(self.partial, words))
 
-                step = None if value in NO_STEP_WORDS else self.draw_word(value)
-                if step is not None and step < 0:
-                    return "error", ("error.bad-draw", {"text": word,
-                                                        "keys": " ".join(self.pack.cards.keys)})
-                fits = [m for m in fits if step in m.steps]
-            elif low in ("leader", "chef") and self.pack.board is not None:
-                fits = [m for m in fits if m.pawn is not None and m.pawn < leaders]
-            else:
-                draw = self.draw_word(low)
-                if draw is None:
-                    return "error", ("error.bad-draw", {"text": word,
-                                                        "keys": " ".join(self.pack.cards.keys)})
-                fits = [m for m in fits if m.draw == draw]
-                given = True
-        if not fits:
-            return "error", ("connect.no-such-move", {"text": " ".join(words)})
-        self.fits, self.draw_given = fits, given
-        if len(fits) == 1 and (given or fits[0].draw is None):
-            return "move", fits[0]
-        return "pending", self.choices()
+    def enter(self) -> Optional[tuple[str, Any]]:
+        """An empty line: the deck when the draw is asked (``Enter: deck``), else None."""
+        outcome = None if self.partial is None else self.entry.enter(self.partial)
+        return None if outcome is None else self._outcome(outcome)
 
     def choices(self) -> str:
         """What is left to say: the draws (``deck, y, g``) or the rest of each fitting move."""
-        from lostcities.engine import draw_text
+        return "" if self.partial is None else self.entry.choices(self.partial)
 
-        if not self.draw_given:
-            return ", ".join(dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in self.fits))
-        return ", ".join(" ".join(m.text().split(" ")[2:]) for m in self.fits)
+    def prompt(self) -> str:
+        """The prompt asking for the rest of the turn under way."""
+        return "" if self.partial is None else self.entry.prompt(self.partial)
+
+    def _outcome(self, outcome: Outcome) -> tuple[str, Any]:
+        if outcome.kind == "move":
+            return "move", outcome.move
+        if outcome.kind == "pending":
+            self.partial = outcome.partial
+            return "pending", self.choices()
+        return "error", (outcome.key, dict(outcome.params))
 
 
 # --------------------------------------------------------------------------- the client
@@ -388,8 +340,6 @@ class RoomClient:
     def __init__(self, address: RoomAddress, cat: "Catalogue", token: TokenFile, *,
                  name: str = "", interactive: bool, connect: Callable[[str], Any],
                  out: Any = None, err: Any = None):
-        from rich.console import Console
-
         self.address = address
         self.cat = cat
         self.token = token
@@ -464,9 +414,6 @@ class RoomClient:
 
     def _read(self, socket: Any, timeout: Optional[float] = None) -> Optional[dict[str, Any]]:
         """The next message that is a JSON object (others are skipped), None when closed."""
-        from lostcities.engine import LostCitiesError
-        from lostcities.engine.safeio import loads_json
-
         while True:
             try:
                 text = socket.recv(timeout) if timeout is not None else socket.recv()
@@ -508,8 +455,6 @@ class RoomClient:
             return self.pings
 
     def _receive(self) -> None:
-        import time
-
         wait = BACKOFF_FIRST
         while not self.closing.is_set():
             socket = self.socket
@@ -580,8 +525,6 @@ class RoomClient:
 
     def handle(self, message: dict[str, Any]) -> None:
         """One message from the server, printed as lc play would say it."""
-        from .render import plain
-
         kind = message.get("type")
         cat = self.cat
         number = message.get("number")
@@ -632,8 +575,6 @@ class RoomClient:
         self.ping_every = every if type(every) is int and every >= 1 else None
 
     def _seated(self, message: dict[str, Any]) -> None:
-        from .render import plain
-
         token = message.get("token")
         seat = message.get("seat")
         if isinstance(token, str) and 0 < len(token) <= TOKEN_CHARS:
@@ -653,8 +594,6 @@ class RoomClient:
             self.seat = seat
 
     def _state(self, message: dict[str, Any]) -> None:
-        from lostcities.engine import LostCitiesError, Observation
-
         assert self.pack is not None
         room = message.get("room")
         self.room = room if isinstance(room, dict) else {}
@@ -685,8 +624,6 @@ class RoomClient:
             self.changed.notify_all()
 
     def _turn(self, message: dict[str, Any]) -> None:
-        from .render import plain
-
         words = message.get("words")
         name = plain(message.get("name", ""))
         if not (isinstance(words, str) and words):
@@ -698,14 +635,10 @@ class RoomClient:
         self.say(line[:500])
 
     def _round(self, message: dict[str, Any]) -> None:
-        from .render import round_message
-
         assert self.pack is not None
         self.say(round_message(message, self.pack, self.cat))
 
     def _match(self, message: dict[str, Any]) -> None:
-        from .render import match_end, plain
-
         seats = self.room.get("seats") or []
         labels = [plain(s.get("name", "")) for s in seats if isinstance(s, dict)]
         rounds = [[int(x) for x in r] for r in message.get("rounds", [])][:100]
@@ -731,12 +664,6 @@ class RoomClient:
 
     def draw(self) -> None:
         """The table as this seat sees it (a spectator: no hand), or the lobby."""
-        from rich.text import Text
-
-        from lostcities.engine import seen_scores
-
-        from .render import plain, table
-
         cat = self.cat
         room = self.room
         obs = self.view
@@ -782,10 +709,6 @@ class RoomClient:
             self._above_prompt(lambda: self.out.print(renderable))
 
     def say_error(self, text: str) -> None:
-        from rich.text import Text
-
-        from .render import plain
-
         with self.lock:
             if self.interactive:
                 self._above_prompt(lambda: self.out.print(Text(plain(text), style="bold red")))
@@ -804,13 +727,8 @@ class RoomClient:
     # ----------------------------------------------------------------- lines typed
 
     def prompt(self) -> str:
-        from .render import plain
-
-        if self.entry is not None and self.pack is not None and self.entry.fits:
-            card = self.pack.cards.format(self.entry.fits[0].card)
-            choices = self.entry.choices()
-            key = "prompt.which" if self.entry.draw_given else "prompt.draw"
-            return self.cat(key, card=card, draws=choices, options=choices)
+        if self.entry is not None and self.entry.fits:
+            return self.entry.prompt()
         name = self.name
         obs = self.view
         if self.seat is not None and obs is not None and self.seat < len(obs.players):
@@ -819,15 +737,15 @@ class RoomClient:
 
     def command(self, line: str) -> bool:
         """Carry out one typed line; False when the player quits."""
-        from .session import ACTIONS, COMMANDS
-
         text = line.strip()
         words = text.split()
         cat = self.cat
         if not words:
-            if self.entry is not None:
-                return self._details(["deck"])
-            self.draw()
+            enter = None if self.entry is None else self.entry.enter()
+            if enter is not None and self.entry is not None:  # Enter at the draw prompt: deck
+                self._settle(self.entry, enter)
+            else:
+                self.draw()
             return True
         if text.startswith("/"):
             if words[0].lower() == "/join" and len(words) == 1 and self.name:
@@ -835,7 +753,7 @@ class RoomClient:
             self.send({"type": "line", "text": text[:1000]})
             return True
         head = words[0].lower()
-        if head in ("say", "dire", "chat") and len(words) > 1:
+        if head in typed_words().chat and len(words) > 1:
             self.send({"type": "line", "text": text.split(None, 1)[1][:1000]})
             return True
         if self.entry is not None and head not in COMMANDS and head not in ACTIONS \
@@ -873,14 +791,12 @@ class RoomClient:
                 self.say_error(self.cat.get("connect.not-seated",
                                             "You are not seated: /join NAME takes a free seat."))
             elif obs is not None and 0 <= obs.to_move < len(obs.players):
-                from .render import plain
-
                 self.say_error(self.cat("error.not-your-turn", name=plain(
                     obs.players[obs.to_move])))
             else:
                 self.say_error(self.cat.get("connect.no-turn", "No turn to play right now."))
             return None
-        return MoveEntry(self.pack, self.legal)
+        return MoveEntry(self.pack, self.legal, self.cat)
 
     def _start(self, action: str, words: Sequence[str]) -> None:
         entry = self._my_turn()
@@ -899,8 +815,6 @@ class RoomClient:
         return True
 
     def _settle(self, entry: MoveEntry, outcome: tuple[str, Any]) -> None:
-        from .render import plain
-
         kind, value = outcome
         if kind == "move":
             self.entry = None
@@ -918,18 +832,9 @@ class RoomClient:
         else:
             key, params = value
             params = {k: plain(v) if isinstance(v, str) else v for k, v in params.items()}
-            defaults = {"connect.cannot": "{card}: no legal move {action}s it now (moves lists "
-                                          "yours)",
-                        "connect.no-such-move": "'{text}': no legal move fits; moves lists "
-                                                "yours"}
-            if key in defaults and not self.cat.has(key):
-                self.say_error(defaults[key].format(**params))
-            else:
-                self.say_error(self.cat(key, **params))
+            self.say_error(self.cat(key, **params))
 
     def _moves(self) -> None:
-        from .render import move_list
-
         entry = self._my_turn()
         if entry is None:
             return
@@ -970,13 +875,7 @@ class RoomClient:
                          "  board         draw the table again (so does an empty line)\n"
                          "  quit          leave; your seat stays yours (the token file)")]
         if pack is not None:
-            lines.append(cat(f"rules.{pack.ordering}"))
-            if pack.wagers:
-                lines.append(cat("rules.wagers"))
-            if pack.row_start != "any":
-                lines.append(cat(f"rules.{pack.row_start}"))
-            if pack.board is not None:
-                lines.append(cat("rules.board"))
+            lines += [cat(key) for key in rule_keys(pack)]
         for line in lines:
             self.say(line)
 
@@ -1047,8 +946,6 @@ def _typed() -> str:
 
 
 def _cut(text: str, limit: int = 60) -> str:
-    from .render import plain
-
     text = plain(text)
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -1084,8 +981,6 @@ def websocket_opener() -> Callable[[str], Any]:
 
 def refusal(err: BaseException, address: RoomAddress) -> str:
     """The one line saying why the room could not be reached."""
-    from .render import plain
-
     status = getattr(getattr(err, "response", None), "status_code", None)
     if status is not None:
         if status in (403, 404):
@@ -1104,11 +999,6 @@ def refusal(err: BaseException, address: RoomAddress) -> str:
 def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[Path]) -> int:
     """``lc play --connect URL``: the exit code (0 after quit, EOF or Ctrl-C); a bad link,
     a refused room or a server not there is one ``lc: error:`` line, exit 2."""
-    from lostcities.i18n import Catalogue, detect_lang
-
-    from .common import EXIT_USAGE, fail
-    from .session import data_dir
-
     try:
         opener = websocket_opener()
     except ImportError:
@@ -1122,8 +1012,6 @@ def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[P
     except ConnectError as err:
         fail(str(err), err.code)
     if name is not None:
-        from .render import plain
-
         name = plain(name).strip()
         if not name or len(name) > 24:
             fail("--name: give a name of 1 to 24 characters", EXIT_USAGE)
@@ -1148,8 +1036,6 @@ def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[P
 def _reader(client: RoomClient, interactive: bool) -> Callable[[str], Optional[str]]:
     """Lines from the terminal (with line editing) or from a pipe; None at the end."""
     if interactive:
-        import importlib
-
         try:
             importlib.import_module("readline")  # line editing for input()
         except ImportError:  # pragma: no cover - Windows

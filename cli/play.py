@@ -608,9 +608,10 @@ class Terminal:
 
     def _note(self, note: Any) -> Any:
 
-        if note.key == "pending.which":  # the leader said in this language
-            note = Note(note.key, {**note.params, "options": self.session.pending_choices(
-                leader=self.cat("result.leader"))})
+        s = self.session
+        if note.key == "pending.which" and s.pending is not None:  # said in this language
+            key, params = s.entry(self.cat).pending_note(s.pending)
+            note = Note(key, params)
         return Text(note_text(note, self.cat))
 
     def _error(self, message: Any, *, typed: bool = True) -> None:
@@ -638,10 +639,7 @@ class Terminal:
     def _prompt(self) -> str:
         s = self.session
         if s.pending is not None:
-            key = "prompt.draw" if s.pending.draw is UNSET else "prompt.which"
-            choices = s.pending_choices(leader=self.cat("result.leader"))
-            return self.cat(key, card=s.pack.cards.format(s.pending.card),
-                            draws=choices, options=choices)
+            return s.entry(self.cat).prompt(s.pending)
         return said(self.cat, "prompt", name=s.players[s.state.to_move].label).plain
 
     def _read(self, prompt: str) -> Optional[str]:

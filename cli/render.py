@@ -37,6 +37,8 @@ from rich.text import Text
 
 from lostcities.engine import PLAY
 
+from lostcities.entry import move_notes
+
 from .common import plain, plain_json  # noqa: F401 (plain_json: re-exported, its old place)
 
 if TYPE_CHECKING:
@@ -274,9 +276,8 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
     ``you``: the turn is the (lone) human's, said in the second person.
     """
     move = turn.move
-    source = "none" if move.draw is None else "deck" if move.draw < 0 else "pile"
-    colour = plain(cat.colour(pack.colours[move.draw].name)) if source == "pile" else ""
-    key = f"turn.{'you.' if you else ''}{move.action}.{source}"
+    (key, params), *more = move_notes(pack, move, "\0who\0", you=you)
+    colour = plain(cat.colour(params["colour"])) if params["colour"] else ""
     cards = {"card": move.card, "taken": turn.taken}
     sentence = cat(key, who="\0who\0", card="\0card\0", taken="\0taken\0", colour=colour)
     text = Text()
@@ -287,16 +288,9 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
             text.append(plain(label), style="bold")
         elif cards.get(part) is not None:
             text.append_text(chip(pack, cards[part]))  # type: ignore[arg-type]
-    if move.pawn is not None:  # the board game: the pawn sent, the pawns moved on
-        track = plain(cat.colour(pack.colours[pack.cards.colour_of[move.card]].name))
-        leader = pack.board is not None and move.pawn < pack.board.leaders
-        text.append(" " + cat("turn.sends-leader" if leader else "turn.sends", pawn=move.pawn,
-                              colour=track))
-    for step in move.steps:
-        if step is None:  # a declined advance (step=none)
-            text.append(" " + cat("turn.step-none"))
-        else:
-            text.append(" " + cat("turn.step", colour=plain(cat.colour(pack.colours[step].name))))
+    for key, params in more:  # the board game: the pawn sent, the pawns moved on
+        text.append(" " + cat(key, **{name: plain(cat.colour(value)) if name == "colour" else value
+                                      for name, value in params.items()}))
     return text
 
 

@@ -50,12 +50,20 @@ from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Callable, Collection, ContextManager, Literal, Mapping,
                     Optional, Sequence)
 
-from lostcities.engine import DECK, engine_version
+from lostcities.engine import (BOTS, DISCARD, BotError, IllegalMoveError, Move, SeatView,
+                               SetupError, apply, continue_match, dumps, is_over, legal_moves,
+                               load_pack, make_bot, new_game, why_refused)
 from lostcities.engine.errors import InputError, LostCitiesError, PackError, RecordError
-from lostcities.engine.safeio import check_path, kind_of, shown_path, shown_value
+from lostcities.engine.tooling import (LIMITS, RECORD_FORMAT, check_path, engine_version,
+                                       has_levels, kind_of, loads_json, names_code, read_text,
+                                       shown_path, shown_value, strongest, strongest_with_levels)
+from lostcities.i18n import LANGS, Catalogue
+# UNSET and Partial lived here before the entry was one module: the old names keep working
+from lostcities.entry import (UNSET, MoveEntry, Outcome, Partial,  # noqa: F401
+                                   rule_keys, typed_words)
 
 if TYPE_CHECKING:
-    from lostcities.engine import Bot, GameState, Move, RoundResult, RulePack
+    from lostcities.engine import Bot, GameState, RoundResult, RulePack
 
 SAVE_FORMAT = "lostcities-save/1"
 HUMAN: Literal["human"] = "human"
@@ -76,29 +84,13 @@ SAVE_KEY_NAME = "save.key"
 #: the save key's length, in bytes (random, made once per data directory)
 SAVE_KEY_BYTES = 32
 
-#: command words (English and French) -> command
-COMMANDS: dict[str, str] = {
-    **dict.fromkeys(("help", "h", "?", "aide"), "help"),
-    **dict.fromkeys(("moves", "m", "coups"), "moves"),
-    **dict.fromkeys(("hint", "indice"), "hint"),
-    **dict.fromkeys(("undo", "u", "annuler"), "undo"),
-    **dict.fromkeys(("save", "sauver", "sauvegarder"), "save"),
-    **dict.fromkeys(("quit", "q", "exit", "quitter"), "quit"),
-    **dict.fromkeys(("board", "show", "table"), "board"),
-}
-#: words for the card action (the engine's p/d, and French j/jouer, défausser)
-ACTIONS: dict[str, str] = {
-    **dict.fromkeys(("p", "play", "j", "jouer", "joue"), "play"),
-    **dict.fromkeys(("d", "discard", "défausser", "defausser", "défausse", "defausse"),
-                    "discard"),
-}
-#: words for the draw pile besides ``deck``
-DECK_WORDS = ("deck", "pioche", "pile", "draw")
-#: board game: words asking for the leader pawn to start a row
-LEADER_WORDS = ("leader", "chef")
-#: board game: step= values declining the advance a step tile or a finished track offers
-#: (the engine's none and -, French aucun)
-NO_STEP_WORDS = ("none", "-", "aucun", "aucune")
+#: the words players type, from the catalogues (:mod:`lostcities.entry`): command
+#: words -> command, action words -> play or discard, the deck, the leader, a declined step
+COMMANDS: Mapping[str, str] = typed_words().commands
+ACTIONS: Mapping[str, str] = typed_words().actions
+DECK_WORDS: tuple[str, ...] = tuple(sorted(typed_words().deck))
+LEADER_WORDS: tuple[str, ...] = tuple(sorted(typed_words().leader))
+NO_STEP_WORDS: tuple[str, ...] = tuple(sorted(typed_words().no_step))
 
 
 class SessionError(LostCitiesError, ValueError):
@@ -153,39 +145,6 @@ class Turn:
     over: bool = False
 
 
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _Unset()
-"""A detail of a turn not said yet (the draw may be None: the last play has no draw)."""
-
-
-@dataclass(frozen=True)
-class Partial:
-    """A turn being typed: the card decision and the details said so far (the draw,
-    and in the board game the pawn sent, ``leader``, the tracks steps advance)."""
-
-    action: str
-    card: int
-    draw: Any = UNSET
-    pawn: Optional[int] = None
-    leader: bool = False
-    steps: Optional[tuple[int, ...]] = None
-
-    def but(self, **changes: Any) -> "Partial":
-        return replace(self, **changes)
-
-    def fits(self, move: "Move", leaders: int) -> bool:
-        """Whether ``move`` completes this turn (``leaders``: the pack's leader pawns)."""
-        return (move.action == self.action and move.card == self.card
-                and (self.draw is UNSET or move.draw == self.draw)
-                and (self.pawn is None or move.pawn == self.pawn)
-                and (not self.leader or move.pawn is not None and move.pawn < leaders)
-                and (self.steps is None or move.steps[:len(self.steps)] == self.steps))
-
-
 ReplyKind = Literal["moved", "pending", "info", "error", "quit", "undone", "board"]
 
 
@@ -208,8 +167,6 @@ def _error(key: str, **params: Any) -> Reply:
 def strongest_bot(pack: Optional["RulePack"] = None) -> str:
     """The default opponent, which also gives the hints: the engine registry's strongest
     bot (for ``pack``: on a board pack, the strongest there)."""
-    from lostcities.engine import strongest
-
     return strongest(pack)
 
 
@@ -224,8 +181,6 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
     becomes ``ismcts@LEVEL``), and a plain ``bot`` is then the strongest bot with
     levels. Raises :class:`SessionError` naming the bad item.
     """
-    from lostcities.engine import BOTS, BotError, make_bot
-
     items = ["human"] + ["bot"] * (pack.min_players - 1) if text is None else \
         [item.strip() for item in text.split(",")]
     kinds: list[tuple[str, str]] = []
@@ -272,8 +227,6 @@ def parse_players(text: Optional[str], pack: "RulePack", *, you: str = "You",
 
 
 def _levelled_bot() -> str:
-    from lostcities.engine import strongest_with_levels
-
     name = strongest_with_levels()
     if name is None:  # pragma: no cover - the registry has ismcts
         raise SessionError("--level: no built-in bot has levels")
@@ -282,8 +235,6 @@ def _levelled_bot() -> str:
 
 def _with_level(kinds: list[tuple[str, str]], level: int) -> list[tuple[str, str]]:
     """``--level``: ``name@LEVEL`` for each bot seat whose bot takes a level."""
-    from lostcities.engine import BotError, has_levels, make_bot
-
     out: list[tuple[str, str]] = []
     took = False
     for kind, name in kinds:
@@ -720,8 +671,6 @@ class Session:
         person at the keyboard gave: ``--players``, ``--allow-bot``); any other such name
         at a seat is refused with :class:`SessionError`, nothing imported. ``key``: the
         save key (:func:`load_save_key`) the saves are signed with; None: unsigned."""
-        from lostcities.engine import SetupError, new_game
-
         self.pack = pack
         self.players: tuple[Player, ...] = tuple(players)
         self.seed = seed
@@ -759,8 +708,6 @@ class Session:
     @property
     def to_move(self) -> Optional[Player]:
         """The player to move, or None when the match is over."""
-        from lostcities.engine import is_over
-
         return None if is_over(self.state) else self.players[self.state.to_move]
 
     @property
@@ -778,8 +725,6 @@ class Session:
 
     def bot(self, name: str, key: object = None) -> "Bot":
         """The bot ``name`` built once per ``key`` (a seat has its own; hints share one)."""
-        from lostcities.engine import make_bot
-
         key = name if key is None else key
         if key not in self._bots:
             self._bots[key] = make_bot(name, allow_import=name in self.allow_bots)
@@ -788,8 +733,6 @@ class Session:
     def _suggest(self, bot_name: str, key: object = None, check: bool = True) -> "Move":
         """The move ``bot_name`` would play for the player to move, from its observation
         (checked unless ``check`` is False: the caller plays it, which checks it)."""
-        from lostcities.engine import BotError, SeatView, why_refused
-
         state = self.state
         rng = random.Random(f"lostcities-play:{self.seed}:{len(self.history)}")
         try:
@@ -807,8 +750,6 @@ class Session:
     def play_bot(self) -> Turn:
         """Play the turn of the bot to move (deterministic for a seed and position); the
         move is checked once, by the engine as it plays it."""
-        from lostcities.engine import BotError, IllegalMoveError
-
         player = self.to_move
         if player is None or player.kind != BOT:
             raise SessionError("it is not a bot's turn")
@@ -818,8 +759,6 @@ class Session:
             raise BotError(f"bot {player.bot!r} chose an illegal move: {err}") from None
 
     def _play(self, move: "Move") -> Turn:
-        from lostcities.engine import DISCARD, apply, is_over
-
         before = self.state
         self.state = apply(before, move)
         self.history.append((before, move))
@@ -841,159 +780,62 @@ class Session:
         player = self.to_move
         if player is None or player.kind != HUMAN:
             return _error("error.not-human-turn")
+        entry = self.entry()
         if not words:
-            if self.pending is not None and self.pending.draw is UNSET and any(
-                    m.draw == DECK for m in self.pending_moves()):
-                return self._settle(self.pending, ["deck"])  # Enter at the draw prompt
-            return Reply("board")
+            enter = None if self.pending is None else entry.enter(self.pending)
+            return Reply("board") if enter is None else self._outcome(enter)  # Enter: deck
         head = words[0].lower()
-        if self.pending is not None and all(self._detail(w) is not None for w in words):
-            return self._settle(self.pending, words)
+        if self.pending is not None and all(entry.detail(w) is not None for w in words):
+            return self._outcome(entry.add(self.pending, words))
         name = COMMANDS.get(head)
         if name is not None:
             return getattr(self, f"_cmd_{name}")(words[1:])
         if head.isdigit():
             return self._pick(int(head), len(words))
         if head in ACTIONS:
-            return self._start(ACTIONS[head], words[1:])
-        if len(words) == 1 and self._draw_word(head) is not None:
+            return self._outcome(entry.start(ACTIONS[head], words[1:]))
+        if len(words) == 1 and entry.draw_word(head) is not None:
             return _error("error.card-first", draw=words[0])
-        if self._card(head) is not None:
+        if entry.card(head) is not None:
             return _error("error.action-first", card=head)
         return _error("error.unknown", text=line.strip())
 
-    def _draw_word(self, word: str) -> Optional[str]:
-        """``deck`` or a colour key for a draw word (deck, pioche, a key, a colour name)."""
-        from lostcities.i18n import colour_words
+    def entry(self, cat: Optional[Catalogue] = None) -> MoveEntry:
+        """The typed-move entry of the position (:mod:`lostcities.entry`), saying
+        things in ``cat``'s language (by default the game's)."""
+        return MoveEntry(self.pack, self._legal(), cat or Catalogue(self.lang))
 
-        word = word.lower()
-        if word in DECK_WORDS:
-            return "deck"
-        for colour in self.pack.colours:
-            if word == colour.key or word in colour_words(colour.name):
-                return colour.key
-        return None
-
-    def _detail(self, word: str) -> Optional[tuple[str, Any]]:
-        """What a word after the card says: ``("draw", DECK or colour)``, ``("pawn", N)``,
-        ``("leader", True)`` or ``("step", colour)`` (``("step", None)``: the advance
-        declined, ``step=none``); None if it is none of these."""
-        from lostcities.engine import DECK
-
-        low = word.lower()
-        name, eq, value = low.partition("=")
-        if eq and name in ("pawn", "pion") and value.isdigit():
-            return ("pawn", int(value))
-        if eq and name in ("step", "pas"):
-            if value in NO_STEP_WORDS:
-                return ("step", None)
-            key = self._draw_word(value)
-            return None if key in (None, "deck") else ("step", self.pack.cards.keys.index(key))
-        if low in LEADER_WORDS and self.pack.board is not None:
-            return ("leader", True)
-        key = self._draw_word(low)
-        if key is None:
-            return None
-        return ("draw", DECK if key == "deck" else self.pack.cards.keys.index(key))
-
-    def _card(self, word: str) -> Optional[int]:
-        try:
-            return self.pack.cards.parse(word)
-        except LostCitiesError:
-            return None
-
-    def _start(self, action: str, rest: list[str]) -> Reply:
-        """``p r5 ...`` / ``d r5 ...``: the card, then any details typed with it."""
-        from lostcities.engine import Move
-
-        codec = self.pack.cards
-        if not rest:
-            return _error("error.no-card", action=action)
-        card = self._card(rest[0])
-        if card is None:
-            return _error("error.bad-card" if self.pack.wagers else "error.bad-card-plain",
-                          card=rest[0], keys=" ".join(codec.keys), low=codec.min_value,
-                          high=codec.max_value)
-        if not any(m.action == action and m.card == card for m in self._legal()):
-            note = self.explain(Move(action, card, DECK, codec=codec))  # type: ignore[arg-type]
-            assert note is not None  # no legal move with this card: the engine says why
-            return Reply("error", (note,))
-        return self._settle(Partial(action, card), rest[1:])
-
-    def _settle(self, partial: "Partial", words: list[str]) -> Reply:
-        """Add the detail words to ``partial``; play the move once only one fits, else
-        wait for the rest (pending). A refused line leaves the pending turn as it was."""
-        from lostcities.engine import Move
-
-        for word in words:
-            detail = self._detail(word)
-            if detail is None:
-                return _error("error.bad-draw", text=word, keys=" ".join(self.pack.cards.keys))
-            kind, value = detail
-            if kind == "draw":
-                if partial.draw is not UNSET and partial.draw != value:
-                    return _error("error.bad-draw", text=" ".join(words),
-                                  keys=" ".join(self.pack.cards.keys))
-                partial = partial.but(draw=value)
-            elif kind == "pawn":
-                partial = partial.but(pawn=value)
-            elif kind == "leader":
-                partial = partial.but(leader=True)
-            else:
-                partial = partial.but(steps=(partial.steps or ()) + (value,))
-        fits = [m for m in self._legal() if partial.fits(m, self._leaders)]
-        if not fits:
-            draw = DECK if partial.draw is UNSET else partial.draw
-            move = Move(partial.action, partial.card, draw,  # type: ignore[arg-type]
-                        partial.pawn, partial.steps or (), self.pack.cards)
-            note = self.explain(move) or Note("error.no-such-move", {"move": move.text()})
-            return Reply("error", (note,))
-        if len(fits) == 1 and (partial.draw is not UNSET or fits[0].draw is None):
-            return self._finish(fits[0])
-        self.pending = partial
-        card = self.pack.cards.format(partial.card)
-        if partial.draw is UNSET:
-            return Reply("pending", (Note("pending", {"card": card, "action": partial.action,
-                                                      "draws": self.pending_choices()}),))
-        return Reply("pending", (Note("pending.which", {"card": card,
-                                                        "options": self.pending_choices()}),))
-
-    @property
-    def _leaders(self) -> int:
-        return self.pack.board.leaders if self.pack.board is not None else 0
+    def _outcome(self, outcome: Outcome) -> Reply:
+        """What typing gave: the move played, the turn left pending (a refused line leaves
+        the pending turn as it was), or why not, the engine's reason when it has one."""
+        if outcome.kind == "move":
+            assert outcome.move is not None
+            return self._finish(outcome.move)
+        if outcome.kind == "pending":
+            assert outcome.partial is not None
+            self.pending = outcome.partial
+            key, params = self.entry().pending_note(outcome.partial)
+            return Reply("pending", (Note(key, params),))
+        note = Note(outcome.key, dict(outcome.params))
+        if outcome.ask is not None:  # the rules' own reason (a key of theirs), if any
+            note = self.explain(outcome.ask) or note
+        return Reply("error", (note,))
 
     def pending_moves(self) -> list["Move"]:
         """The legal moves that complete the turn being typed."""
-        if self.pending is None:
-            return []
-        return [m for m in self._legal() if self.pending.fits(m, self._leaders)]
+        return [] if self.pending is None else self.entry().fits(self.pending)
 
-    def pending_choices(self, leader: str = "leader") -> str:
+    def pending_choices(self, leader: Optional[str] = None) -> str:
         """What is left to say for the turn being typed: the draws (``deck, y, g``) or,
         once the draw is known, the rest of each fitting move, a leader pawn marked with
-        the word ``leader`` (``pawn=0 (leader) deck, pawn=1 deck``; the front end gives
-        the word in its language)."""
-        from lostcities.engine import draw_text
-
-        moves = self.pending_moves()
-        if self.pending is not None and self.pending.draw is UNSET:
-            draws = dict.fromkeys(draw_text(m.draw, self.pack.cards) for m in moves)
-            return ", ".join(draws)
-
-        def rest(move: "Move") -> str:
-            words = move.text().split(" ")[2:]
-            sends_leader = move.pawn is not None and move.pawn < self._leaders
-            return " ".join(f"{w} ({leader})" if sends_leader and w.startswith("pawn=") else w
-                            for w in words)
-
-        return ", ".join(rest(m) for m in moves)
+        ``leader`` (by default the game language's word: ``pawn=0 (leader) deck, pawn=1
+        deck``)."""
+        return "" if self.pending is None else self.entry().choices(self.pending, leader)
 
     def _finish(self, move: "Move") -> Reply:
         return Reply("moved", turns=(self._play(move),))
 
     def _legal(self) -> list["Move"]:
-        from lostcities.engine import legal_moves
-
         return legal_moves(self.state)
 
     def _pick(self, number: int, words: int) -> Reply:
@@ -1003,16 +845,8 @@ class Session:
         return self._finish(legal[number - 1])
 
     def _cmd_help(self, args: list[str]) -> Reply:
-        pack = self.pack
-        notes = [Note("help", {"keys": " ".join(pack.cards.keys)}),
-                 Note(f"rules.{pack.ordering}")]
-        if pack.wagers:
-            notes.append(Note("rules.wagers"))
-        if pack.row_start != "any":
-            notes.append(Note(f"rules.{pack.row_start}"))
-        if pack.board is not None:
-            notes.append(Note("rules.board"))
-        return Reply("info", tuple(notes))
+        notes = [Note("help", {"keys": " ".join(self.pack.cards.keys)})]
+        return Reply("info", tuple(notes + [Note(key) for key in rule_keys(self.pack)]))
 
     def _cmd_board(self, args: list[str]) -> Reply:
         return Reply("board")
@@ -1068,8 +902,6 @@ class Session:
         move breaks: a catalogue key and its parameters, which the front end says in the
         player's language.
         """
-        from lostcities.engine import why_refused
-
         refusal = why_refused(self.state, move)
         return None if refusal is None else Note(refusal.key, dict(refusal.params))
 
@@ -1077,8 +909,6 @@ class Session:
 
     def continue_match(self) -> None:
         """Play on for one more round (CONT), when the pack allows it."""
-        from lostcities.engine import continue_match
-
         self.state = continue_match(self.state)
         self.autosave()
 
@@ -1093,8 +923,6 @@ class Session:
         written over: one holding this very record (a resumed game whose match end was
         recorded already) is the record; another file moves the name on
         (``NAME-3-2.jsonl``)."""
-        from lostcities.engine import dumps
-
         stem = self.save_path.stem if self.save_path else f"{self.pack.id}-{self.seed}"
         text = dumps(self.state) + "\n"
         name = f"{stem}-{len(self.state.finished)}"
@@ -1200,9 +1028,6 @@ class Session:
         JSON, not a save, a field of the wrong type or size, a bot not allowed, a
         move the rules refuse, a bot move that is not the bot's).
         """
-        from lostcities.engine import RECORD_FORMAT, load_pack, names_code
-        from lostcities.engine.safeio import LIMITS, loads_json, read_text
-
         where = shown_path(path)
         try:
             text = read_text(path, LIMITS.save_bytes)
@@ -1268,10 +1093,6 @@ class Session:
         """Play the saved ``moves`` through the engine (which refuses an illegal one);
         for the moves whose index is in ``check``, also derive the bot's move again and
         refuse one that differs, calling ``progress(moves done, check.stop)`` after each."""
-        from lostcities.engine import apply, continue_match, is_over
-
-        from lostcities.engine import Move
-
         for i, text in enumerate(moves, 1):
             state = self.state
             try:
@@ -1326,8 +1147,6 @@ class SavedGame:
         derived again: the slow check of :meth:`Session.load`. Raises :class:`RecordError`
         (one line) at the first bot move that is not the bot's; ``progress(moves done,
         last)`` after each."""
-        from lostcities.engine import load_pack
-
         try:
             pack = load_pack(self.pack_source, allow_outside=self.allow_outside)
             game = Session(pack, self.players, self.seed, allow_bots=self.allow_bots)
@@ -1347,8 +1166,6 @@ def _check_fields(data: dict[str, Any], where: str) -> None:
                              ("moves", list, "a list of moves")):
         if not isinstance(data.get(name), kind) or isinstance(data.get(name), bool):
             raise bad(name, what)
-    from lostcities.i18n import LANGS
-
     if len(str(abs(data["seed"]))) > SEED_DIGITS:
         raise bad("seed", f"an integer of at most {SEED_DIGITS} digits")
     if not isinstance(data.get("pack_source", ""), str):

@@ -35,6 +35,7 @@ from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Mo
                                live_scores, make_bot, new_game, observation, pack_sha256, totals,
                                winners)
 from lostcities.engine.tooling import loads_json, record_form
+from lostcities.entry import move_notes
 
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
@@ -107,24 +108,14 @@ def refused(key: str, **params: Any) -> Outcome:
 def words_of(pack: "RulePack", before: "GameState", move: Move, name: str, *,
              you: bool = False) -> list[dict[str, Any]]:
     """A turn in words, as notes of the catalogue's ``turn.*`` keys for each client's
-    language (:func:`~.protocol.localize`), the way ``lc play`` says it: ``Ada discards
-    r4 and takes g7 from the green pile.``, then on a board the pawn sent and each pawn
-    moved on. ``you``: in the second person (a hint)."""
-    codec = pack.cards
-    source = "none" if move.draw is None else "deck" if move.draw == DECK else "pile"
+    language (:func:`~.protocol.localize`), the very notes ``lc play`` says it with
+    (:func:`lostcities.entry.move_notes`): ``Ada discards r4 and takes g7 from the
+    green pile.``, then the pawn sent and each pawn moved on. ``you``: in the second
+    person (a hint)."""
     taken = taken_card(pack, before, move)
-    params: dict[str, Any] = {"who": name, "card": codec.format(move.card),
-                              "taken": codec.format(taken) if taken is not None else "",
-                              "colour": pack.colours[move.draw].name if source == "pile" else ""}
-    notes = [{"key": f"turn.{'you.' if you else ''}{move.action}.{source}", "params": params}]
-    if move.pawn is not None:
-        leader = pack.board is not None and move.pawn < pack.board.leaders
-        notes.append({"key": "turn.sends-leader" if leader else "turn.sends", "params": {
-            "pawn": move.pawn, "colour": pack.colours[codec.colour_of[move.card]].name}})
-    for step in move.steps:
-        notes.append({"key": "turn.step-none", "params": {}} if step is None else
-                     {"key": "turn.step", "params": {"colour": pack.colours[step].name}})
-    return notes
+    said = "" if taken is None else pack.cards.format(taken)
+    return [{"key": key, "params": params}
+            for key, params in move_notes(pack, move, name, taken=said, you=you)]
 
 
 def taken_card(pack: "RulePack", before: "GameState", move: Move) -> Optional[int]:

@@ -180,8 +180,7 @@ PUBLIC_ENGINE = ("lostcities.engine", "lostcities.engine.tooling", "lostcities.e
 #: modules another change of issue 28 is rebuilding now (item 4, one move entry: cli/session.py
 #: and cli/connect.py): their imports are that change's to move; they are checked as soon as
 #: they leave this set
-PENDING = {"lostcities.cli.session": "issue 28, item 4 (one move entry)",
-           "lostcities.cli.connect": "issue 28, item 4 (one move entry)"}
+PENDING: dict[str, str] = {}
 #: front-end modules below the engine, which the engine itself imports: they may use the
 #: engine's bottom modules only (a public table would load the engine, a circle)
 BELOW_ENGINE = {"lostcities.i18n": ("lostcities.engine.safeio",)}
@@ -322,6 +321,8 @@ LAZY_DOORS = {
     ("lostcities.engine.lab.simulation", "multiprocessing"): "process pools only for workers > 1",
     ("lostcities.engine.lab.workers", "multiprocessing"): "process pools only for workers > 1",
     ("lostcities.server.guard", "resource"): "a Unix-only module, in a try",
+    ("lostcities.cli.session", "fcntl"): "a Unix-only module, in a try: a save's lock",
+    ("lostcities.cli.connect", "readline"): "line editing where the platform has it, in a try",
     ("lostcities.rulepacks", "importlib"): "importlib.resources only for a zipped install",
 }
 #: being rebuilt by another change of issue 28: its imports are that change's

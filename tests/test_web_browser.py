@@ -28,6 +28,9 @@ import pytest
 from browser_support import (BOUND, BOUND_MS, CHROMIUM_ARGS, ROOT, Player, Server,
                              WsSeat, artefacts_dir, chromium_path, may_join_row, no_browser,
                              row_of, wait_for)
+from lostcities.engine import Move, load_pack
+from lostcities.i18n import Catalogue
+from lostcities.entry import option_notes, said
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("websockets")
@@ -712,6 +715,19 @@ CHOOSING = (f"(arg) => ({CHOICE_SHOWN}) || Number(document.body.dataset.turns) >
             " || (document.body.dataset.phase === 'draw' && !arg.drawn)")
 
 
+def say_choices_as_lc_play(page: Any, pack: Any) -> int:
+    """The choice buttons shown say each move left in the words lc play and the turn log use
+    (:func:`lostcities.entry.option_notes`, the same catalogue keys): the count
+    compared."""
+    cat = Catalogue("en")
+    shown = page.evaluate("() => [...document.querySelectorAll('#choice [data-choice]')]"
+                          ".map(b => [b.title, b.textContent])")
+    for text, words in shown:
+        move = Move.parse(text, pack)
+        assert words == (said(option_notes(pack, move), cat) or cat("web.choice.plain")), text
+    return len(shown)
+
+
 def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
                                              players: list[Player]) -> None:
     ada = open_player(players, browser, server, "Ada")
@@ -723,6 +739,8 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     ada.page.locator("#btn-start").click()
     ada.until("document.body.dataset.status === 'playing'")
     page = ada.page
+    pack = load_pack("board-classic")
+    choices = 0
     for number in range(6):
         ada.until("document.body.dataset.phase === 'card'")
         turns = ada.turns()
@@ -740,6 +758,7 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
             if ada.turns() > turns:
                 break
             if page.evaluate(f"() => ({CHOICE_SHOWN})"):
+                choices += say_choices_as_lc_play(page, pack)
                 page.locator("#choice [data-choice]").first.click()
             elif ada.attr("phase") == "draw" and not drawn:
                 page.locator('[data-draw="deck"]').click()
@@ -747,6 +766,7 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
             else:
                 break
         ada.until_turns(2 * number + 1)
+    assert choices, "no turn of six asked which pawn to send"
     board = page.locator("#board")
     board.wait_for(state="visible")
     tracks = page.locator("#board .track[data-track]")

@@ -2,7 +2,8 @@
 // `legal` list of the last `state` message, first a card, then a target (my row or its
 // discard pile), then a draw (the deck or a pile), then, if several moves still remain (board
 // packs), a button of #choice; the one move left is sent as a `move` message.
-import { parseCard } from "./cards.js";
+import { colourLabel, getFace, parseCard } from "./cards.js";
+import { t } from "./i18n.js";
 import { render, S, send, showError } from "./state.js";
 
 /** "p g3 pawn=0 step=b deck" -> {text, action, card, options, draw}; draw null on a last play. */
@@ -12,6 +13,27 @@ export function parseMove(text) {
   const draw = rest.length && !rest[rest.length - 1].includes("=") ? rest.pop() : null;
   return { text, action: parts[0] === "p" ? "play" : "discard", card: parts[1],
     options: rest.join(" "), draw };
+}
+
+/** What a move of parseMove does past its card and its draw (the pawn it sends, each
+ * advance), in the words lc play and the turn log say it with: the catalogue's
+ * turn.sends-leader / turn.sends / turn.step / turn.step-none, chosen as
+ * lostcities.entry.option_notes chooses them (a test compares the two); "" when the
+ * move does nothing more. */
+export function optionWords(move) {
+  const leaders = (getFace().board || {}).leaders || 0;
+  const words = [];
+  for (const part of move.options.split(" ").filter(Boolean)) {
+    const [name, value] = part.split("=");
+    if (name === "pawn") {
+      const key = Number(value) < leaders ? "turn.sends-leader" : "turn.sends";
+      words.push(t(key, { pawn: value, colour: colourLabel(parseCard(move.card).key) }));
+    } else if (name === "step") {
+      words.push(value === "none" ? t("turn.step-none")
+        : t("turn.step", { colour: colourLabel(value) }));
+    }
+  }
+  return words.join(" ");
 }
 
 export function resetTurn() {

@@ -5,8 +5,8 @@ import { currentLang, packText, t } from "./i18n.js";
 import { cardElement, cardWords, colourClass, colourLabel, colourSymbol, getFace }
   from "./cards.js";
 import { $, el, liveOf, MAX_CHAT, nameOf, ROOM_ID, S, setRender, toMove } from "./state.js";
-import { draw, drawOk, movesOf, parseMove, phase, place, select, sendMove, targetOk }
-  from "./moves.js";
+import { draw, drawOk, movesOf, optionWords, parseMove, phase, place, select, sendMove,
+  targetOk } from "./moves.js";
 import { renderBoard } from "./board.js";
 import { renderHint, renderMatch, renderRoundSheet } from "./sheets.js";
 
@@ -287,21 +287,6 @@ function handCard(card, index) {
   return node;
 }
 
-function describeOptions(options) {
-  const leaders = (getFace().board || {}).leaders || 0;
-  return options.split(" ").filter(Boolean).map((part) => {
-    const [name, value] = part.split("=");
-    if (name === "pawn") {
-      return Number(value) < leaders ? t("web.choice.leader") : t("web.choice.pawn", { pawn: value });
-    }
-    if (name === "step") {
-      return value === "none" ? t("web.choice.step-none")
-        : t("web.choice.step", { colour: colourLabel(value) });
-    }
-    return part;
-  }).join(" · ") || t("web.choice.plain");
-}
-
 function renderChoice() {
   const box = $("choice");
   box.replaceChildren();
@@ -309,7 +294,7 @@ function renderChoice() {
   if (!S.choices) return;
   box.append(el("span", "choice-title", t("web.choice.title")));
   for (const move of S.choices) {
-    const button = el("button", "btn", describeOptions(move.options));
+    const button = el("button", "btn", optionWords(move) || t("web.choice.plain"));
     button.type = "button";
     button.dataset.choice = move.options;
     button.title = move.text;
