@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import ast
 import functools
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: our top-level folders -> their package
-PACKAGES = {"engine": "lostcities.engine", "cli": "lostcities.cli", "server": "lostcities.server",
-            "envs": "lostcities.envs", "i18n": "lostcities.i18n", "grammar": "lostcities.grammar"}
+#: folder -> package, as pyproject.toml maps them (a new package is checked from its start)
+PACKAGES = {folder: package for package, folder in tomllib.loads(
+    (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"].items()
+    if "/" not in folder}
 #: data written by ``python tools/regenerate.py`` (big literals, no imports:
 #: tests/test_startup*.py check them), not read here
 GENERATED = {"grammar/scoring_tables.py", "cli/helptext.py", "engine/packs/pack_digests.py"}
@@ -173,7 +176,8 @@ def test_the_board_game_builds_on_the_card_games_steps_not_its_turn():
 
 
 #: the thin front-ends: lc, the room server, the learning adapters, the rulebooks' wording
-FRONT_ENDS = ("lostcities.cli", "lostcities.server", "lostcities.envs", "lostcities.i18n")
+FRONT_ENDS = ("lostcities.cli", "lostcities.server", "lostcities.envs", "lostcities.i18n",
+              "lostcities.entry")
 #: all of the engine a front-end may import (docs/api.md): the game API, the tooling
 #: namespace of the front ends' plumbing, and the errors
 PUBLIC_ENGINE = ("lostcities.engine", "lostcities.engine.tooling", "lostcities.engine.errors")
@@ -633,3 +637,76 @@ def test_the_cli_and_both_tiers_load_without_the_optional_extras():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert (out.returncode, out.stdout.strip()) == (0, "[]"), out.stderr
+
+
+# ------------------------------------------------ the family is asked once (issue 28, item 2)
+
+#: where a module outside engine/game may ask a pack's family: to draw it
+DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"}
+#: the modules that still ask whether a pack has a board, and how often: issue 28, item 2's
+#: remaining work (the bots' board strategy, the loader's board checks, the rulebook's board
+#: sentences, the adapters' board features...). A count may only go down: a new question
+#: fails this test, and a module that asks less must lower its count here.
+STILL_ASKING = {
+    "engine/packs/loader.py": 9, "engine/bots/ismcts.py": 7, "engine/packs/explain.py": 6,
+    "engine/bots/expert.py": 6, "envs/observe.py": 2, "engine/bots/base.py": 2,
+    "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1, "envs/features.py": 1,
+    "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
+    "engine/lab/balance.py": 1, "engine/bots/registry.py": 1, "engine/bots/knowledge.py": 1,
+    "cli/score.py": 1, "envs/vector.py": 1, "i18n/rulebook.py": 3,
+}
+
+
+def family_questions(path: Path) -> int:
+    """How often ``path`` asks whether a pack (or state, view, tables) has a board: ``X.board
+    is None`` / ``is not None``, or compares a ``family`` with a family's name."""
+    count = 0
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+            continue
+        left, op, right = node.left, node.ops[0], node.comparators[0]
+        named = isinstance(left, (ast.Attribute, ast.Name)) and \
+            (left.attr if isinstance(left, ast.Attribute) else left.id)
+        if named == "board" and isinstance(op, (ast.Is, ast.IsNot)) \
+                and isinstance(right, ast.Constant) and right.value is None:
+            count += 1
+        elif named == "family" and isinstance(op, (ast.Eq, ast.NotEq)) \
+                and isinstance(right, ast.Constant) and right.value in ("duel", "board"):
+            count += 1
+    return count
+
+
+def family_question_counts(root: Path) -> dict[str, int]:
+    out = {}
+    for top in ("engine", "cli", "server", "envs", "entry", "i18n", "grammar"):
+        for path in sorted((root / top).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel.startswith("engine/game/") or rel in DRAWING:
+                continue
+            found = family_questions(path)
+            if found:
+                out[rel] = found
+    return out
+
+
+def test_no_module_asks_the_family_more_than_its_count():
+    """engine/game picks a pack's family once (turn.FAMILIES, by the pack's ``family``), and
+    the public turn engine never asks again; outside engine/game only the drawing may ask.
+    The modules of :data:`STILL_ASKING` are item 2's remaining work: none may ask more."""
+    assert family_questions(ROOT / "engine" / "game" / "turn.py") == 0
+    found = family_question_counts(ROOT)
+    more = {m: n for m, n in found.items() if n > STILL_ASKING.get(m, 0)}
+    assert not more, f"new questions of a pack's family outside engine/game: {more}"
+    fewer = {m: (found.get(m, 0), n) for m, n in STILL_ASKING.items() if found.get(m, 0) < n}
+    assert not fewer, f"these modules ask less now: lower their count in STILL_ASKING: {fewer}"
+
+
+def test_the_family_check_catches_a_planted_question(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("def f(pack, state):\n    if pack.board is None:\n        return 1\n"
+                       "    return state.tables.family == 'board'\n", encoding="utf-8")
+    assert family_questions(planted) == 2
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
+    assert family_question_counts(tmp_path) == {"engine/x.py": 2}
+

@@ -576,3 +576,10 @@ def action_ok(state: GameState, action_id: int) -> bool:
 def step_on_fork(state: GameState, action_id: int) -> Optional[GameState]:
     """None: a board pack's decision is made by the generic :func:`.turn.step`."""
     return None
+
+
+def leader_note(state: GameState, pawn: int) -> str:
+    """:func:`.turn.describe_move`'s note on a pawn sent: `` (leader)`` for a leader."""
+    bt = state.tables.board
+    return " (leader)" if 0 <= pawn < bt.pawns and bt.leader[pawn] else ""
+

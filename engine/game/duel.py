@@ -675,3 +675,9 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
     state.shared_piles = all_piles
     state.shared_lists = ALL_SHARED
     return new
+
+
+def leader_note(state: GameState, pawn: int) -> str:
+    """:func:`~.turn.describe_move`'s note on a pawn: none in a duel (no pawns)."""
+    return ""
+

@@ -39,7 +39,7 @@ from .tables import tables_of
 #: a pack's family (its ``family`` setting, ``tables.family``) -> the module that plays its
 #: turns; both offer the same functions by the same names: legal_moves, why_refused,
 #: refusal, push, on_fork (apply's work), random_move, random_playout, legal_actions,
-#: legal_action_mask, push_action, action_ok, step_on_fork (docs/architecture.md)
+#: legal_action_mask, push_action, action_ok, step_on_fork, leader_note (docs/architecture.md)
 FAMILIES = {"duel": duel, "board": board}
 
 Players = Union[int, Sequence[str]]
@@ -388,9 +388,8 @@ def describe_move(state: GameState, move: Move) -> str:
     colours = state.pack.colours
     words = [f"{'plays' if move.action == PLAY else 'discards'} {codec.format(move.card)}"]
     if move.pawn is not None:
-        leader = state.tables.board is not None and 0 <= move.pawn < state.tables.board.pawns \
-            and state.tables.board.leader[move.pawn]
-        words.append(f"sends pawn {move.pawn}{' (leader)' if leader else ''} onto the "
+        leader = FAMILIES[state.tables.family].leader_note(state, move.pawn)
+        words.append(f"sends pawn {move.pawn}{leader} onto the "
                      f"{colours[state.tables.colour_of[move.card]].name} track")
     words.extend("declines the advance" if c is NO_STEP else f"advances the {colours[c].name} pawn"
                  for c in move.steps)
