@@ -252,7 +252,6 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
     n_draws = deck + len(draws)
-    keeps = t.discard_keeps  # turn.retake: the piles a discard of each colour may draw
     columns = n_draws + t.retake_own
     cells = options * columns
     k = cells.bit_length()
@@ -262,51 +261,52 @@ def random_move(state: GameState, rng: random.Random) -> Move:
         while r >= cells:
             r = getrandbits(k)
         option, column = divmod(r, columns)
-        if column < n_draws:
-            draw = DECK if column < deck else draws[column - deck]
-            if option < n_plays:
-                while option:  # nth_bit(plays, option)
-                    plays &= plays - 1
-                    option -= 1
-                return t.moves[PLAY][(plays & -plays).bit_length() - 1][draw]
-            card = nth_bit(held, option - n_plays)
-            if draw == DECK or keeps[t.colour_of[card]] >> draw & 1:
-                return t.moves[DISCARD][card][draw]
-        elif option >= n_plays:  # the extra column: retake from a pile that was empty
-            card = nth_bit(held, option - n_plays)
-            colour = t.colour_of[card]
-            if not piles >> colour & 1:
-                return t.moves[DISCARD][card][colour]
+        move = _cell(t, held, plays, n_plays, piles, draws, deck, n_draws, option, column)
+        if move is not None:
+            return move
 
 
 def _sample_move(state: GameState, t, p: Seat, held: int, plays: int, n_plays: int,
                  options: int, below: Callable[[int], int]) -> Move:
     """:func:`random_move` of a card turn with a draw: ``below(n)`` draws in ``range(n)``.
 
-    Uniform over the cells (option, column) that are legal moves: columns are the
-    draws (the deck, then the non-empty piles by colour), plus one for the discarded
-    card's own pile when it may be retaken.
+    Uniform over the cells (option, column) that are legal moves (:func:`_cell`): columns
+    are the draws (the deck, then the non-empty piles by colour), plus one for the
+    discarded card's own pile when it may be retaken.
     """
     piles = state.pile_bits
     draws = t.pile_draws[piles]
     deck = 1 if state.deck else 0
     n_draws = deck + len(draws)
-    keeps = t.discard_keeps  # turn.retake: the piles a discard of each colour may draw
     columns = n_draws + t.retake_own
     while True:
         option, column = divmod(below(options * columns), columns)
-        if column < n_draws:
-            draw = DECK if column < deck else draws[column - deck]
-            if option < n_plays:
-                return t.moves[PLAY][nth_bit(plays, option)][draw]
-            card = nth_bit(held, option - n_plays)
-            if draw == DECK or keeps[t.colour_of[card]] >> draw & 1:
-                return t.moves[DISCARD][card][draw]
-        elif option >= n_plays:  # the extra column: retake from a pile that was empty
-            card = nth_bit(held, option - n_plays)
-            colour = t.colour_of[card]
-            if not piles >> colour & 1:
-                return t.moves[DISCARD][card][colour]
+        move = _cell(t, held, plays, n_plays, piles, draws, deck, n_draws, option, column)
+        if move is not None:
+            return move
+
+
+def _cell(t, held: int, plays: int, n_plays: int, piles: int, draws: tuple[int, ...],
+          deck: int, n_draws: int, option: int, column: int) -> Optional[Move]:
+    """The move of the cell (``option``, ``column``) a random move drew, or None when the
+    cell is no legal move (the draw is drawn again): an option is a card to play (the first
+    ``n_plays``, of the bits ``plays``) or to discard (of ``held``); a column a draw (the
+    deck, then the non-empty piles ``draws``), or past them the discarded card's own pile
+    when it was empty. ``turn.retake`` decides by the tables' ``discard_keeps``."""
+    if column < n_draws:
+        draw = DECK if column < deck else draws[column - deck]
+        if option < n_plays:
+            return t.moves[PLAY][nth_bit(plays, option)][draw]
+        card = nth_bit(held, option - n_plays)
+        if draw == DECK or t.discard_keeps[t.colour_of[card]] >> draw & 1:
+            return t.moves[DISCARD][card][draw]
+        return None
+    if option >= n_plays:  # the extra column: retake from a pile that was empty
+        card = nth_bit(held, option - n_plays)
+        colour = t.colour_of[card]
+        if not piles >> colour & 1:
+            return t.moves[DISCARD][card][colour]
+    return None
 
 
 def random_playout(state: GameState, rng: random.Random) -> None:
