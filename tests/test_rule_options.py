@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from enginehelpers import complete_deal, derived, pack
-from lostcities.engine import (DECK, DISCARD, IllegalMoveError, Move, apply, explain,
-                               is_over, legal_moves, live_scores, load_pack, new_game, playout,
+from lostcities.engine import (DECK, DISCARD, IllegalMoveError, Move, apply, is_over,
+                               legal_moves, live_scores, load_pack, new_game, playout,
                                random_move, why_refused)
+from lostcities.engine.tooling import explain
 from lostcities.engine.game.options import RETAKES, WAGER_TIMES
 from lostcities.i18n import Catalogue
 
