@@ -139,13 +139,13 @@ class RulePack:
 
     @property
     def no_retake_discard(self) -> bool:
-        """Deprecated (``turn.retake`` replaces it; goes in 0.3.0): whether the card just
+        """The 0.1 name (``turn.retake`` replaces it; kept for code written for 0.1): whether the card just
         discarded may not be taken back."""
         return not RETAKES[self.retake](0, len(self.colours)) & 1
 
     @property
     def wagers_before_numbers(self) -> bool:
-        """Deprecated (``wagers.when`` replaces it; goes in 0.3.0): whether wagers go only
+        """The 0.1 name (``wagers.when`` replaces it; kept for code written for 0.1): whether wagers go only
         before a row's first number card."""
         return not WAGER_TIMES[self.wagers_when]
 

@@ -4,7 +4,7 @@ whose digest is here skips the JSON Schema at load (see ``lostcities.engine.pack
 and is read from its YAML as loaded, kept under the same digest in ``shipped_packs.json``
 (``lostcities.engine.packs.loader.shipped_document``), its formulas parsed (under the grammar's
 SHA-256: ``lostcities.engine.packs.loader.shipped_trees``)."""
-SCHEMA_SHA256 = 'eef5757b9f9c7a4fb39cefb87004c70973cfacb604adf96268a6f82b085d71b3'
+SCHEMA_SHA256 = 'ff4d70c9a53c631876e734ed07bfcae206782313232fb04dc093c9db9048f6e9'
 GRAMMAR_SHA256 = '91b6c58508885484fbb3058a4d0cf5565b92a43e89507a7c1d4071c09efc5318'
 VOUCHED = frozenset({
     '3d3e067017988ef31db70e0b62709d676a90db66fa113937ec8b7ba4af6f7fd7',
