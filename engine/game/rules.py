@@ -139,14 +139,14 @@ class RulePack:
 
     @property
     def no_retake_discard(self) -> bool:
-        """The 0.1 name (``turn.retake`` replaces it; kept for code written for 0.1): whether the card just
-        discarded may not be taken back."""
+        """The 0.1 name, kept for code written for 0.1 (``retake`` replaces it): whether
+        the card just discarded may not be taken back."""
         return not RETAKES[self.retake](0, len(self.colours)) & 1
 
     @property
     def wagers_before_numbers(self) -> bool:
-        """The 0.1 name (``wagers.when`` replaces it; kept for code written for 0.1): whether wagers go only
-        before a row's first number card."""
+        """The 0.1 name, kept for code written for 0.1 (``wagers_when`` replaces it):
+        whether wagers go only before a row's first number card."""
         return not WAGER_TIMES[self.wagers_when]
 
     @property
