@@ -6,7 +6,8 @@ module) or ``board`` (:mod:`.board`), which offer the same functions by the same
 apply's and step's work on a fork, random moves and the random playout. Both build on the
 card game's steps (:mod:`.steps`); this module adds the duel's fast paths, which play
 each turn by the very same steps' rules from the pack's compiled tables (the seeded
-digests of tests/test_seeded_digests.py and tests/test_play_paths_agree.py keep them the same moves).
+digests of tests/test_seeded_digests.py and tests/test_play_paths_agree.py keep them the
+same moves).
 """
 from __future__ import annotations
 
@@ -191,12 +192,7 @@ def on_fork(state: GameState, move: Move) -> GameState:
     new.moves = state.moves + [move if move.codec is not None else t.move(move.action, card, draw)]
     new.turn = state.turn + 1
     new.to_move = (p + 1) % n
-    everyone = (1 << n) - 1
-    new.shared_seats, new.shared_hands, new.shared_lists = everyone, everyone ^ 1 << p, lists
-    # this state shares its lists with the new one now
-    state.shared_seats = state.shared_hands = everyone
-    state.shared_piles = all_piles
-    state.shared_lists = ALL_SHARED
+    state.shared_by_turn(new, p, lists)
     return new
 
 
@@ -612,12 +608,7 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
         lists ^= PILES_SHARED
         new.pile_bits = state.pile_bits | 1 << colour
         new.pending = (DISCARD, card)
-    everyone = (1 << n) - 1
-    new.shared_seats, new.shared_hands, new.shared_lists = everyone, everyone ^ 1 << p, lists
-    # this state shares its lists with the new one now
-    state.shared_seats = state.shared_hands = everyone
-    state.shared_piles = all_piles
-    state.shared_lists = ALL_SHARED
+    state.shared_by_turn(new, p, lists)
     return new
 
 
@@ -667,13 +658,8 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
     held = new.held_bits = state.held_bits[:]
     held[p] |= 1 << drawn
     new.moves = state.moves + [t.moves[action][card][draw]]
-    everyone = (1 << n) - 1
-    new.shared_seats, new.shared_hands, new.shared_piles, new.shared_lists = (
-        everyone, everyone ^ 1 << p, all_piles ^ mine, lists)
-    # this state shares its lists with the new one now
-    state.shared_seats = state.shared_hands = everyone
-    state.shared_piles = all_piles
-    state.shared_lists = ALL_SHARED
+    new.shared_piles = all_piles ^ mine
+    state.shared_by_turn(new, p, lists)
     return new
 
 

@@ -96,7 +96,8 @@ def draws_after_discard(base: Sequence[int], colour: int, keeps: int) -> list[in
 #: ``wagers.when`` -> whether a wager may join a row that already holds number cards (it
 #: multiplies the whole row wherever it lies: the scoring counts a row's wagers)
 WAGER_TIMES: dict[str, bool] = {
-    "before-numbers": False,   # 000: "à condition que cette Expédition ne contienne encore aucune carte"
+    # 000: "à condition que cette Expédition ne contienne encore aucune carte Expédition"
+    "before-numbers": False,
     "any-time": True,          # a house rule
 }
 

@@ -202,6 +202,19 @@ class GameState:
         new.shared_lists = self.shared_lists = ALL_SHARED
         return new
 
+    def shared_by_turn(self, new: "GameState", seat: int, lists: int) -> None:
+        """After a turn of ``seat`` built ``new`` from this state at once (the lists it
+        changes new, the others this state's): every seat's rows and every hand but
+        ``seat``'s are shared, and of the outer lists those not in ``lists`` built new
+        (``new.shared_piles`` is the builder's to set); this state now shares all its lists
+        with ``new``."""
+        everyone = (1 << self.n) - 1
+        new.shared_seats, new.shared_hands = everyone, everyone ^ 1 << seat
+        new.shared_lists = lists
+        self.shared_seats = self.shared_hands = everyone
+        self.shared_piles = (1 << len(self.piles)) - 1
+        self.shared_lists = ALL_SHARED
+
     def share_all(self) -> None:
         """Mark every list a turn changes as perhaps shared with a fork (after an undo
         put back lists that a fork may hold)."""
