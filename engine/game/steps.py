@@ -223,7 +223,8 @@ def after_discard(state: GameState, base: list[DrawSource], colour: int) -> list
     """``base`` once a card of ``colour`` is discarded, by the pack's ``turn.retake``."""
     if state.last_play:
         return base
-    return draws_after_discard(base, colour, state.tables.discard_keeps[colour])  # type: ignore[arg-type]
+    keeps = state.tables.discard_keeps[colour]
+    return draws_after_discard(base, colour, keeps)  # type: ignore[arg-type]
 
 
 def draw_sources(state: GameState, discarded: int) -> list[DrawSource]:
@@ -299,10 +300,11 @@ def draw_refusal(state: GameState, move: Move) -> Optional[Refusal]:
         return Refusal("illegal.deck-empty")
     if not isinstance(move.draw, int) or not 0 <= move.draw < t.n_colours:
         return Refusal("illegal.draw-source", {"draw": repr(move.draw)[:40]})
-    if move.action == DISCARD and not t.discard_keeps[t.colour_of[move.card]] >> move.draw & 1:
-        if not t.discard_keeps[t.colour_of[move.card]]:  # turn.retake: no-discard-pile
-            return Refusal("illegal.discard-then-deck", {"card": t.codec.format(move.card)})
-        return Refusal("illegal.retake", {"card": t.codec.format(move.card)})
+    if move.action == DISCARD:
+        keeps = t.discard_keeps[t.colour_of[move.card]]  # turn.retake, after this discard
+        if not keeps >> move.draw & 1:
+            key = "illegal.retake" if keeps else "illegal.discard-then-deck"  # no-discard-pile
+            return Refusal(key, {"card": t.codec.format(move.card)})
     return Refusal("illegal.pile-empty", {"colour": state.pack.colours[move.draw].name})
 
 

@@ -125,16 +125,9 @@ class Tables:
         found = self._draw_masks.get(key)
         if found is None:
             mask = [False] * self.num_actions
-            draw_deck = 2 * self.n_kinds  # drawing from pile c is 2 n_kinds + 1 + c
-            if deck:
-                mask[draw_deck] = True
-            for c in self.pile_draws[pile_bits]:
-                mask[draw_deck + 1 + c] = True
-            if discarded >= 0:
-                keeps = self.discard_keeps[discarded]
-                for c in range(self.n_colours):
-                    mask[draw_deck + 1 + c] = bool(keeps >> c & 1) and (
-                        c == discarded or bool(pile_bits >> c & 1))
+            draw_deck = 2 * self.n_kinds + 1  # drawing from pile c is action 2 n_kinds + 1 + c
+            for d in self.draws(pile_bits, deck, discarded):
+                mask[draw_deck + d] = True  # DECK = -1: action 2 n_kinds
             found = self._draw_masks[key] = tuple(mask)
         return found
 
@@ -155,16 +148,24 @@ class Tables:
         key = pile_bits << 1 | deck
         found = self.turn_move_table.get(key)
         if found is None:
-            base = ([DECK] if deck else []) + list(self.pile_draws[pile_bits])
+            base = self.draws(pile_bits, deck, -1)
             plays = tuple(tuple(self.moves[PLAY][k][d] for d in base)
                           for k in range(self.n_kinds))
-            discards = []
-            for k in range(self.n_kinds):
-                colour = self.colour_of[k]
-                after = draws_after_discard(base, colour, self.discard_keeps[colour])
-                discards.append(tuple(self.moves[DISCARD][k][d] for d in after))
-            found = self.turn_move_table[key] = (plays, tuple(discards))
+            discards = tuple(tuple(self.moves[DISCARD][k][d]
+                                   for d in self.draws(pile_bits, deck, self.colour_of[k]))
+                             for k in range(self.n_kinds))
+            found = self.turn_move_table[key] = (plays, discards)
         return found
+
+    def draws(self, pile_bits: int, deck: bool, discarded: int) -> list[int]:
+        """Where a turn may draw when the non-empty piles are ``pile_bits`` and the draw
+        pile holds cards (``deck``) or not: the draw pile (``DECK``) first, then the piles by
+        colour, once a card of colour ``discarded`` is discarded (-1: after a play) as the
+        pack's ``turn.retake`` allows (:func:`.options.draws_after_discard`)."""
+        base = ([DECK] if deck else []) + list(self.pile_draws[pile_bits])
+        if discarded < 0:
+            return base
+        return draws_after_discard(base, discarded, self.discard_keeps[discarded])
 
     def move(self, action: str, card: int, draw: Optional[int]) -> "Move":
         """The ready :class:`Move` of ``action`` ``card`` then ``draw`` (None: no draw)."""
