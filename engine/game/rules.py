@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, TypeVar
 
 from .cards import CardCodec
-from .options import RETAKE_OF_BOOL, RETAKES, WAGER_TIME_OF_BOOL, WAGER_TIMES
+from .options import OLD_SPELLINGS, RETAKES, WAGER_TIMES
 
 Ordering = Literal["strict", "non-decreasing", "either-direction"]
 RowStart = Literal["any", "lowest-in-hand"]
@@ -193,11 +193,9 @@ class RulePack:
             removed_unseen={r["players"]: r["cards"] for r in deck.get("removed_unseen", ())},
             hand_size=data["hand_size"],
             ordering=rows.get("ordering", "strict"),
-            wagers_when=_spelled(rows, "wagers_before_numbers", WAGER_TIME_OF_BOOL,
-                                 data.get("wagers", {}), "when", "before-numbers"),
+            wagers_when=_spelled(data, "wagers", "when", "before-numbers"),
             row_start=rows.get("start", "any"),
-            retake=_spelled(turn, "no_retake_discard", RETAKE_OF_BOOL, turn, "retake",
-                            "not-the-same-card"),
+            retake=_spelled(data, "turn", "retake", "not-the-same-card"),
             turn_cap=turn.get("turn_cap", 1000),
             draw_pile_empty=end.get("draw_pile_empty", "immediately"),
             bridge_crossings=end.get("bridge_crossings", 0),
@@ -223,15 +221,17 @@ class RulePack:
         )
 
 
-def _spelled(old_section: Mapping[str, Any], old_key: str, of_bool: Mapping[bool, str],
-             section: Mapping[str, Any], key: str, default: str) -> str:
-    """A setting with an old boolean spelling: the loader turns the old key into the new one
-    file by file, before ``extends`` merges them; a mapping built otherwise may still hold
-    the old key (over the new one a base pack gave: the old one is the later word)."""
-    old = old_section.get(old_key)
+def _spelled(data: Mapping[str, Any], section: str, key: str, default: str) -> str:
+    """The setting ``section.key``, which had a boolean spelling in 0.1
+    (:data:`.options.OLD_SPELLINGS`): the loader turns the old key into the new one file by
+    file, before ``extends`` merges them; a mapping built otherwise may still hold the old
+    key (over the new one a base pack gave: the old one is the later word)."""
+    old_section, old_key, of_bool = next((s, o, b) for s, o, b, new_section, new in OLD_SPELLINGS
+                                         if (new_section, new) == (section, key))
+    old = data.get(old_section, {}).get(old_key)
     if isinstance(old, bool):
         return of_bool[old]
-    value = section.get(key, default)
+    value = data.get(section, {}).get(key, default)
     return value if isinstance(value, str) else default
 
 
