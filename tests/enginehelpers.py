@@ -64,6 +64,15 @@ def deal(p: RulePack, hands: Sequence[str], draw_pile: str, removed: str = "") -
     return Deal(tuple(cards(h) for h in hands), cards(draw_pile), cards(removed))
 
 
+def start(p: RulePack, hands: Sequence[str], top: str = "", players: int | None = None,
+          seed: int = 0) -> Any:
+    """A match of ``p`` whose first round is :func:`complete_deal` of these hands and top."""
+    from lostcities.engine.game.turn import new_game
+
+    return new_game(p, players or len(hands), seed,
+                    deals=[complete_deal(p, hands, top, players, seed)])
+
+
 def complete_deal(p: RulePack, hands: Sequence[str], top: str = "", players: int | None = None,
                   seed: int = 0) -> Deal:
     """A valid deal whose hands hold the given cards (filled up to the hand size from

@@ -3,24 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from enginehelpers import complete_deal, derived, pack
+from enginehelpers import derived, pack, play, start
 from lostcities.engine.errors import IllegalMoveError
 from lostcities.engine.game.moves import DECK, Move
 from lostcities.engine.game.state import DRAW_PILE_EMPTY, TURN_CAP, Deal, RoundResult, SetupError
 from lostcities.engine.game.turn import (apply, continue_match, is_over, legal_moves, live_scores,
                                     new_game, next_starter, round_scores, totals, winners)
 from lostcities.engine.game.view import observation
-
-
-def start(p, hands, top="", players=None, seed=0):
-    return new_game(p, players or len(hands), seed,
-                    deals=[complete_deal(p, hands, top, players, seed)])
-
-
-def play(state, *moves):
-    for m in moves:
-        state = apply(state, m)
-    return state
 
 
 def cards(p, state_cards):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from enginehelpers import complete_deal, derived, pack
+from enginehelpers import derived, pack, play, start
 from lostcities.engine import (DECK, DISCARD, IllegalMoveError, Move, apply, is_over,
                                legal_moves, live_scores, load_pack, new_game, playout,
                                random_move, why_refused)
@@ -28,16 +28,6 @@ RETAKE_VALUES = sorted(RETAKES)
 
 def rules_sentences(lang: str) -> dict:
     return json.loads(files("lostcities.i18n").joinpath(f"rules_{lang}.json").read_text("utf-8"))
-
-
-def start(p, hands=HANDS, seed=0):
-    return new_game(p, len(hands), seed, deals=[complete_deal(p, hands, "", None, seed)])
-
-
-def play(state, *moves):
-    for m in moves:
-        state = apply(state, m)
-    return state
 
 
 def retake_pack(value: str):
@@ -55,7 +45,7 @@ def draws_after(state, card: str) -> set:
 def test_retake_any_lets_the_player_take_back_the_card_just_discarded():
     # "You may even take back the card you have just discarded." (001, the board packs)
     p = retake_pack("any")
-    s = play(start(p), "d r3 deck", "d b2 deck")
+    s = play(start(p, HANDS), "d r3 deck", "d b2 deck")
     assert draws_after(s, "r2") == {DECK, 1, 4}  # deck, the blue pile, red (its own)
     s = play(s, "d r2 r")
     assert p.cards.parse("r2") in s.hands[0] and s.piles[4] == [p.cards.parse("r3")]
@@ -64,7 +54,7 @@ def test_retake_any_lets_the_player_take_back_the_card_just_discarded():
 def test_retake_not_the_same_card_forbids_only_the_discarded_cards_pile():
     # "You may not take back the card you have just discarded." (004, the duel packs)
     p = retake_pack("not-the-same-card")
-    s = play(start(p), "d r3 deck", "d b2 deck")
+    s = play(start(p, HANDS), "d r3 deck", "d b2 deck")
     assert draws_after(s, "r2") == {DECK, 1}
     with pytest.raises(IllegalMoveError, match="just discarded") as refused:
         apply(s, "d r2 r")
@@ -76,7 +66,7 @@ def test_retake_no_discard_pile_sends_a_discarding_player_to_the_draw_pile():
     # discard pile; after playing a card, any pile is allowed." (a house rule)
     p = pack("duel-deck-after-discard")
     assert p.retake == "no-discard-pile" and p.house_rule
-    s = play(start(p), "d r3 deck", "d b2 deck")
+    s = play(start(p, HANDS), "d r3 deck", "d b2 deck")
     assert draws_after(s, "r2") == {DECK}
     for draw in ("b", "r"):  # another's pile, its own
         with pytest.raises(IllegalMoveError, match="draw pile only") as refused:
@@ -90,7 +80,7 @@ def test_retake_no_discard_pile_sends_a_discarding_player_to_the_draw_pile():
 
 
 def test_the_refusal_is_said_in_french_without_english():
-    s = play(start(pack("duel-deck-after-discard")), "d r3 deck", "d b2 deck")
+    s = play(start(pack("duel-deck-after-discard"), HANDS), "d r3 deck", "d b2 deck")
     refusal = why_refused(s, Move.parse("d r2 b", s.pack))
     french = Catalogue("fr")(refusal.key, **refusal.params)
     assert "pioche" in french and "draw" not in french and "discard" not in french
@@ -123,7 +113,7 @@ def test_random_games_keep_the_retake_rule(value, seed):
 
 
 def test_random_move_is_uniform_over_the_legal_moves_under_the_deck_only_rule():
-    s = play(start(pack("duel-deck-after-discard")), "d r3 deck", "d b2 deck")
+    s = play(start(pack("duel-deck-after-discard"), HANDS), "d r3 deck", "d b2 deck")
     legal = legal_moves(s)
     rng = random.Random(7)
     counts = {m: 0 for m in legal}
