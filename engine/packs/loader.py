@@ -450,7 +450,7 @@ def _modern(doc: YamlDocument) -> tuple[Any, dict[KeyPath, Origin]]:
     ``turn.no_retake_discard``) written as its new setting (``wagers.when``, ``turn.retake``)
     at the same place in the file, so that a pack in the old words extends one in the new
     (and the other way round); a value that is not a bool stays for the schema to report,
-    and so does an old key beside its new one in the same file."""
+    and an old key beside its new one in the same file for LC064."""
     data, origins = doc.data, doc.origins
     for section, old, of_bool, new_section, new in OLD_SPELLINGS:
         part = data.get(section) if isinstance(data, dict) else None
@@ -866,6 +866,18 @@ def _deck_too_small(d: dict[str, Any]) -> Iterator[Finding]:
 
 #: the most cards a pack's deck may hold (kept in :mod:`lostcities.rulepacks`)
 MAX_DECK = rulepacks.MAX_DECK
+
+
+@_check("LC064", "a setting given both in its 0.1 spelling and in its own words", "rows",
+        "wagers", "turn")
+def _both_spellings(d: dict[str, Any]) -> Iterator[Finding]:
+    # the loader writes an old spelling in the new words file by file (_modern) unless the
+    # same file gives the new key too: then both stand here, and they may disagree
+    for section, old, _, new_section, new in OLD_SPELLINGS:
+        if old in d.get(section, {}) and new in d.get(new_section, {}):
+            yield Finding((section, old), f"`{section}.{old}` is the 0.1 spelling of "
+                          f"`{new_section}.{new}`, which this file gives too",
+                          f"keep `{new_section}.{new}` alone")
 
 
 @_check("LC063", f"the deck holds more than {MAX_DECK} cards", "deck")
