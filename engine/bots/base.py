@@ -87,17 +87,32 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
+    #: the pack's tables last seen and its family's way to choose (:data:`GREEDY_PLANS`),
+    #: picked at the first sight of a pack
+    _plan_for: tuple[Optional[Tables], Optional[Callable[..., Move]]] = (None, None)
+
     def choose(self, view: SeatView) -> Move:
-        obs = view.observation
-        legal = view.legal_moves
-        if obs.board is not None:
-            return _BoardPlan(view.pack, obs).choose(legal)
-        plan = _Plan(view.pack, obs)
-        options: dict[tuple[str, Card], list[Move]] = {}
-        for move in legal:
-            options.setdefault((move.action, move.card), []).append(move)
-        best = max(options, key=lambda o: (plan.value(*o), -o[1], o[0]))
-        return max(options[best], key=lambda m: plan.draw_value(m))
+        t = tables_of(view.pack)
+        seen, choice = self._plan_for
+        if seen is not t:
+            choice = GREEDY_PLANS[t.family]
+            self._plan_for = (t, choice)
+        return choice(view.pack, view.observation, view.legal_moves)
+
+
+def _duel_choice(pack: RulePack, obs: Observation, legal: list[Move]) -> Move:
+    """The greedy bot's move on a duel pack: the best card decision, then its best draw."""
+    plan = _Plan(pack, obs)
+    options: dict[tuple[str, Card], list[Move]] = {}
+    for move in legal:
+        options.setdefault((move.action, move.card), []).append(move)
+    best = max(options, key=lambda o: (plan.value(*o), -o[1], o[0]))
+    return max(options[best], key=lambda m: plan.draw_value(m))
+
+
+def _board_choice(pack: RulePack, obs: Observation, legal: list[Move]) -> Move:
+    """The greedy bot's move on a board pack (:class:`_BoardPlan`)."""
+    return _BoardPlan(pack, obs).choose(legal)
 
 
 class _Plan:
@@ -203,9 +218,7 @@ class _BoardPlan(_Plan):
     pawn formula, plus the card-keeping judgement of :class:`_Plan`."""
 
     def __init__(self, pack: RulePack, obs: Observation):
-        board = obs.board
-        assert board is not None
-        self.board = board
+        board = self.board = obs.board
         self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
         self.mine = {track: (space, leader) for track, space, leader in board.pawns[obs.seat]
                      if track >= 0}
@@ -281,3 +294,9 @@ class _BoardPlan(_Plan):
         elif kind == "points":
             gain += value
         return gain
+
+
+#: the greedy bot's way to choose, by the pack's family (``tables.family``), picked once
+#: per pack
+GREEDY_PLANS: dict[str, Callable[[RulePack, Observation, list[Move]], Move]] = {
+    "duel": _duel_choice, "board": _board_choice}

@@ -115,6 +115,24 @@ class ExpertBot(Bot):
         self._memories: dict[int, SeatMemory] = {}
         self._shared: Optional[Shared] = None
 
+    #: the tables of the pack last seen and its family's parts (:data:`FAMILIES`)
+    _family: tuple[Optional[Tables], Optional[ExpertFamily]] = (None, None)
+
+    def family(self, pack: RulePack) -> ExpertFamily:
+        """The expert's parts for ``pack``'s family (:data:`FAMILIES`), picked at the first
+        sight of a pack."""
+        t = tables_of(pack)
+        seen, family = self._family
+        if seen is not t or family is None:
+            family = FAMILIES[t.family]
+            self._family = (t, family)
+        return family
+
+    def weights(self, pack: RulePack) -> ExpertParams:
+        """The weights this bot plays ``pack`` with: ``params`` in a duel, ``board_params``
+        on a board (read at each call: a subclass may change them between decisions)."""
+        return self.family(pack).weights(self)
+
     def memory(self, view: SeatView) -> SeatMemory:
         """The seat's memory, updated with its current observation."""
         t = tables_of(view.pack)
@@ -132,8 +150,7 @@ class ExpertBot(Bot):
 
     def decide(self, view: SeatView, memory: SeatMemory) -> Move:
         """The expert's move for ``view`` given the seat's (already updated) memory."""
-        params = self.params if view.pack.board is None else self.board_params
-        return Evaluation(view.pack, view.observation, memory, params,
+        return Evaluation(view.pack, view.observation, memory, self.weights(view.pack),
                           self.shared(view.pack)).best(view.legal_moves)
 
     def shared(self, pack: RulePack) -> Shared:
@@ -143,10 +160,8 @@ class ExpertBot(Bot):
         :data:`SHARED_PLANS` entries."""
         shared = self._shared
         if shared is None or shared.t is not tables_of(pack) or shared.size() > SHARED_PLANS:
-            if pack.board is None:
-                shared = self._shared = SharedPlans(pack, self.params)
-            else:
-                shared = self._shared = BoardPlans(pack, self.board_params)
+            family = self.family(pack)
+            shared = self._shared = family.plans(pack, family.weights(self))
         return shared
 
 
@@ -387,18 +402,7 @@ class RowScore:
         #: board packs: the scores worked out, by (colour, space, leader, reach), shared
         #: by the evaluations of one context (:attr:`SharedPlans.scores`)
         self.memo: dict[tuple, float] = {}
-        if self.board is not None:
-            self.pawn: Callable[[int, int, bool], int] = pack.scoring.pawn
-            self.spaces = self.board.spaces
-            match = pack.scoring.match
-            held = self.board.artefacts[obs.seat]
-            self.artefact = match([0], held + 1, 0) - match([0], held, 0)
-            for track, space, kind, value in self.board.tiles:
-                if kind == "artefact":
-                    self.tile_worth[(track, space)] = float(self.artefact)
-                elif kind == "points":
-                    self.tile_worth[(track, space)] = float(value)
-            self.context = (self.spaces, tuple(sorted(self.tile_worth.items())))
+        FAMILIES[tables_of(pack).family].score(self, pack, obs)
 
     def __call__(self, colour: int, values: Sequence[int], wagers: int,
                  track: Optional[TrackPlace] = None) -> float:
@@ -823,20 +827,10 @@ class OpponentProspects:
         self.kinds: list[list[Card]] = shared.kinds
         #: per seat, how readily it opens colours (:meth:`readiness`; on a board, where
         #: every card is a step whatever its value, 0: the tuned BOARD weights as before)
-        before = getattr(memory, "opened_before", ())
-        self.ready = [0.0 if obs.board is not None else
-                      self.readiness(max(opened_share(obs.rows[seat]),
-                                         before[seat] if len(before) == self.n else 0.0))
-                      for seat in range(self.n)]
-        self.tracks: list[list[Optional[TrackPlace]]] = []
-        for seat in range(self.n):
-            tracks: list[Optional[TrackPlace]] = [None] * t.n_colours
-            if obs.board is not None:
-                tracks = [(0, False, len(row)) for row in obs.rows[seat]]
-                for track, spot, leader in obs.board.pawns[seat]:
-                    if track >= 0:
-                        tracks[track] = (spot, leader, len(obs.rows[seat][track]))
-            self.tracks.append(tracks)
+        family = FAMILIES[t.family]
+        self.ready: list[float] = family.ready(self)
+        #: per seat and colour, its pawn's place on the colour's track (None in a duel)
+        self.tracks: list[list[Optional[TrackPlace]]] = family.tracks(t, obs)
 
     def readiness(self, share: float) -> float:
         """How readily an opponent opens colours, from the share of its colours it opened
@@ -1064,6 +1058,11 @@ class BoardReading:
         self.artefact = artefact
         self._after: dict[tuple, BoardAfter] = {}
         self._state: Optional[GameState] = None
+
+    def bias(self, bias: float, after: BoardAfter, params: ExpertParams) -> float:
+        """A move's ``bias`` once it is known to end the match: ``params.decided`` more
+        for a sure win, that much less for a sure loss (:attr:`BoardAfter.outcome`)."""
+        return bias + params.decided * after.outcome
 
     def after(self, move: Move) -> BoardAfter:
         """What ``move``'s card, pawn and steps do to the board (the draw does not matter)."""
@@ -1306,6 +1305,7 @@ class Evaluation:
         self.board = obs.board
         if shared is not None and (shared.t is not t or shared.params is not params):
             raise ValueError("shared plans made for another pack or other weights")
+        family = FAMILIES[t.family]
         self.score = RowScore(pack, obs)
         context = self.score.context
         shared = SharedPlans(pack, params, context) if shared is None \
@@ -1318,9 +1318,9 @@ class Evaluation:
         self.deck = DeckDraw(t, self.rows)
         self.turns = TurnsLeft(self.n, self.board, params)
         self.gains = BoardGains(self.rows)
-        self.reading: Optional[BoardReading] = None
-        if self.board is not None:
-            self.reading = BoardReading(pack, obs, memory, t, self.score.artefact)
+        #: what a move does to the board (:class:`BoardReading`; in a duel, nothing)
+        self.reading: Union[BoardReading, NoBoard] = \
+            family.reading(pack, obs, memory, t, self.score.artefact)
 
     # ------------------------------------------------------------------ moves
 
@@ -1364,12 +1364,13 @@ class Evaluation:
 
     def board_after(self, move: Move) -> BoardAfter:
         """Board packs: what ``move``'s card, pawn and steps do to the board."""
-        assert self.reading is not None, "a pack without a board"
-        return self.reading.after(move)
+        after = self.reading.after(move)
+        assert after is not None, "a pack without a board"
+        return after
 
     def ranked(self, legal: Sequence[Move]) -> list[tuple[float, Move]]:
         """Each legal move with its value, in the engine's order."""
-        obs, t = self.obs, self.t
+        obs, t, reading = self.obs, self.t, self.reading
         hand = self.by_colour(obs.hand)
         rows = list(obs.rows[self.me])
         tops = list(obs.pile_tops)
@@ -1395,11 +1396,8 @@ class Evaluation:
                     else:
                         piles_top = tops[:]
                         piles_top[c] = card
-                bias = self.p.play_bias if action == PLAY else 0.0
-                after = None
-                if self.reading is not None:
-                    after = self.reading.after(move)
-                    bias += self.p.decided * after.outcome
+                after = reading.after(move)
+                bias = reading.bias(self.p.play_bias if action == PLAY else 0.0, after, self.p)
                 left = leaves[decision] = (h, r, piles_top, bias, after, {})
             h, r, piles_top, bias, after, known = left
             out.append((bias + self.draw_value(h, r, piles_top, under, move.draw, action, card,
@@ -1510,3 +1508,116 @@ def _with(hand: list[tuple[Card, ...]], colour: int, card: Card) -> list[tuple[C
     out = hand[:]
     out[colour] = _insert(hand[colour], card)
     return out
+
+
+# ---------------------------------------------------------------------- the families
+
+class NoBoard:
+    """Duel packs' :class:`BoardReading`: a move does nothing beyond its cards."""
+
+    def after(self, move: Move) -> None:
+        """No board effects (:meth:`BoardReading.after`)."""
+        return None
+
+    def bias(self, bias: float, after: None, params: ExpertParams) -> float:
+        """A duel's move ends no match by the board: its bias as it is."""
+        return bias
+
+
+_NO_BOARD = NoBoard()
+
+
+class ExpertFamily(NamedTuple):
+    """What the expert does its own way in each family (:data:`FAMILIES`): each field is
+    that family's code, picked once per pack by ``tables.family``."""
+
+    #: which of a bot's weights it plays with (read at each call)
+    weights: Callable[[ExpertBot], ExpertParams]
+    #: the plans a bot's decisions share (:class:`SharedPlans`, :class:`BoardPlans`)
+    plans: Callable[[RulePack, ExpertParams], Shared]
+    #: the rest of a :class:`RowScore`'s setup (on a board: the pawn formula, the tiles)
+    score: Callable[[RowScore, RulePack, Observation], None]
+    #: per seat, how readily it opens colours (:meth:`OpponentProspects.readiness`)
+    ready: Callable[[OpponentProspects], list[float]]
+    #: per seat and colour, its pawn's place (:data:`TrackPlace`; None in a duel)
+    tracks: Callable[[Tables, Observation], list[list[Optional[TrackPlace]]]]
+    #: what a move does to the board (:class:`BoardReading`, :class:`NoBoard`)
+    reading: Callable[[RulePack, Observation, SeatMemory, Tables, float],
+                      Union[BoardReading, NoBoard]]
+
+
+def _duel_weights(bot: ExpertBot) -> ExpertParams:
+    return bot.params
+
+
+def _board_weights(bot: ExpertBot) -> ExpertParams:
+    return bot.board_params
+
+
+def _duel_score(score: RowScore, pack: RulePack, obs: Observation) -> None:
+    """A duel's row scores by the expedition formula alone: nothing more to set up."""
+
+
+def _board_score(score: RowScore, pack: RulePack, obs: Observation) -> None:
+    """A board's row scores: the pawn formula, the last space, each tile's worth (an
+    artefact at what one more is worth to the seat), and the context they make."""
+    board = obs.board
+    score.pawn = pack.scoring.pawn
+    score.spaces = board.spaces
+    match = pack.scoring.match
+    held = board.artefacts[obs.seat]
+    score.artefact = match([0], held + 1, 0) - match([0], held, 0)
+    for track, space, kind, value in board.tiles:
+        if kind == "artefact":
+            score.tile_worth[(track, space)] = float(score.artefact)
+        elif kind == "points":
+            score.tile_worth[(track, space)] = float(value)
+    score.context = (score.spaces, tuple(sorted(score.tile_worth.items())))
+
+
+def _duel_ready(prospects: OpponentProspects) -> list[float]:
+    """Per seat, how readily it opens colours, from the share of its colours it opened
+    this round or the last (:meth:`OpponentProspects.readiness`)."""
+    obs, n = prospects.obs, prospects.n
+    before = getattr(prospects.memory, "opened_before", ())
+    return [prospects.readiness(max(opened_share(obs.rows[seat]),
+                                    before[seat] if len(before) == n else 0.0))
+            for seat in range(n)]
+
+
+def _board_ready(prospects: OpponentProspects) -> list[float]:
+    """On a board, where every card is a step whatever its value, 0 for every seat (the
+    tuned :data:`BOARD` weights as before)."""
+    return [0.0] * prospects.n
+
+
+def _duel_tracks(t: Tables, obs: Observation) -> list[list[Optional[TrackPlace]]]:
+    """No pawns in a duel: None for each seat's colours."""
+    return [[None] * t.n_colours for _ in obs.players]
+
+
+def _board_tracks(t: Tables, obs: Observation) -> list[list[Optional[TrackPlace]]]:
+    """Each seat's pawn on each colour's track, ``(0, False, cards)`` where it has none."""
+    out: list[list[Optional[TrackPlace]]] = []
+    for seat, rows in enumerate(obs.rows):
+        tracks: list[Optional[TrackPlace]] = [(0, False, len(row)) for row in rows]
+        for track, spot, leader in obs.board.pawns[seat]:
+            if track >= 0:
+                tracks[track] = (spot, leader, len(rows[track]))
+        out.append(tracks)
+    return out
+
+
+def _no_reading(pack: RulePack, obs: Observation, memory: SeatMemory, t: Tables,
+                artefact: float) -> NoBoard:
+    return _NO_BOARD
+
+
+#: the expert's parts by the pack's family (``tables.family``): each bot and evaluation
+#: picks its family's once, and its code never asks again
+FAMILIES: dict[str, ExpertFamily] = {
+    "duel": ExpertFamily(_duel_weights, SharedPlans, _duel_score, _duel_ready, _duel_tracks,
+                         _no_reading),
+    "board": ExpertFamily(_board_weights, BoardPlans, _board_score, _board_ready,
+                          _board_tracks, BoardReading),
+}

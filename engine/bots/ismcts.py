@@ -41,15 +41,16 @@ import math
 import random
 import time
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, NamedTuple, Optional
 
 from .base import Bot, SeatView
 from .expert import (BOARD, OUTLOOK, REPLY, BoardAfter, BoardPlans, Evaluation, ExpertBot,
-                     Shared, SharedPlans)
+                     ExpertParams, Shared, SharedPlans)
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
 from ..game.moves import Move
 from ..game.rules import RulePack
 from ..game.state import OVER, GameState
+from ..game.tables import Tables, tables_of
 from ..game.turn import legal_moves, push
 from ..game.view import BoardView, Observation, observation
 
@@ -113,10 +114,23 @@ class ISMCTSBot(Bot):
                                                     iterations=BOARD_LEVELS[level])
         self.expert = ExpertBot()
 
+    #: the tables of the pack last seen and its family's search (:data:`FAMILIES`)
+    _family: tuple[Optional[Tables], Optional[SearchFamily]] = (None, None)
+
+    def family(self, pack: RulePack) -> SearchFamily:
+        """The search's parts for ``pack``'s family (:data:`FAMILIES`), picked at the first
+        sight of a pack."""
+        t = tables_of(pack)
+        seen, family = self._family
+        if seen is not t or family is None:
+            family = FAMILIES[t.family]
+            self._family = (t, family)
+        return family
+
     def choose(self, view: SeatView) -> Move:
         memory = self.expert.memory(view)
         legal = view.legal_moves
-        params = self.params if view.pack.board is None else self.board_params
+        params = self.family(view.pack).params(self)
         if len(legal) == 1:
             move = legal[0]
         elif view.observation.phase != "card" or memory.stalled >= STALL_GUARD:
@@ -131,8 +145,7 @@ class ISMCTSBot(Bot):
 def candidates(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Move],
                expert: ExpertBot, count: int) -> list[Move]:
     """The ``count`` moves the expert likes best, best first (the first is its choice)."""
-    weights = expert.params if obs.board is None else expert.board_params
-    ranked = Evaluation(pack, obs, memory, weights).ranked(legal)
+    ranked = Evaluation(pack, obs, memory, expert.weights(pack)).ranked(legal)
     order = sorted(range(len(ranked)), key=lambda i: -ranked[i][0])
     return [ranked[i][1] for i in order[:count]]
 
@@ -143,11 +156,10 @@ class Models:
     on a board, per board context: :class:`~.expert.BoardPlans`)."""
 
     def __init__(self, pack: RulePack):
-        board = pack.board is not None
-        self.reply: Shared = BoardPlans(pack, BOARD_REPLY) if board \
-            else SharedPlans(pack, REPLY)
-        self.outlook: Shared = BoardPlans(pack, BOARD_OUTLOOK) if board \
-            else SharedPlans(pack, OUTLOOK)
+        #: the pack's family's search (:data:`FAMILIES`): its models' weights and outlook
+        self.family = family = FAMILIES[tables_of(pack).family]
+        self.reply: Shared = family.plans(pack, family.reply)
+        self.outlook: Shared = family.plans(pack, family.outlook)
 
 
 def reply(state: GameState, models: Optional[Models] = None) -> Move:
@@ -157,23 +169,19 @@ def reply(state: GameState, models: Optional[Models] = None) -> Move:
     if len(legal) == 1:
         return legal[0]
     seat = state.to_move
-    if state.board is not None:
-        return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                          BOARD_REPLY, models and models.reply).quick_best(legal)
+    family = models.family if models is not None else FAMILIES[tables_of(state.pack).family]
     return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                      REPLY, models and models.reply).quick_best(legal)
+                      family.reply, models and models.reply).quick_best(legal)
 
 
 def outlook(state: GameState, seat: int, models: Optional[Models] = None) -> float:
     """What ``seat``'s rows are expected to score by the round's end (points); on a
     board, its pawns where its cards should carry them, plus the round's tokens and
     artefacts taken (:func:`board_outlook`)."""
-    if state.board is not None:
-        obs = observation(state, seat)
-        return board_outlook(Evaluation(state.pack, obs, WatchedMemory(state, seat),
-                                        BOARD_OUTLOOK, models and models.outlook), obs)
-    return Evaluation(state.pack, observation(state, seat), WatchedMemory(state, seat),
-                      OUTLOOK, models and models.outlook).outlook()
+    family = models.family if models is not None else FAMILIES[tables_of(state.pack).family]
+    obs = observation(state, seat)
+    return family.value(Evaluation(state.pack, obs, WatchedMemory(state, seat),
+                                   family.outlook, models and models.outlook), obs)
 
 
 def board_outlook(ev: Evaluation, obs: Observation) -> float:
@@ -183,7 +191,6 @@ def board_outlook(ev: Evaluation, obs: Observation) -> float:
     or the bridge crossings end the round; plus the free leader's best use, and the
     tokens and artefacts (at what one more is worth) taken this round."""
     board = obs.board
-    assert board is not None, "a pack without a board"
     me = obs.seat
     after = board_now(board, obs)
     n = len(obs.players)
@@ -237,8 +244,7 @@ def search(pack: RulePack, obs: Observation, memory: SeatMemory, legal: list[Mov
         if params.seconds is not None and done and time.perf_counter() - start > params.seconds:
             break
         deal = det.deal(rng)
-        if deal.board is not None:
-            board_deal(deal, obs)
+        models.family.ready(deal, obs)
         first = lookahead(deal, moves[0], obs, params, models)
         done += 1
         for i in live:
@@ -302,3 +308,49 @@ def lookahead(deal: GameState, move: Move, obs: Observation, params: SearchParam
         lead = scores[me] - max(s for i, s in enumerate(scores) if i != me)
         return 50.0 * math.tanh(lead / params.final_spread)
     return scores[me] - max(s for i, s in enumerate(scores) if i != me)
+
+
+# ---------------------------------------------------------------------- the families
+
+class SearchFamily(NamedTuple):
+    """What the search does its own way in each family (:data:`FAMILIES`): each field is
+    that family's code or weights, picked once per pack by ``tables.family``."""
+
+    #: which of a bot's settings it searches with (read at each call)
+    params: Callable[[ISMCTSBot], SearchParams]
+    #: the expert's weights as the model of every player's replies, and of a position's worth
+    reply: ExpertParams
+    outlook: ExpertParams
+    #: the plans the models share across a search (:class:`~.expert.SharedPlans`,
+    #: :class:`~.expert.BoardPlans`)
+    plans: Callable[[RulePack, ExpertParams], Shared]
+    #: a position's worth to a seat, in points, from its evaluation (:func:`outlook`)
+    value: Callable[[Evaluation, Observation], float]
+    #: readies a deal for the search (:func:`board_deal`; nothing in a duel)
+    ready: Callable[[GameState, Observation], None]
+
+
+def _duel_params(bot: ISMCTSBot) -> SearchParams:
+    return bot.params
+
+
+def _board_params(bot: ISMCTSBot) -> SearchParams:
+    return bot.board_params
+
+
+def _rows_outlook(ev: Evaluation, obs: Observation) -> float:
+    """A duel position's worth: what the seat's rows are expected to score
+    (:meth:`~.expert.Evaluation.outlook`)."""
+    return ev.outlook()
+
+
+def _duel_deal(deal: GameState, obs: Observation) -> None:
+    """A duel's deal is ready as dealt."""
+
+
+#: the search's parts by the pack's family (``tables.family``)
+FAMILIES: dict[str, SearchFamily] = {
+    "duel": SearchFamily(_duel_params, REPLY, OUTLOOK, SharedPlans, _rows_outlook, _duel_deal),
+    "board": SearchFamily(_board_params, BOARD_REPLY, BOARD_OUTLOOK, BoardPlans, board_outlook,
+                          board_deal),
+}

@@ -279,8 +279,7 @@ class Determinizer:
         template.moves = []
         template.finished = []
         template.undo = []
-        if obs.board is not None:
-            template.board = board_from_view(template, obs.board)
+        template.board = BOARDS[t.family](template, obs.board)
         self.template = template
 
     def deal(self, rng: random.Random) -> GameState:
@@ -309,6 +308,11 @@ class Determinizer:
         return state
 
 
+def no_board(state: GameState, view: None) -> None:
+    """A duel's state has no board (what :func:`board_from_view` is to a board pack)."""
+    return None
+
+
 def board_from_view(state: GameState, view: BoardView) -> "Board":
     """The engine's board for ``state`` (a board pack) as ``view`` shows it."""
     board = new_board(state, view.tiles)
@@ -324,3 +328,7 @@ def board_from_view(state: GameState, view: BoardView) -> "Board":
     board.turn_pawn = view.turn_pawn
     board.turn_steps = list(view.turn_steps)
     return board
+
+
+#: a seat's view of the board as the engine's, by the pack's family (``tables.family``)
+BOARDS = {"duel": no_board, "board": board_from_view}

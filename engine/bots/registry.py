@@ -40,12 +40,14 @@ STRENGTH: tuple[str, ...] = ("ismcts", "expert", "greedy", "random")
 #: half of its paired board-classic matches against the expert at 2 players
 #: (benchmarks/bench_ismcts.py; docs/bots.md has the figures)
 BOARD_STRENGTH: tuple[str, ...] = ("expert", "ismcts", "greedy", "random")
+#: the order of :func:`strongest` by the pack's family
+STRENGTHS: dict[str, tuple[str, ...]] = {"duel": STRENGTH, "board": BOARD_STRENGTH}
 
 
 def strongest(pack: Optional[RulePack] = None) -> str:
     """The name of the strongest built-in bot (the first of :data:`STRENGTH` in
     :data:`BOTS`; for a ``pack`` with a board, of :data:`BOARD_STRENGTH`)."""
-    order = BOARD_STRENGTH if pack is not None and pack.board is not None else STRENGTH
+    order = STRENGTH if pack is None else STRENGTHS[pack.family]
     return next(name for name in order if name in BOTS)
 
 
