@@ -185,3 +185,20 @@ def test_a_failing_bot_is_reported_in_one_line():
     with pytest.raises(BotError, match="bot 'crash'"):
         simulate("duel-classic", ["random", "enginehelpers:CrashBot"], 4, workers=2,
                  allow_import=True)
+
+
+def test_a_summary_reports_the_board_facts_its_packs_rounds_keep():
+    """A match's crossings, artefacts and tokens come from the facts the pack's rounds keep
+    (tables.round_facts): a duel's summary has none, a board's has each."""
+    from lostcities.engine.game.tables import tables_of
+
+    duel = simulate("duel-classic", ["random", "random"], 3, 1, workers=1)
+    assert tables_of(pack("duel-classic")).round_facts == ()
+    assert "board" not in duel.to_dict() and "bridges crossed" not in duel.text()
+    board = simulate("board-classic", ["random", "random"], 3, 1, workers=1)
+    assert set(tables_of(pack("board-classic")).round_facts) >= {"crossings", "tokens",
+                                                                 "artefacts"}
+    facts = board.to_dict()["board"]
+    assert board.crossings.count == board.rounds.mean * board.games  # one per round played
+    assert len(facts["artefacts_per_match"]) == len(facts["tokens_per_match"]) == 2
+    assert [a.count for a in board.artefacts] == [3, 3] and "bridges crossed" in board.text()

@@ -84,6 +84,10 @@ class Tables:
     board: Optional["BoardTables"]
     #: the phase a turn starts in: ``state.CARD``, or ``state.TRACK_CARD`` for a board pack
     card_phase: int
+    #: what a finished round keeps beyond its scores (the :class:`.state.RoundResult`
+    #: fields its family fills): a board's ``crossings``, ``tokens``, ``artefacts`` and
+    #: ``pawns``; none in a duel. What a report of a match may read (engine/lab)
+    round_facts: tuple[str, ...]
     #: every turn without pawn or steps as a ready, immutable Move, so that the hot loop
     #: builds none: ``moves[action][card][draw]`` (draw a colour index, or DECK = -1, the
     #: last entry) and ``last_moves[action][card]`` (no draw)
@@ -259,10 +263,16 @@ def compile_tables(pack: RulePack) -> Tables:
         family=pack.family,
         board=None if pack.board is None else compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,
+        round_facts=ROUND_FACTS[pack.family],
         moves=moves,
         last_moves=last_moves,
         num_actions=ActionSpace(pack).num_actions,
     )
+
+
+#: :attr:`Tables.round_facts` by the pack's family
+ROUND_FACTS: dict[str, tuple[str, ...]] = {
+    "duel": (), "board": ("crossings", "tokens", "artefacts", "pawns")}
 
 
 def tables_of(pack: RulePack) -> Tables:

@@ -161,8 +161,10 @@ def match_measures(state: Any) -> dict[str, float]:
     }
     if has_bonus:
         out["bonuses"] = bonuses / per
-    if state.board is not None:
+    facts = t.round_facts  # the board's facts the pack's rounds keep (a duel: none)
+    if "crossings" in facts:
         out["crossings"] = sum(r.crossings for r in rounds) / len(rounds)
+    if "artefacts" in facts:
         out["artefacts"] = sum(sum(r.artefacts) for r in rounds) / n
     return out
 

@@ -398,17 +398,30 @@ def _tiles(pack: RulePack, rnd: dict[str, Any], where: str) -> Optional[tuple]:
     """The round's tile layout as ``(track, space, kind, value)``; None when not recorded."""
     if "tiles" not in rnd:
         return None
-    if pack.board is None:
-        raise RecordError(f"{where}: tiles: {pack.id} has no board")
+    return TILES[pack.family](pack, rnd["tiles"], where)
+
+
+def _no_tiles(pack: RulePack, tiles: list, where: str) -> tuple:
+    """A duel pack's record gives no tiles: one error line."""
+    raise RecordError(f"{where}: tiles: {pack.id} has no board")
+
+
+def _board_tiles(pack: RulePack, tiles: list, where: str) -> tuple:
+    """A board pack's recorded tiles as ``(track, space, kind, value)``."""
     keys = pack.cards.keys
     out = []
-    for i, tile in enumerate(rnd["tiles"]):
+    for i, tile in enumerate(tiles):
         track = tile["track"].lower()
         if track not in keys:
             raise RecordError(f"{where}: tiles[{i}]: track {tile['track']!r} is not a colour "
                               f"of {pack.id}")
         out.append((keys.index(track), tile["space"], tile["kind"], tile.get("value", 0)))
     return tuple(out)
+
+
+#: how a record's tiles are read, by the pack's family
+TILES: dict[str, Callable[[RulePack, list, str], tuple]] = {"duel": _no_tiles,
+                                                          "board": _board_tiles}
 
 
 def _deal(pack: RulePack, rnd: dict[str, Any], where: str) -> Deal:

@@ -124,11 +124,19 @@ def play_match(pack: RulePack, bots: Sequence[Bot], seed: int,
     return state
 
 
+#: what a summary reports of a match, by the round fact it reads
+#: (:attr:`~..game.tables.Tables.round_facts`): the bridges crossed in each round, and each
+#: seat's artefacts and tokens over the match
+MATCH_FACTS: dict[str, Callable[[Any], tuple[int, ...]]] = {
+    "crossings": lambda state: tuple(r.crossings for r in state.finished),
+    "artefacts": lambda state: kept(state, "artefacts"),
+    "tokens": lambda state: kept(state, "tokens")}
+
+
 def _result(index: int, seed: int, state, record: bool, extra: dict) -> GameResult:
     finished = state.finished
-    board = {} if state.board is None else {
-        "crossings": tuple(r.crossings for r in finished),
-        "artefacts": kept(state, "artefacts"), "tokens": kept(state, "tokens")}
+    facts = state.tables.round_facts  # the board's facts a pack's rounds keep (a duel: none)
+    board = {what: report(state) for what, report in MATCH_FACTS.items() if what in facts}
     scores = totals(state)
     best = max(scores)
     top = tuple(p for p, s in enumerate(scores) if s == best)
