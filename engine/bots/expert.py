@@ -1317,7 +1317,9 @@ class Evaluation:
                                               self.unseen, shared)
         self.deck = DeckDraw(t, self.rows)
         self.turns = TurnsLeft(self.n, self.board, params)
-        self.gains = BoardGains(self.rows)
+        #: what a move takes this turn and the free leader (:class:`BoardGains`; 0 in a duel)
+        self.gains: Callable[[Sequence[tuple[Card, ...]], int, Optional[BoardAfter]], float] = \
+            family.gains(self.rows)
         #: what a move does to the board (:class:`BoardReading`; in a duel, nothing)
         self.reading: Union[BoardReading, NoBoard] = \
             family.reading(pack, obs, memory, t, self.score.artefact)
@@ -1544,6 +1546,9 @@ class ExpertFamily(NamedTuple):
     #: what a move does to the board (:class:`BoardReading`, :class:`NoBoard`)
     reading: Callable[[RulePack, Observation, SeatMemory, Tables, float],
                       Union[BoardReading, NoBoard]]
+    #: what a move takes this turn beyond its cards (:class:`BoardGains`; nothing in a duel)
+    gains: Callable[[RowPlans], Callable[[Sequence[tuple[Card, ...]], int, Optional[BoardAfter]],
+                                         float]]
 
 
 def _duel_weights(bot: ExpertBot) -> ExpertParams:
@@ -1613,11 +1618,20 @@ def _no_reading(pack: RulePack, obs: Observation, memory: SeatMemory, t: Tables,
     return _NO_BOARD
 
 
+def _nothing_gained(hand: Sequence[tuple[Card, ...]], future: int, after: None) -> float:
+    """A duel's move takes nothing beyond its cards."""
+    return 0.0
+
+
+def _no_gains(rows: RowPlans) -> Callable[[Sequence[tuple[Card, ...]], int, None], float]:
+    return _nothing_gained
+
+
 #: the expert's parts by the pack's family (``tables.family``): each bot and evaluation
 #: picks its family's once, and its code never asks again
 FAMILIES: dict[str, ExpertFamily] = {
     "duel": ExpertFamily(_duel_weights, SharedPlans, _duel_score, _duel_ready, _duel_tracks,
-                         _no_reading),
+                         _no_reading, _no_gains),
     "board": ExpertFamily(_board_weights, BoardPlans, _board_score, _board_ready,
-                          _board_tracks, BoardReading),
+                          _board_tracks, BoardReading, BoardGains),
 }
