@@ -40,14 +40,26 @@ STRENGTH: tuple[str, ...] = ("ismcts", "expert", "greedy", "random")
 #: half of its paired board-classic matches against the expert at 2 players
 #: (benchmarks/bench_ismcts.py; docs/bots.md has the figures)
 BOARD_STRENGTH: tuple[str, ...] = ("expert", "ismcts", "greedy", "random")
-#: the order of :func:`strongest` by the pack's family
-STRENGTHS: dict[str, tuple[str, ...]] = {"duel": STRENGTH, "board": BOARD_STRENGTH}
+
+
+def _duel_strength() -> tuple[str, ...]:
+    return STRENGTH
+
+
+def _board_strength() -> tuple[str, ...]:
+    return BOARD_STRENGTH
+
+
+#: the order of :func:`strongest` by the pack's family (each read when asked: a caller may
+#: set :data:`STRENGTH` or :data:`BOARD_STRENGTH` anew)
+STRENGTHS: dict[str, Callable[[], tuple[str, ...]]] = {"duel": _duel_strength,
+                                                       "board": _board_strength}
 
 
 def strongest(pack: Optional[RulePack] = None) -> str:
     """The name of the strongest built-in bot (the first of :data:`STRENGTH` in
     :data:`BOTS`; for a ``pack`` with a board, of :data:`BOARD_STRENGTH`)."""
-    order = STRENGTH if pack is None else STRENGTHS[pack.family]
+    order = STRENGTH if pack is None else STRENGTHS[pack.family]()
     return next(name for name in order if name in BOTS)
 
 
