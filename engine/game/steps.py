@@ -186,14 +186,15 @@ def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
 
 
 def starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
-    """Row start "lowest-in-hand": the first number card of a row is the lowest held."""
+    """Whether ``card`` may be played by seat ``p`` by the pack's ``rows.start``, compiled
+    (:data:`.options.ROW_STARTS`: ``lowest-in-hand``, the first number card of a row is the
+    lowest held); a wager, or a card joining a row of numbers, always may."""
     t = state.tables
     c = t.colour_of[card]
-    if t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
+    if t.row_start is None or t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
         return True
-    slot = t.slot_of[card]
-    return all(t.slot_of[k] >= slot for k in state.hands[p]
-               if t.colour_of[k] == c and not t.is_wager[k])
+    return t.row_start(t.slot_of[card], (t.slot_of[k] for k in state.hands[p]
+                                         if t.colour_of[k] == c and not t.is_wager[k]))
 
 
 def base_draws(state: GameState) -> list[DrawSource]:
@@ -805,34 +806,9 @@ def totals(state: GameState) -> tuple[int, ...]:
 
 
 def next_starter(state: GameState) -> Seat:
-    """The starter of the round after the last finished one, by the pack's rules.
-
-    ``best-round-score`` / ``best-total``: the seat with the best score of the
-    round just played / the best total so far; on a tie, ``next_starter_tie``
-    chooses among the tied seats: ``alternate`` the first tied seat after the
-    previous starter in seating order (at two players: the other player),
-    ``same`` the previous starter if tied, else as ``alternate``.
-    ``alternate``: the seat after the previous starter; ``same``: the previous starter.
-    """
-    pack = state.pack
+    """The starter of the round after the last finished one, by the pack's
+    ``match.next_starter`` and ``next_starter_tie``, compiled
+    (:data:`.options.NEXT_STARTERS` says what each rule means)."""
     last = state.finished[-1]
-    prev = last.starter
-    seats = list(range(state.n))
-    candidates = _pick(state, pack.next_starter, seats, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, pack.next_starter_tie, candidates, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, "alternate", candidates, prev)
-    return candidates[0]
-
-
-def _pick(state: GameState, rule: str, seats: list[Seat], prev: Seat) -> list[Seat]:
-    if rule in ("best-round-score", "best-total"):
-        score = (state.finished[-1].scores if rule == "best-round-score" else totals(state))
-        best = max(score[p] for p in seats)
-        return [p for p in seats if score[p] == best]
-    if rule == "same" and prev in seats:
-        return [prev]
-    # alternate: the first of seats after prev, in seating order
-    return [min(seats, key=lambda p: (p - prev - 1) % state.n)]
+    return state.tables.next_starter(last.scores, lambda: totals(state), last.starter, state.n)
 
