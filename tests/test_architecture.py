@@ -650,10 +650,10 @@ DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"
 STILL_ASKING = {
     "engine/packs/loader.py": 9, "engine/bots/ismcts.py": 7, "engine/packs/explain.py": 6,
     "engine/bots/expert.py": 6, "envs/observe.py": 2, "engine/bots/base.py": 2,
-    "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1, "envs/features.py": 1,
+    "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1,
     "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
     "engine/lab/balance.py": 1, "engine/bots/registry.py": 1, "engine/bots/knowledge.py": 1,
-    "cli/score.py": 1, "envs/vector.py": 1, "i18n/rulebook.py": 3,
+    "cli/score.py": 1, "i18n/rulebook.py": 3,
 }
 
 
