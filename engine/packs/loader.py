@@ -34,7 +34,7 @@ from lostcities.grammar.parser import tree_from_data
 from lostcities.grammar.source import Source
 
 from ..errors import InputError, LostCitiesError, PackError, Problem
-from ..game.options import OLD_SPELLINGS
+from ..game.options import NEXT_STARTERS, OLD_SPELLINGS, takes_equal
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import (CODES as YAML_CODES, DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml,
@@ -942,9 +942,10 @@ def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
 
 @_check("LC046", "strictly increasing rows with more than one copy of each value", "rows", "deck")
 def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["rows"]["ordering"] == "strict" and d["deck"]["copies"] > 1:
-        yield Finding(("deck", "copies"), f"with `rows.ordering: strict` only one of the "
-                      f"{d['deck']['copies']} copies of a value can ever join a row",
+    if not takes_equal(d["rows"]["ordering"]) and d["deck"]["copies"] > 1:
+        yield Finding(("deck", "copies"), f"with `rows.ordering: {d['rows']['ordering']}` "
+                      f"only one of the {d['deck']['copies']} copies of a value can ever "
+                      "join a row",
                       "use `ordering: non-decreasing`, or `copies: 1`")
 
 
@@ -1088,7 +1089,7 @@ def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
 @_check("LC061", "`next_starter_tie` repeats the rule whose tie it must break", "match")
 def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
     match = d["match"]
-    if match["next_starter"] in ("best-round-score", "best-total") \
+    if NEXT_STARTERS[match["next_starter"]].ties \
             and match["next_starter_tie"] == match["next_starter"]:
         yield Finding(("match", "next_starter_tie"), f"a tie on {match['next_starter']} "
                       "cannot be broken by the same rule", "use alternate or same")
