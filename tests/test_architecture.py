@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from lostcities.engine.game import options
 
 ROOT = Path(__file__).resolve().parent.parent
 #: our top-level folders -> their package
@@ -710,3 +713,169 @@ def test_the_family_check_catches_a_planted_question(tmp_path):
     (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
     assert family_question_counts(tmp_path) == {"engine/x.py": 2}
 
+
+
+# ------------------------------------------ each rule option written once (issue 28, item 2)
+
+#: every registry of engine/game/options.py: the names a pack may give the option, and the
+#: names a setting of it goes by in code (the pack's field, its key in the pack file, and
+#: ``rule`` / ``kind``, the words a function handed one uses)
+OPTION_REGISTRIES = {
+    "ORDERINGS": (options.ORDERINGS, {"ordering"}),
+    "RETAKES": (options.RETAKES, {"retake", "no_retake_discard"}),
+    "WAGER_TIMES": (options.WAGER_TIMES, {"wagers_when", "when"}),
+    "ROW_STARTS": (options.ROW_STARTS, {"row_start", "start"}),
+    "DRAW_PILE_ENDS": (options.DRAW_PILE_ENDS, {"draw_pile_empty"}),
+    "NEXT_STARTERS": (options.NEXT_STARTERS, {"next_starter", "next_starter_tie", "rule"}),
+    "TILE_KINDS": (options.TILE_KINDS, {"kind"}),
+}
+#: where a setting may be compared with a registry's names: the registries themselves, and
+#: the reading of a pack's mapping into the RulePack's fields (the schema's level)
+OPTION_READERS = {
+    "engine/game/options.py": "the registries: what each name means",
+    "engine/game/rules.py": "RulePack.from_mapping reads the settings as the schema spells them",
+}
+#: the modules that still compare a setting with a registry's names, and how often: a board
+#: tile's kind (options.TILE_KINDS says it: ``effect``, ``valued``), and explain.py's
+#: ``rows.ordering`` and the move entry's ``rows.start`` (the compiled facts say them); in
+#: modules of other parts of issue 28's item 2 (the bots, the lab, the packs' checks and
+#: rulebook, the front ends). A count may only go down, as in STILL_ASKING.
+STILL_NAMING = {
+    "engine/bots/base.py": 2, "engine/bots/expert.py": 2, "engine/lab/records.py": 1,
+    "engine/packs/explain.py": 4, "engine/packs/loader.py": 4, "cli/score.py": 2,
+    "cli/render.py": 1, "entry/__init__.py": 1,
+}
+
+
+def _setting_word(node: ast.expr) -> str | None:
+    """The word an expression names a setting by: ``pack.row_start``, ``d["rows"]["start"]``,
+    ``match.get("next_starter")``, ``rule``; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value if isinstance(node.slice.value, str) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value if isinstance(node.args[0].value, str) else None
+    return None
+
+
+def _option_names(node: ast.expr) -> set[str] | None:
+    """The strings ``node`` is made of (a constant, or a tuple, list or set of constants)."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+        return {i.value for i in items}  # type: ignore[attr-defined]
+    return None
+
+
+def _names_an_option(setting: ast.expr, names: ast.expr) -> bool:
+    word, said = _setting_word(setting), _option_names(names)
+    return word is not None and said is not None and any(
+        word in words and said <= set(registry) for registry, words in OPTION_REGISTRIES.values())
+
+
+def option_comparisons(path: Path) -> list[str]:
+    """Where ``path`` compares a pack's setting with a rule option's names (``==``, ``!=``,
+    ``in``, ``not in``, ``is``, or a ``match`` statement's cases): ``line: code``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for op, left, right in zip(node.ops, sides, sides[1:]):
+                if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)) \
+                        and (_names_an_option(left, right) or _names_an_option(right, left)):
+                    found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                values = [p.value for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)]
+                if any(_names_an_option(node.subject, v) for v in values):
+                    found.append(f"{case.pattern.lineno}: case {ast.unparse(case.pattern)}")
+    return found
+
+
+def option_comparison_counts(root: Path) -> dict[str, list[str]]:
+    out = {}
+    for folder in PACKAGES:
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in OPTION_READERS or rel in GENERATED:
+                continue
+            found = option_comparisons(path)
+            if found:
+                out[rel] = found
+    return out
+
+
+def test_every_setting_is_decided_by_its_registry():
+    """A rule option's meaning is written once, in engine/game/options.py: outside it (and
+    the reading of a pack's mapping), no module compares a pack's setting with one of the
+    option's names; it reads the registry (``TILE_KINDS[kind].valued``) or the facts the
+    pack's tables compiled from it (``tables_of(pack).last_play``). The modules of
+    :data:`STILL_NAMING` are the remaining work: none may compare more."""
+    found = option_comparison_counts(ROOT)
+    more = {m: lines for m, lines in found.items() if len(lines) > STILL_NAMING.get(m, 0)}
+    assert not more, f"a setting compared with an option's names outside options.py: {more}"
+    fewer = {m: (len(found.get(m, ())), n) for m, n in STILL_NAMING.items()
+             if len(found.get(m, ())) < n}
+    assert not fewer, f"these modules compare less now: lower their count in STILL_NAMING: {fewer}"
+
+
+def test_the_option_check_catches_a_planted_comparison(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def f(pack, d, match, rule, kind, t):\n"
+        "    if pack.row_start == 'lowest-in-hand':\n"           # a field
+        "        return 1\n"
+        "    if d['rows']['ordering'] != 'strict':\n"            # the pack file's key
+        "        return 2\n"
+        "    if match.get('next_starter') in ('best-round-score', 'best-total'):\n"
+        "        return 3\n"
+        "    if 'after-last-play' == pack.draw_pile_empty:\n"     # either side
+        "        return 4\n"
+        "    match rule:\n"
+        "        case 'same':\n"
+        "            return 5\n"
+        "    if kind == 'points' or t.kind not in {'artefact', 'step'}:\n"
+        "        return 6\n"
+        # not comparisons of a setting: a registry lookup, a word no option uses, a
+        # name that is no setting, and a string that is none of the option's names
+        "    return (options.ROW_STARTS['any'], pack.ordering == 'sideways',\n"
+        "            pack.reward_kind == 'points', pack.id == 'strict')\n",
+        encoding="utf-8")
+    assert sorted(int(line.split(":")[0]) for line in option_comparisons(planted)) == \
+        [2, 4, 6, 8, 11, 13, 13]
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
+    (tmp_path / "engine" / "game").mkdir()
+    (tmp_path / "engine" / "game" / "options.py").write_text(planted.read_text(), encoding="utf-8")
+    assert {m: len(lines) for m, lines in option_comparison_counts(tmp_path).items()} == \
+        {"engine/x.py": 7}
+
+
+def test_every_registry_names_exactly_its_settings_values_in_the_schema():
+    """The schema's enum of each option is its registry's names (a name the schema accepts
+    always has a meaning, and every meaning can be named)."""
+    schema = json.loads((ROOT / "rulepacks" / "pack.schema.json").read_text(encoding="utf-8"))
+
+    def enums(node: object, path: tuple[str, ...] = ()):
+        if isinstance(node, dict):
+            if "enum" in node:
+                yield path, node["enum"]
+            for key, value in node.items():
+                yield from enums(value, path + (key,))
+        elif isinstance(node, list):
+            for value in node:
+                yield from enums(value, path)
+
+    by_key = {}
+    for path, values in enums(schema):
+        key = [p for p in path if p not in ("properties", "items", "$defs", "definitions")][-1]
+        by_key.setdefault(key, set()).update(values)
+    for registry, key in (("ORDERINGS", "ordering"), ("RETAKES", "retake"),
+                          ("WAGER_TIMES", "when"), ("ROW_STARTS", "start"),
+                          ("DRAW_PILE_ENDS", "draw_pile_empty"),
+                          ("NEXT_STARTERS", "next_starter"), ("NEXT_STARTERS", "next_starter_tie"),
+                          ("TILE_KINDS", "kind")):
+        assert by_key.get(key) == set(OPTION_REGISTRIES[registry][0]), (registry, key)
