@@ -114,3 +114,12 @@ def test_a_tile_kind_says_whether_it_carries_a_value(kind, value, has):
     assert tile_has_value(kind) is has
     if has:
         assert TILE_KINDS[kind].effect == POINTS
+
+
+def test_the_row_messages_are_keyed_by_every_ordering_and_no_other():
+    """rows.py says why a row refuses a card from tables keyed by the ordering's name: they
+    say, they do not decide, and they name each of ORDERINGS."""
+    from lostcities.engine.game.options import ORDERINGS
+    from lostcities.engine.game.rows import ORDERING_KEYS, ORDERING_RULES
+
+    assert set(ORDERING_RULES) == set(ORDERING_KEYS) == set(ORDERINGS)
