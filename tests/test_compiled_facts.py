@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from enginehelpers import derived, pack
-from lostcities.engine.game.options import POINTS, TILE_KINDS, takes_equal, tile_has_value
+from lostcities.engine.game.options import (ORDERINGS, POINTS, TILE_KINDS, takes_equal,
+                                            tile_has_value)
+from lostcities.engine.game.rows import ORDERING_KEYS, ORDERING_RULES
 from lostcities.engine.tooling import tables_of
 
 
@@ -119,7 +121,4 @@ def test_a_tile_kind_says_whether_it_carries_a_value(kind, value, has):
 def test_the_row_messages_are_keyed_by_every_ordering_and_no_other():
     """rows.py says why a row refuses a card from tables keyed by the ordering's name: they
     say, they do not decide, and they name each of ORDERINGS."""
-    from lostcities.engine.game.options import ORDERINGS
-    from lostcities.engine.game.rows import ORDERING_KEYS, ORDERING_RULES
-
     assert set(ORDERING_RULES) == set(ORDERING_KEYS) == set(ORDERINGS)
