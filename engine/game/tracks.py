@@ -9,7 +9,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .options import ARTEFACT, POINTS, STEP, TILE_KINDS, tile_has_value  # noqa: F401 (the effects)
+from .options import ARTEFACT, POINTS, STEP  # noqa: F401 (the effects, importable from here)
+from .options import TILE_KINDS, tile_has_value
 from .rules import RulePack
 from .state import Seat, SetupError, TilePlace
 
