@@ -648,7 +648,7 @@ DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"
 #: sentences, the adapters' board features...). A count may only go down: a new question
 #: fails this test, and a module that asks less must lower its count here.
 STILL_ASKING = {
-    "engine/bots/ismcts.py": 7, "engine/packs/explain.py": 15,
+    "engine/bots/ismcts.py": 7,
     "engine/bots/expert.py": 6, "envs/observe.py": 2, "engine/bots/base.py": 2,
     "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1, "envs/features.py": 1,
     "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
