@@ -653,7 +653,7 @@ STILL_ASKING = {
     "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1, "envs/features.py": 1,
     "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
     "engine/lab/balance.py": 1, "engine/bots/registry.py": 1, "engine/bots/knowledge.py": 1,
-    "cli/score.py": 5, "envs/vector.py": 1, "i18n/rulebook.py": 3,
+    "cli/score.py": 5, "envs/vector.py": 1,
 }
 
 
