@@ -650,10 +650,10 @@ DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"
 STILL_ASKING = {
     "engine/bots/ismcts.py": 7,
     "engine/bots/expert.py": 6, "engine/bots/base.py": 2,
-    "server/web.py": 1, "envs/features.py": 1,
-    "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
+    "envs/features.py": 1,
+    "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
     "engine/lab/balance.py": 1, "engine/bots/registry.py": 1, "engine/bots/knowledge.py": 1,
-    "cli/score.py": 5, "envs/vector.py": 1,
+    "envs/vector.py": 1,
 }
 
 

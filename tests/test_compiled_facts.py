@@ -43,3 +43,13 @@ def test_the_tables_say_how_rows_go(ordering, ascend, equal):
 def test_the_tables_say_which_piles_a_discard_may_draw(retake, keeps):
     t = tables_of(derived("duel-classic", turn={"retake": retake}))
     assert t.discard_keeps == keeps and t.retake_own == (retake == "any")
+
+
+@pytest.mark.parametrize("pack_id, changes, leaders", [
+    ("duel-classic", {}, 0), ("board-classic", {}, 1),
+    ("board-classic", {"board": {"leaders": 0}}, 0),
+    ("board-classic", {"board": {"leaders": 2}}, 2)])
+def test_the_tables_say_how_many_pawns_lead(pack_id, changes, leaders):
+    """The leaders are pawns 0 .. leaders-1 (the move entry names a pawn by it); a duel has
+    no pawns, so none leads."""
+    assert tables_of(derived(pack_id, **changes) if changes else pack(pack_id)).leaders == leaders
