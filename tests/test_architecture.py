@@ -664,9 +664,12 @@ SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _named(node: ast.AST) -> str | None:
-    """``x.board`` and ``board`` -> ``"board"``; anything else -> None."""
+    """``x.board``, ``board`` and ``x["board"]`` -> ``"board"``; anything else -> None."""
     if isinstance(node, ast.Attribute):
         return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.slice.value
     return node.id if isinstance(node, ast.Name) else None
 
 
@@ -696,7 +699,8 @@ def _read_as_truth(node: ast.AST) -> list[ast.expr]:
 def _asks_itself(node: ast.AST, aliases: set[str]) -> bool:
     """``X.board is None`` / ``is not None`` / ``== None`` (either side, or a name of
     ``aliases`` for ``X.board``), ``family ==``, ``!=``, ``in`` or ``not in`` a family's name,
-    ``getattr``/``hasattr(X, "board")``, ``isinstance(X, ...Board...)``."""
+    ``getattr``/``hasattr(X, "board")``, ``isinstance(X, ...Board...)``, a ``try`` that reads
+    ``X.board`` and catches AttributeError; ``X["family"]`` and ``X["board"]`` as well."""
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         op = node.ops[0]
         for one, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
@@ -706,6 +710,12 @@ def _asks_itself(node: ast.AST, aliases: set[str]) -> bool:
             if _named(one) == "family" and _names_a_family(other) \
                     and isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
                 return True
+    if isinstance(node, ast.Try):  # try: x.board.pawns ... except AttributeError
+        caught = [h.type for h in node.handlers if h.type is not None]
+        caught = [e for t in caught for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return any(_named(e) == "AttributeError" for e in caught) and any(
+            isinstance(n, ast.Attribute) and n.attr == "board"
+            for part in node.body for n in ast.walk(part))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         args = node.args
         if node.func.id in ("getattr", "hasattr") and len(args) >= 2 \
@@ -733,7 +743,8 @@ def family_questions(path: Path) -> int:
     is None`` / ``is not None``, a ``family`` compared with a family's name, and the same
     question in other spellings: ``X.board`` read as true or false (``if X.board:``,
     ``X.board and ...``, ``not X.board``), or a name bound to ``X.board`` in the same function
-    read so or compared with None (``b = pack.board`` ... ``if b:``, ``b is None``), ``getattr``/``hasattr(X, "board", ...)``,
+    read so or compared with None (``b = pack.board`` ... ``if b:``, ``b is None``), a ``try``
+    that reads ``X.board`` and catches AttributeError, ``getattr``/``hasattr(X, "board", ...)``,
     ``isinstance(X, Board...)``."""
     count = 0
     for scope in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -804,6 +815,9 @@ DISGUISED = [
     "x = pack.family in ('board', 'other')",
     "def f(pack):\n    b = pack.board\n    if b:\n        pass",
     "def f(pack):\n    b = pack.board\n    return 1 if b is None else b.pawns",
+    "x = d['family'] == 'board'",
+    "x = d['board'] is not None",
+    "try:\n    x = pack.board.pawns\nexcept (KeyError, AttributeError):\n    x = 0",
 ]
 #: what asks nothing: the board's data read where a duel has none, and a name that is not
 #: bound to a board in its own function
@@ -815,6 +829,8 @@ INNOCENT = [
     "if pack.colours:\n    pass",
     "x = getattr(pack, 'colours', None)",
     "x = isinstance(spec, dict)",
+    "x = d['family']",
+    "try:\n    x = pack.board.pawns\nexcept KeyError:\n    x = 0",
 ]
 
 
