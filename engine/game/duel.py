@@ -23,8 +23,8 @@ from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_
                     MOVES_SHARED, OVER, PILES_SHARED, TURN_CAP, GameState, Seat)
 from .steps import (SAME_DRAWS, card_options, card_refusal, choose_card, decide_card,
                     decide_draw, discarded_colour, draw_actions, draw_ok, draw_refusal,
-                    draw_sources, draw_turn, end_round, form_refusal, play_turn,
-                    starts_lowest)
+                    draw_sources, draw_turn, end_round, form_refusal, open_record,
+                    play_turn, starts_lowest)
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -112,12 +112,12 @@ def push(state: GameState, move: Move) -> None:
                 and (draw != DECK or len(state.deck) > 1 or t.last_play):
             play_turn(state, move)  # the common turn: one undo record, a push of its own
             return
-        state.undo.append(None)
+        open_record(state)
         decide_card(state, move.action, move.card, move)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
     else:
-        state.undo.append(None)
+        open_record(state)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
 
@@ -532,7 +532,7 @@ def push_action(state: GameState, action_id: int) -> None:
     if 0 <= action_id < 2 * k:  # play card k is action k, discard it n_kinds + k
         action, card = (PLAY, action_id) if action_id < k else (DISCARD, action_id - k)
         if state.last_play:  # the turn ends with this card: the generic records
-            state.undo.append(None)
+            open_record(state)
             decide_card(state, action, card)
         else:
             choose_card(state, action, card)  # one record, a push by itself
@@ -542,7 +542,7 @@ def push_action(state: GameState, action_id: int) -> None:
             and draw_turn(state, action_id - 2 * k - 1):
         return
     kind, arg = action_space(state.pack).decode(action_id)
-    state.undo.append(None)
+    open_record(state)
     if kind == "draw":
         decide_draw(state, arg)
     else:
