@@ -651,31 +651,115 @@ DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"
 #: sentences, the adapters' board features...). A count may only go down: a new question
 #: fails this test, and a module that asks less must lower its count here.
 STILL_ASKING = {
-    "engine/packs/loader.py": 9, "engine/bots/ismcts.py": 7, "engine/packs/explain.py": 6,
-    "engine/bots/expert.py": 6, "envs/observe.py": 2, "engine/bots/base.py": 2,
-    "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1,
-    "entry/__init__.py": 1, "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
+    "engine/bots/ismcts.py": 7,
+    "engine/bots/expert.py": 6, "engine/bots/base.py": 2,
+    "engine/lab/simulation.py": 1, "engine/lab/records.py": 1,
     "engine/lab/balance.py": 1, "engine/bots/registry.py": 1, "engine/bots/knowledge.py": 1,
-    "cli/score.py": 1, "i18n/rulebook.py": 3,
 }
+
+
+#: the families' names, as a pack's ``family`` spells them
+FAMILY_NAMES = ("duel", "board")
+#: where a name is bound afresh: its own scope for :func:`family_questions`' aliases
+SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _named(node: ast.AST) -> str | None:
+    """``x.board``, ``board`` and ``x["board"]`` -> ``"board"``; anything else -> None."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.slice.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _names_a_family(node: ast.AST) -> bool:
+    """``"board"``, or a tuple, list or set that holds a family's name."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_family(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and node.value in FAMILY_NAMES
+
+
+def _read_as_truth(node: ast.AST) -> list[ast.expr]:
+    """The expressions ``node`` reads as true or false: an ``if``'s, ``while``'s, ternary's,
+    ``assert``'s or comprehension's test, the operands of ``and``, ``or``, ``not``, ``bool()``."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+        return [node.test]
+    if isinstance(node, ast.BoolOp):
+        return node.values
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return node.ifs
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "bool":
+        return node.args[:1]
+    return []
+
+
+def _asks_itself(node: ast.AST, aliases: set[str]) -> bool:
+    """``X.board is None`` / ``is not None`` / ``== None`` (either side, or a name of
+    ``aliases`` for ``X.board``), ``family ==``, ``!=``, ``in`` or ``not in`` a family's name,
+    ``getattr``/``hasattr(X, "board")``, ``isinstance(X, ...Board...)``, a ``try`` that reads
+    ``X.board`` and catches AttributeError; ``X["family"]`` and ``X["board"]`` as well."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = node.ops[0]
+        for one, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if (_named(one) == "board" or isinstance(one, ast.Name) and one.id in aliases) and isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) \
+                    and isinstance(other, ast.Constant) and other.value is None:
+                return True
+            if _named(one) == "family" and _names_a_family(other) \
+                    and isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+                return True
+    if isinstance(node, ast.Try):  # try: x.board.pawns ... except AttributeError
+        caught = [h.type for h in node.handlers if h.type is not None]
+        caught = [e for t in caught for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return any(_named(e) == "AttributeError" for e in caught) and any(
+            isinstance(n, ast.Attribute) and n.attr == "board"
+            for part in node.body for n in ast.walk(part))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = node.args
+        if node.func.id in ("getattr", "hasattr") and len(args) >= 2 \
+                and isinstance(args[1], ast.Constant) and args[1].value == "board":
+            return True
+        if node.func.id == "isinstance" and len(args) == 2:
+            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            return any("Board" in (_named(kind) or "") for kind in kinds)
+    return False
+
+
+def _scope_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of ``scope`` outside the functions nested in it."""
+    out, todo = [], list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def family_questions(path: Path) -> int:
     """How often ``path`` asks whether a pack (or state, view, tables) has a board: ``X.board
-    is None`` / ``is not None``, or compares a ``family`` with a family's name."""
+    is None`` / ``is not None``, a ``family`` compared with a family's name, and the same
+    question in other spellings: ``X.board`` read as true or false (``if X.board:``,
+    ``X.board and ...``, ``not X.board``), or a name bound to ``X.board`` in the same function
+    read so or compared with None (``b = pack.board`` ... ``if b:``, ``b is None``), a ``try``
+    that reads ``X.board`` and catches AttributeError, ``getattr``/``hasattr(X, "board", ...)``,
+    ``isinstance(X, Board...)``."""
     count = 0
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+    for scope in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(scope, SCOPES):
             continue
-        left, op, right = node.left, node.ops[0], node.comparators[0]
-        named = isinstance(left, (ast.Attribute, ast.Name)) and \
-            (left.attr if isinstance(left, ast.Attribute) else left.id)
-        if named == "board" and isinstance(op, (ast.Is, ast.IsNot)) \
-                and isinstance(right, ast.Constant) and right.value is None:
-            count += 1
-        elif named == "family" and isinstance(op, (ast.Eq, ast.NotEq)) \
-                and isinstance(right, ast.Constant) and right.value in ("duel", "board"):
-            count += 1
+        nodes = _scope_nodes(scope)
+        aliases = {target.id for node in nodes if isinstance(node, ast.Assign)
+                   and isinstance(node.value, ast.Attribute) and node.value.attr == "board"
+                   for target in node.targets if isinstance(target, ast.Name)}
+        for node in nodes:
+            count += _asks_itself(node, aliases)
+            count += sum(1 for read in _read_as_truth(node)
+                         if (isinstance(read, ast.Attribute) and read.attr == "board")
+                         or (isinstance(read, ast.Name) and read.id in aliases))
     return count
 
 
@@ -713,6 +797,56 @@ def test_the_family_check_catches_a_planted_question(tmp_path):
     (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
     assert family_question_counts(tmp_path) == {"engine/x.py": 2}
 
+
+#: the same question in other spellings, one per line (each counts once)
+DISGUISED = [
+    "if pack.board:\n    pass",
+    "if not view.board:\n    pass",
+    "x = pack.board and pack.board.pawns",
+    "x = 1 if state.board else 0",
+    "x = [p for p in packs if p.board]",
+    "x = bool(obs.board)",
+    "while pack.board:\n    break",
+    "x = getattr(pack, 'board', None)",
+    "x = hasattr(pack, 'board')",
+    "x = isinstance(spec, BoardTables)",
+    "x = None is pack.board",
+    "x = pack.board == None",
+    "x = 'duel' != tables.family",
+    "x = pack.family in ('board', 'other')",
+    "def f(pack):\n    b = pack.board\n    if b:\n        pass",
+    "def f(pack):\n    b = pack.board\n    return 1 if b is None else b.pawns",
+    "x = d['family'] == 'board'",
+    "x = d['board'] is not None",
+    "try:\n    x = pack.board.pawns\nexcept (KeyError, AttributeError):\n    x = 0",
+]
+#: what asks nothing: the board's data read where a duel has none, and a name that is not
+#: bound to a board in its own function
+INNOCENT = [
+    "for pawn in view.pawns:\n    pass",
+    "x = pack.board.spaces",
+    "x = state.family",
+    "def f(pack):\n    b = pack.board\ndef g(b):\n    if b:\n        pass",
+    "if pack.colours:\n    pass",
+    "x = getattr(pack, 'colours', None)",
+    "x = isinstance(spec, dict)",
+    "x = d['family']",
+    "try:\n    x = pack.board.pawns\nexcept KeyError:\n    x = 0",
+]
+
+
+@pytest.mark.parametrize("code", DISGUISED)
+def test_the_family_check_sees_a_disguised_question(tmp_path, code):
+    planted = tmp_path / "planted.py"
+    planted.write_text(code + "\n", encoding="utf-8")
+    assert family_questions(planted) == 1
+
+
+@pytest.mark.parametrize("code", INNOCENT)
+def test_the_family_check_counts_no_innocent_reading(tmp_path, code):
+    planted = tmp_path / "planted.py"
+    planted.write_text(code + "\n", encoding="utf-8")
+    assert family_questions(planted) == 0
 
 
 # ------------------------------------------ each rule option written once (issue 28, item 2)

@@ -122,3 +122,13 @@ def test_the_row_messages_are_keyed_by_every_ordering_and_no_other():
     """rows.py says why a row refuses a card from tables keyed by the ordering's name: they
     say, they do not decide, and they name each of ORDERINGS."""
     assert set(ORDERING_RULES) == set(ORDERING_KEYS) == set(ORDERINGS)
+
+
+@pytest.mark.parametrize("pack_id, changes, leaders", [
+    ("duel-classic", {}, 0), ("board-classic", {}, 1),
+    ("board-classic", {"board": {"leaders": 0}}, 0),
+    ("board-classic", {"board": {"leaders": 2}}, 2)])
+def test_the_tables_say_how_many_pawns_lead(pack_id, changes, leaders):
+    """The leaders are pawns 0 .. leaders-1 (the move entry names a pawn by it); a duel has
+    no pawns, so none leads."""
+    assert tables_of(derived(pack_id, **changes) if changes else pack(pack_id)).leaders == leaders

@@ -111,6 +111,9 @@ class Tables:
     turn_move_table: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
     #: the size of the pack's action space (``moves.ActionSpace.num_actions``)
     num_actions: int = 0
+    #: how many of a seat's pawns are leaders: pawns ``0 .. leaders-1`` (0 in a duel, which
+    #: has no pawns)
+    leaders: int = 0
     #: legal_action_mask and legal_actions of a duel's draw decision, built on first use
     #: for each key (:meth:`draw_mask`, :meth:`draw_actions`)
     _draw_masks: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
@@ -287,6 +290,7 @@ def compile_tables(pack: RulePack) -> Tables:
         moves=moves,
         last_moves=last_moves,
         num_actions=space.num_actions,
+        leaders=0 if pack.board is None else pack.board.leaders,
     )
 
 
