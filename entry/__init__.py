@@ -335,7 +335,7 @@ def rule_keys(pack: RulePack) -> list[str]:
     keys = [f"rules.{pack.ordering}"]
     if pack.wagers:
         keys.append("rules.wagers")
-    if pack.row_start != "any":
+    if tables_of(pack).row_start is not None:  # rows.start, compiled: a rule on the first card
         keys.append(f"rules.{pack.row_start}")
     if len(action_space(pack).ranges["pawn"]):
         keys.append("rules.board")

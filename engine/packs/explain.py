@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Se
 from lostcities.i18n.words import Formula, Term
 
 from ..errors import LostCitiesError, PackError
+from ..game.options import takes_equal
 from ..game.rows import tally
 from .loader import load_pack, validate_pack
 
@@ -887,7 +888,7 @@ def _example_rows(pack: "RulePack") -> list[list[int]]:
         """The values at these fractions of the range, ascending, each at most as often
         as the deck holds it (once under strictly increasing rows): legal in any order."""
         wanted = sorted(values[min(top, round(f * top))] for f in fractions)
-        most = 1 if pack.ordering == "strict" else pack.copies
+        most = pack.copies if takes_equal(pack.ordering) else 1
         return [v for i, v in enumerate(wanted) if wanted[:i].count(v) < most]
 
     wager = codec.card
