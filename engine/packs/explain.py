@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Se
 from lostcities.i18n.words import Formula, Term
 
 from ..errors import LostCitiesError, PackError
-from ..game.options import takes_equal
+from ..game.options import ARTEFACT, POINTS, TILE_KINDS, takes_equal
 from ..game.rows import tally
 from .loader import load_pack, validate_pack
 
@@ -867,7 +867,8 @@ class _BoardShapes(_Shapes):
         return sum(result.pawns)
 
     def artefacts_held(self) -> int:
-        return sum(t.count for t in self.spec.tiles if t.kind == "artefact") * self.pack.rounds
+        return sum(t.count for t in self.spec.tiles
+                   if TILE_KINDS[t.kind].effect == ARTEFACT) * self.pack.rounds
 
     def token_value(self, match: Callable[..., int], scale: tuple[int, ...]) -> int:
         return match([0], 0, 1) - scale[0]
@@ -959,9 +960,9 @@ def _board_example(pack: "RulePack") -> Example:
     codec = pack.cards
     b = _board_spec(pack)
     written = _example_pawns(pack)
-    points = sorted({t.value for t in b.tiles if t.kind == "points"})
+    points = sorted({t.value for t in b.tiles if TILE_KINDS[t.kind].effect == POINTS})
     tokens = sum(points[:2])
-    artefact_tiles = sum(t.count for t in b.tiles if t.kind == "artefact")
+    artefact_tiles = sum(t.count for t in b.tiles if TILE_KINDS[t.kind].effect == ARTEFACT)
     artefacts = min(2, artefact_tiles * pack.rounds)
     keys = codec.keys
     words = tuple(f"{keys[t]}{s}{'+' if lead else ''}" for t, s, lead in written) + (

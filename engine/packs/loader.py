@@ -34,7 +34,8 @@ from lostcities.grammar.parser import tree_from_data
 from lostcities.grammar.source import Source
 
 from ..errors import InputError, LostCitiesError, PackError, Problem
-from ..game.options import NEXT_STARTERS, OLD_SPELLINGS, takes_equal
+from ..game.options import (ARTEFACT, NEXT_STARTERS, OLD_SPELLINGS, POINTS, TILE_KINDS,
+                            takes_equal)
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import (CODES as YAML_CODES, DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml,
@@ -1107,14 +1108,20 @@ def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
                       "cannot be broken by the same rule", "use alternate or same")
 
 
+#: the tile kinds that carry a value (LC062)
+VALUED_TILES = tuple(name for name, kind in TILE_KINDS.items() if kind.valued)
+
+
 @_board_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`")
 def _tile_values(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
     for i, tile in enumerate(board["tiles"]):
-        if tile["kind"] == "points" and tile["value"] == 0:
-            yield Finding(("board", "tiles", i), "a points tile needs a non-zero `value`")
-        elif tile["kind"] != "points" and tile["value"] != 0:
+        valued = TILE_KINDS[tile["kind"]].valued  # what the kind's tiles carry
+        if valued and tile["value"] == 0:
+            yield Finding(("board", "tiles", i), f"a {tile['kind']} tile needs a non-zero "
+                          "`value`")
+        elif not valued and tile["value"] != 0:
             yield Finding(("board", "tiles", i, "value"), f"a {tile['kind']} tile has no "
-                          "value; only points tiles do")
+                          f"value; only {' and '.join(VALUED_TILES)} tiles do")
 
 
 def checks_of(family: str | None) -> tuple[str, ...]:
@@ -1199,10 +1206,10 @@ def _board_domain(pack: RulePack, resolved: ResolvedPack, marks: dict[str, Any]
     """The ranges of a board pack's pawns, spaces, tokens and artefacts (``marks`` gains
     where the tokens' and the spaces' come from)."""
     board = pack.board
-    points = [(i, t) for i, t in enumerate(board.tiles) if t.kind == "points"]
+    points = [(i, t) for i, t in enumerate(board.tiles) if TILE_KINDS[t.kind].effect == POINTS]
     low = sum(t.value * t.count for _, t in points if t.value < 0)
     high = sum(t.value * t.count for _, t in points if t.value > 0)
-    artefacts = sum(t.count for t in board.tiles if t.kind == "artefact")
+    artefacts = sum(t.count for t in board.tiles if TILE_KINDS[t.kind].effect == ARTEFACT)
     if points:
         i, _ = max(points, key=lambda it: abs(it[1].value) * it[1].count)
         marks["tokens"] = _mark(resolved, ("board", "tiles", i, "value"))
