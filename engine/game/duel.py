@@ -324,13 +324,13 @@ def random_playout(state: GameState, rng: random.Random) -> None:
     pile_draws, retake, discard_keeps = t.pile_draws, t.retake_own, t.discard_keeps
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
-    next_seat = tuple((p + 1) % n for p in range(n))
+    next_seat = tuple([(q + 1) % n for q in range(n)])
     state.own_all()  # the lists played on below are this state's own
     # a fused turn starts with cards in the draw pile (else the round is over or at its
     # last plays): its draws are the deck and the non-empty piles; by pile mask, those
     # draws by column (the deck first) and how many
-    draws_of = tuple((DECK, *d) for d in pile_draws)
-    draw_columns = tuple(map(len, draws_of))
+    draws_of = tuple([(DECK, *d) for d in pile_draws])
+    draw_columns = tuple([len(d) for d in draws_of])
     while state.phase != OVER:
         if not fused or state.last_play or state.phase != CARD:
             push(state, random_move(state, rng))
