@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Callable, List
 
 import typer
 from rich.color import Color, ColorParseError
@@ -76,12 +76,13 @@ def score(
     refuses (or a word over 32 characters), 2 for bad usage.
     """
     pack = _load(pack_name, allow_outside)
-    board = pack.board is not None
-    groups = split_players(words, "pawns" if board else "cards")
+    SCORERS[pack.family](pack, words, as_json)
+
+
+def _score_duel(pack: "RulePack", words: List[str], as_json: bool) -> None:
+    """``lc score`` for a duel pack: each player's expeditions of cards."""
+    groups = split_players(words, "cards")
     check_seats(pack, groups)
-    if board:
-        _score_board(pack, groups, as_json)
-        return
     _refuse_board_words(pack, groups)
     try:
         tallies = tally_players(pack, groups)
@@ -251,7 +252,6 @@ class BoardCounts:
     def of(cls, pack: "RulePack") -> "BoardCounts":
         """The counts of board pack ``pack``."""
         spec = pack.board
-        assert spec is not None
         tokens = sum(t.value * t.count for t in spec.tiles if t.kind == "points" and t.value > 0)
         tiles = sum(t.count for t in spec.tiles if t.kind == "artefact")
         held = f"{pack.id}'s board holds {tiles} artefact tile{'s' if tiles != 1 else ''} a round"
@@ -296,7 +296,6 @@ def read_board_round(pack: "RulePack", words: list[str], who: str = "") -> Board
     more pawns or leaders than the pack gives, ``tokens``/``artefacts`` within
     :class:`BoardCounts`. What the players share is :func:`check_shared`'s."""
     spec = pack.board
-    assert spec is not None
     keys = pack.cards.keys
     ordinary_pawns = spec.pawns - spec.leaders
     counts = BoardCounts.of(pack)
@@ -373,7 +372,6 @@ def _pawns_of(spec: "BoardSpec") -> str:
 def _board_notation(pack: "RulePack") -> str:
     """The board notation in one clause, with examples from the pack's own keys and spaces."""
     spec = pack.board
-    assert spec is not None
     keys = pack.cards.keys
     first, last = keys[0], keys[-1]
     space = max(1, spec.spaces - 2)
@@ -382,8 +380,10 @@ def _board_notation(pack: "RulePack") -> str:
             f"{spec.spaces} ({first}{space}{leader}), and tokens=N artefacts=N")
 
 
-def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> None:
+def _score_board(pack: "RulePack", words: List[str], as_json: bool) -> None:
     """``lc score`` for a board pack: each player's pawns, tokens and artefacts."""
+    groups = split_players(words, "pawns")
+    check_seats(pack, groups)
     round_formula = pack.scoring.formulas.get("round")
     if round_formula is not None and "expeditions" in round_formula.uses:
         fail(f"the round formula of {pack.id} scores card rows as well as pawns: lc score "
@@ -393,7 +393,6 @@ def _score_board(pack: "RulePack", groups: list[list[str]], as_json: bool) -> No
               for n, words in enumerate(groups, 1)]
     check_shared(pack, rounds)
     spec = pack.board
-    assert spec is not None
     docs = []
     for n, played in enumerate(rounds, 1):
         # the engine's order: the leaders (pawns 0 .. leaders-1), then the ordinary
@@ -485,3 +484,8 @@ def _print_board(pack: "RulePack", docs: list[dict]) -> None:
             console.print(f"Match total: {player['match_total']} (a one-round match: the "
                           f"match formula over this round, its artefacts and tokens)",
                           soft_wrap=True)
+
+
+#: family -> how ``lc score`` reads and scores its words (cards, or pawns and counts)
+SCORERS: dict[str, Callable[["RulePack", List[str], bool], None]] = {
+    "duel": _score_duel, "board": _score_board}

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Literal, Mapping, Optional, Sequence
 
 from lostcities.engine import DECK, LostCitiesError, Move, RulePack, action_space
-from lostcities.engine.tooling import draw_text
+from lostcities.engine.tooling import draw_text, tables_of
 
 from lostcities.i18n import LANGS, Catalogue, clean, colour_words, load_messages
 
@@ -89,10 +89,10 @@ def typed_words() -> Words:
 
 
 def leader_pawns(pack: RulePack) -> int:
-    """How many of a player's pawns are leaders: pawns ``0 .. N-1`` (0 without pawns).
-    Used only to name a pawn (``leader``); what to ask comes from the legal moves."""
-    board = pack.board
-    return 0 if board is None else board.leaders
+    """How many of a player's pawns are leaders: pawns ``0 .. N-1`` (0 without pawns), the
+    pack's compiled fact. Used only to name a pawn (``leader``); what to ask comes from the
+    legal moves."""
+    return tables_of(pack).leaders
 
 
 # --------------------------------------------------------------------------- a turn typed
@@ -335,7 +335,7 @@ def rule_keys(pack: RulePack) -> list[str]:
     keys = [f"rules.{pack.ordering}"]
     if pack.wagers:
         keys.append("rules.wagers")
-    if pack.row_start != "any":
+    if tables_of(pack).row_start is not None:  # rows.start, compiled: a rule on the first card
         keys.append(f"rules.{pack.row_start}")
     if len(action_space(pack).ranges["pawn"]):
         keys.append("rules.board")

@@ -37,6 +37,9 @@ NAMES = (
     "pile_denies_opponent",
 )
 
+#: the decisions whose ids have features (a pack whose turns ask others is refused)
+FEATURED_DECISIONS = ("play", "discard", "draw")
+
 
 class ActionFeatures:
     """``ActionFeatures(pack, players=2)``: call it on an observation vector (of the seat
@@ -47,8 +50,10 @@ class ActionFeatures:
 
     def __init__(self, pack: Any = "duel-classic", players: int = 2):
         self.pack = pack = pack_of(pack)
-        if pack.board is not None:
-            raise InputError(f"ActionFeatures({pack.id}): board packs have no action features")
+        others = [d for d in tables_of(pack).decisions if d not in FEATURED_DECISIONS]
+        if others:
+            raise InputError(f"ActionFeatures({pack.id}): board packs have no action features "
+                             f"(for their {', '.join(others)} decisions)")
         codec = pack.cards
         self.layout = layout(pack, players)
         self.K, self.C, self.S = K, C, S = codec.n_kinds, codec.n_colours, codec.slots

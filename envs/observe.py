@@ -12,7 +12,7 @@ gives it (no scaling), so that a learner may normalise as it likes.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -52,20 +52,9 @@ class Layout:
             ("round_scores", n * pack.rounds),  # finished rounds (first pack.rounds), per seat
             ("totals", n),               # match totals so far, per seat
         ]
-        board = pack.board
-        if board is not None:
-            pawns, spaces = board.pawns, board.spaces
-            fields += [
-                ("pawn_tracks", n * pawns * (c + 1)),  # per seat, pawn: one-hot track, last = centre
-                ("pawn_spaces", n * pawns),            # per seat, pawn: space (0 in the centre)
-                ("tiles", c * (spaces + 1) * len(TILE_KINDS)),  # per track, space: one-hot kind
-                ("tile_values", c * (spaces + 1)),     # per track, space: a points tile's value
-                ("tokens", n), ("artefacts", n),       # held in the match, per seat
-                ("round_tokens", n), ("round_artefacts", n),
-                ("crossings", 1), ("crossings_to_end", 1),
-                ("turn_pawn", pawns + 1),              # one-hot: the pawn sent this turn, last none
-                ("turn_steps", 1),                     # advances decided this turn
-            ]
+        # the family's own fields after the cards' (chosen once: FAMILY_FIELDS)
+        family_fields, self._encode_family = FAMILY_FIELDS[pack.family]
+        fields += family_fields(pack, n, c)
         self.fields: list[tuple[str, int, int]] = []
         start = 0
         for name, size in fields:
@@ -120,31 +109,66 @@ class Layout:
             for i, p in enumerate(order):
                 v[rs + j * n + i] = scores[p]
         v[self.slice("totals")] = [obs.totals[p] for p in order]
-        if obs.board is not None:
-            self._encode_board(obs.board, order, v)
+        self._encode_family(self, obs, order, v)
         return v
 
-    def _encode_board(self, b: Any, order: list[int], v: np.ndarray) -> None:
-        at, c = self._at, self.n_colours
-        spec = self.pack.board
-        pawns, spaces = spec.pawns, spec.spaces
-        tr, sp = at["pawn_tracks"][0], at["pawn_spaces"][0]
-        for i, p in enumerate(order):
-            for j, (track, space, _leader) in enumerate(b.pawns[p]):
-                v[tr + (i * pawns + j) * (c + 1) + (c if track < 0 else track)] = 1
-                v[sp + i * pawns + j] = space
-        ti, tv = at["tiles"][0], at["tile_values"][0]
-        for track, space, kind, value in b.tiles:
-            place = track * (spaces + 1) + space
-            v[ti + place * len(TILE_KINDS) + TILE_KINDS.index(kind)] = 1
-            v[tv + place] = value
-        for name in ("tokens", "artefacts", "round_tokens", "round_artefacts"):
-            seq = getattr(b, name)
-            v[self.slice(name)] = [seq[p] for p in order]
-        v[at["crossings"][0]] = b.crossings
-        v[at["crossings_to_end"][0]] = b.crossings_to_end
-        v[at["turn_pawn"][0] + (pawns if b.turn_pawn is None else b.turn_pawn)] = 1
-        v[at["turn_steps"][0]] = len(b.turn_steps)
+
+def _duel_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:
+    """A duel has no board: no fields beside the cards'."""
+    return []
+
+
+def _encode_duel(layout: Layout, obs: Observation, order: list[int], v: np.ndarray) -> None:
+    """Nothing beside the cards."""
+
+
+def _board_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:
+    """The board's fields at ``n`` players and ``c`` tracks."""
+    board = pack.board
+    pawns, spaces = board.pawns, board.spaces
+    return [
+        ("pawn_tracks", n * pawns * (c + 1)),  # per seat, pawn: one-hot track, last = centre
+        ("pawn_spaces", n * pawns),            # per seat, pawn: space (0 in the centre)
+        ("tiles", c * (spaces + 1) * len(TILE_KINDS)),  # per track, space: one-hot kind
+        ("tile_values", c * (spaces + 1)),     # per track, space: a points tile's value
+        ("tokens", n), ("artefacts", n),       # held in the match, per seat
+        ("round_tokens", n), ("round_artefacts", n),
+        ("crossings", 1), ("crossings_to_end", 1),
+        ("turn_pawn", pawns + 1),              # one-hot: the pawn sent this turn, last none
+        ("turn_steps", 1),                     # advances decided this turn
+    ]
+
+
+def _encode_board(layout: Layout, obs: Observation, order: list[int], v: np.ndarray) -> None:
+    """The board's fields of ``obs``: pawns, tiles, tokens, artefacts, crossings, the turn's
+    pawn and steps."""
+    b = obs.board
+    at, c = layout._at, layout.n_colours
+    spec = layout.pack.board
+    pawns, spaces = spec.pawns, spec.spaces
+    tr, sp = at["pawn_tracks"][0], at["pawn_spaces"][0]
+    for i, p in enumerate(order):
+        for j, (track, space, _leader) in enumerate(b.pawns[p]):
+            v[tr + (i * pawns + j) * (c + 1) + (c if track < 0 else track)] = 1
+            v[sp + i * pawns + j] = space
+    ti, tv = at["tiles"][0], at["tile_values"][0]
+    for track, space, kind, value in b.tiles:
+        place = track * (spaces + 1) + space
+        v[ti + place * len(TILE_KINDS) + TILE_KINDS.index(kind)] = 1
+        v[tv + place] = value
+    for name in ("tokens", "artefacts", "round_tokens", "round_artefacts"):
+        seq = getattr(b, name)
+        v[layout.slice(name)] = [seq[p] for p in order]
+    v[at["crossings"][0]] = b.crossings
+    v[at["crossings_to_end"][0]] = b.crossings_to_end
+    v[at["turn_pawn"][0] + (pawns if b.turn_pawn is None else b.turn_pawn)] = 1
+    v[at["turn_steps"][0]] = len(b.turn_steps)
+
+
+#: family -> its fields beside the cards' and how an observation fills them
+FAMILY_FIELDS: dict[str, tuple[Callable[[RulePack, int, int], list[tuple[str, int]]],
+                               Callable[[Layout, Observation, list[int], np.ndarray], None]]] = {
+    "duel": (_duel_fields, _encode_duel), "board": (_board_fields, _encode_board)}
 
 
 _LAYOUTS: dict[tuple[int, int], Layout] = {}

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pyspiel
 
-from lostcities.engine import (GameState, action_space, derive, is_over, legal_actions, load_pack,
-                               new_game, observation, step, winners)
+from lostcities.engine import (GameState, RulePack, action_space, derive, is_over,
+                               legal_actions, load_pack, new_game, observation, step, winners)
 from lostcities.engine.errors import InputError
 
 from .observe import layout
@@ -72,6 +72,22 @@ def _builtin_pack(pack_id: Any):
     return load_pack(pack_id)
 
 
+def _duel_turn(pack: RulePack) -> int:
+    """A duel's turn: a card, then a draw."""
+    return 2
+
+
+def _board_turn(pack: RulePack) -> int:
+    """A board turn at its longest: a card and a draw, one pawn decision, and a step for
+    each space of each pawn."""
+    board = pack.board
+    return 3 + board.pawns * board.spaces
+
+
+#: family -> the most decisions one of its turns takes (for ``max_game_length``)
+TURN_DECISIONS: dict[str, Callable[[RulePack], int]] = {"duel": _duel_turn, "board": _board_turn}
+
+
 class LostCitiesGame(pyspiel.Game):
     """The game ``python_lostcities`` of one pack and player count (module doc)."""
 
@@ -86,8 +102,7 @@ class LostCitiesGame(pyspiel.Game):
         self.tiles_seed = int(params.get("seed", 0))
         self.space = action_space(self.pack)
         self.layout = layout(self.pack, players)
-        board = self.pack.board
-        per_turn = 2 + (0 if board is None else 1 + board.pawns * board.spaces)
+        per_turn = TURN_DECISIONS[self.pack.family](self.pack)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.num_actions,
             max_chance_outcomes=self.pack.cards.n_kinds,

@@ -2,7 +2,9 @@
 hand size and total, the discard piles' tops and sizes, the draw pile, the board's pawns."""
 from __future__ import annotations
 
-from lostcities.engine import GameState, is_over, observation
+from typing import Callable, Sequence
+
+from lostcities.engine import GameState, Observation, is_over, observation
 
 
 def table_text(state: GameState) -> str:
@@ -19,11 +21,28 @@ def table_text(state: GameState) -> str:
     piles = "  ".join(f"{codec.keys[c]}:{'-' if top is None else f(top)}({size})"
                       for c, (top, size) in enumerate(zip(obs.pile_tops, obs.pile_sizes)))
     lines.append(f"discards {piles}  draw pile {obs.draw_pile}")
-    if obs.board is not None:
-        for seat, pawns in enumerate(obs.board.pawns):
-            placed = " ".join(f"{codec.keys[t]}{s}{'*' if lead else ''}"
-                              for t, s, lead in pawns if t >= 0) or "-"
-            lines.append(f"player_{seat}  pawns {placed}  tokens {obs.board.tokens[seat]}  "
-                         f"artefacts {obs.board.artefacts[seat]}")
-        lines.append(f"crossings {obs.board.crossings}/{obs.board.crossings_to_end}")
+    lines += FAMILY_LINES[state.pack.family](obs, codec.keys)
     return "\n".join(lines)
+
+
+def _duel_lines(obs: Observation, keys: Sequence[str]) -> list[str]:
+    """A duel has nothing on the table beside the cards."""
+    return []
+
+
+def _board_lines(obs: Observation, keys: Sequence[str]) -> list[str]:
+    """Each seat's pawns (``*`` a leader), tokens and artefacts, and the bridge crossings."""
+    board = obs.board
+    lines = []
+    for seat, pawns in enumerate(board.pawns):
+        placed = " ".join(f"{keys[t]}{s}{'*' if lead else ''}"
+                          for t, s, lead in pawns if t >= 0) or "-"
+        lines.append(f"player_{seat}  pawns {placed}  tokens {board.tokens[seat]}  "
+                     f"artefacts {board.artefacts[seat]}")
+    lines.append(f"crossings {board.crossings}/{board.crossings_to_end}")
+    return lines
+
+
+#: family -> the lines of its own beside the cards'
+FAMILY_LINES: dict[str, Callable[[Observation, Sequence[str]], list[str]]] = {
+    "duel": _duel_lines, "board": _board_lines}

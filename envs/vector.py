@@ -11,10 +11,12 @@ of that seed move for move (tests/test_envs_vector.py).
 
 Rules covered: every pack of the duel family (rows ``strict`` or ``non-decreasing``, wagers
 before numbers, ``rows.start: any``, one copy of each number card, either round end, the
-turn cap, every ``turn.retake``, every next-starter rule). Anything else (the board packs,
-``either-direction`` rows, ``lowest-in-hand``, several copies) raises :class:`InputError`
-naming what is not supported. Scores come from the pack's own formulas: each expedition's
-score is asked of ``pack.scoring`` once per distinct row and kept in a table.
+turn cap, every ``turn.retake``, every next-starter rule). Anything else (pawn and tile
+decisions: the board packs; ``either-direction`` rows, ``lowest-in-hand``, several copies)
+raises :class:`InputError` naming what is not supported. The rules are read from the pack's
+compiled tables (``tables_of``), never from its settings' names. Scores come from the pack's
+own formulas: each expedition's score is asked of ``pack.scoring`` once per distinct row and
+kept in a table.
 """
 from __future__ import annotations
 
@@ -36,11 +38,17 @@ def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
     return shuffle_deal(pack_of(pack), players, seed, round_number)
 
 
+#: the decisions the batched engine plays (the ranges of the action space it steps)
+BATCHED_DECISIONS = ("play", "discard", "draw")
+
+
 def supported(pack: Any) -> Optional[str]:
     """Why the batched engine cannot play ``pack`` (a phrase), or None when it can."""
     t = tables_of(pack)  # the pack's rules as the engine compiled them
-    if t.family != "duel":
-        return "board packs (pawns and tiles) are not batched: use the scalar engine"
+    others = [d for d in t.decisions if d not in BATCHED_DECISIONS]
+    if others:
+        return (f"board packs (pawns and tiles: {', '.join(others)} decisions) are not "
+                "batched: use the scalar engine")
     if not t.rows_ascend:
         return f"rows.ordering {pack.ordering} is not batched"
     if t.lowest_in_hand:
@@ -49,8 +57,6 @@ def supported(pack: Any) -> Optional[str]:
         return f"{pack.copies} copies of each number card are not batched"
     if pack.wagers and t.wagers_after_numbers:
         return "wagers after numbers are not batched"
-    if pack.next_starter not in ("best-round-score", "best-total", "alternate", "same"):
-        return f"match.next_starter {pack.next_starter} is not batched"
     return None
 
 
@@ -116,7 +122,8 @@ class VectorEnv:
         self.deck_len = pack.deck_size - self.removed - players * pack.hand_size
         self.pile_cap = len(pack.deck()) // self.C
         self.rounds = pack.rounds
-        self.immediately = pack.draw_pile_empty == "immediately"
+        self.immediately = not tables.last_play  # round_end.draw_pile_empty, compiled
+        self._next_starter = tables.next_starter  # match.next_starter(_tie), compiled
         #: _exp_table[round - 1, colour, code]: an expedition's score, code = the row's
         #: number slots as bits 1..S-1 plus wagers << S (filled on first use)
         self._exp_table = np.full((self.rounds, self.C, (pack.wagers + 1) << self.S),
@@ -535,28 +542,21 @@ class VectorEnv:
             self._deal(fin)
 
     def _next_starters(self, games: np.ndarray) -> None:
-        pack, P = self.pack, self.players
+        """Each game's starter of its next round, by the pack's compiled next-starter rule
+        (the match totals, asked only by ``best-total``, by the pack's match formula)."""
+        P = self.players
         for g in games.tolist():
             r = int(self.round[g]) - 1
-            prev = int(self.starter[g])
-            seats = list(range(P))
+            done = self.scores[g, :r + 1]                           # (rounds played, P)
 
-            def pick(rule: str, among: list[int]) -> list[int]:
-                if rule in ("best-round-score", "best-total"):
-                    score = (self.scores[g, r] if rule == "best-round-score"
-                             else self.scores[g, :r + 1].sum(0))
-                    best = max(int(score[p]) for p in among)
-                    return [p for p in among if score[p] == best]
-                if rule == "same" and prev in among:
-                    return [prev]
-                return [min(among, key=lambda p: (p - prev - 1) % P)]
+            def totals(done: np.ndarray = done) -> Any:
+                if self._sum_match:
+                    return done.sum(0)
+                return [self.pack.scoring.match([int(x) for x in done[:, q]], 0, 0)
+                        for q in range(P)]
 
-            cands = pick(pack.next_starter, seats)
-            if len(cands) > 1:
-                cands = pick(pack.next_starter_tie, cands)
-            if len(cands) > 1:
-                cands = pick("alternate", cands)
-            self.starter[g] = cands[0]
+            self.starter[g] = self._next_starter(self.scores[g, r], totals,
+                                                 int(self.starter[g]), P)
 
     # ------------------------------------------------------------------ helpers
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:

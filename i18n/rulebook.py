@@ -189,44 +189,51 @@ def _parts(book: "Explanation", words: Words) -> tuple[list[tuple[str, list[_Par
 def _example(book: "Explanation", words: Words) -> list[_Part]:
     ex: Example = book.example
     command = " ".join(ex.words)
-    parts = []
-    if ex.family == "board":
-        parts.append(_Part(words.say("example.intro.board", tokens=ex.tokens,
-                                     artefacts=ex.artefacts, pack=book.source, words=command),
-                           bullet=False))
-    else:
-        parts.append(_Part(words.say("example.intro.duel", pack=book.source, words=command),
-                           bullet=False))
+    # one introduction per family (example.intro.duel, example.intro.board), and its
+    # family's wording of a line (a row of cards, a pawn)
+    parts = [_Part(words.say(f"example.intro.{ex.family}", tokens=ex.tokens,
+                             artefacts=ex.artefacts, pack=book.source, words=command),
+                   bullet=False)]
     if ex.error is not None:
         parts.append(_Part(words.say("example.error", error=ex.error)))
         return parts
+    line_words = LINE_WORDS[ex.family]
     for line in ex.lines:
         colour = book.colours[line.colour] if 0 <= line.colour < len(book.colours) else None
-        if ex.family == "board":
-            if colour is None:
-                key = "example.centre.leader" if line.leader else "example.centre"
-            else:
-                key = "example.leader" if line.leader else "example.pawn"
-            parts.append(_Part(words.say(key, colour=colour, space=line.space,
-                                         score=line.score)))
-            continue
-        cards = " ".join(c[1:] for c in line.cards)
-        if not line.cards:
-            parts.append(_Part(words.say("example.untouched", colour=colour, score=line.score)))
-        elif line.parts:
-            detail = [f"{name} {value}" for name, value in line.parts.items()]
-            parts.append(_Part(words.say("example.row", colour=colour, cards=cards,
-                                         parts=detail, score=line.score)))
-        else:
-            parts.append(_Part(words.say("example.row.plain", colour=colour, cards=cards,
-                                         score=line.score)))
+        parts.append(_Part(line_words(line, colour, words)))
     parts.append(_Part(words.say("example.total", total=ex.total)))
-    if ex.family == "board" and ex.artefact_points is not None:
+    if ex.artefact_points is not None:  # a board's artefacts (a duel has none)
         parts.append(_Part(words.say("example.artefacts", artefacts=ex.artefacts,
                                      points=ex.artefact_points)))
     if ex.match_total is not None:
         parts.append(_Part(words.say("example.match-total", total=ex.match_total)))
     return parts
+
+
+def _row_line(line: Any, colour: Optional[Term], words: Words) -> str:
+    """A duel's line: a row of cards (untouched, with its breakdown, or plain)."""
+    cards = " ".join(c[1:] for c in line.cards)
+    if not line.cards:
+        return words.say("example.untouched", colour=colour, score=line.score)
+    if line.parts:
+        detail = [f"{name} {value}" for name, value in line.parts.items()]
+        return words.say("example.row", colour=colour, cards=cards, parts=detail,
+                         score=line.score)
+    return words.say("example.row.plain", colour=colour, cards=cards, score=line.score)
+
+
+def _pawn_line(line: Any, colour: Optional[Term], words: Words) -> str:
+    """A board's line: a pawn (a leader or not) on its track's space, or in the centre."""
+    if colour is None:
+        key = "example.centre.leader" if line.leader else "example.centre"
+    else:
+        key = "example.leader" if line.leader else "example.pawn"
+    return words.say(key, colour=colour, space=line.space, score=line.score)
+
+
+#: family -> how a line of its worked example reads
+LINE_WORDS: dict[str, Callable[[Any, Optional[Term], Words], str]] = {
+    "duel": _row_line, "board": _pawn_line}
 
 
 def render(book: "Explanation", lang: str = "en", fmt: str = "text", width: int = 80) -> str:

@@ -118,15 +118,28 @@ def pack_face(pack: Any) -> dict[str, Any]:
     """What the page needs to draw ``pack``'s table: its id and name, the colours (key and
     name, in the order of the view's rows and piles), and for a board pack its leaders and
     the points a pawn scores on each space of each track (spaces 1..last)."""
-    board = None
-    if pack.board is not None:
-        spaces = range(1, pack.board.spaces + 1)
-        board = {"leaders": pack.board.leaders, "pawns": pack.board.pawns,
-                 "points": [[int(pack.scoring.pawn(t, s, False)) for s in spaces]
-                            for t in range(len(pack.colours))]}
     return {"pack": pack.id, "name": pack.name,
             "colours": [{"key": c.key, "name": c.name} for c in pack.colours],
-            "wager": "x", "board": board}
+            "wager": "x", "board": BOARD_FACES[pack.family](pack)}
+
+
+def _duel_face(pack: Any) -> None:
+    """A duel has no board to draw."""
+    return None
+
+
+def _board_face(pack: Any) -> dict[str, Any]:
+    """The board's leaders and pawns, and each track's points by space (1..last)."""
+    board = pack.board
+    spaces = range(1, board.spaces + 1)
+    return {"leaders": board.leaders, "pawns": board.pawns,
+            "points": [[int(pack.scoring.pawn(t, s, False)) for s in spaces]
+                       for t in range(len(pack.colours))]}
+
+
+#: family -> what the page needs to draw its board (None: no board)
+BOARD_FACES: dict[str, Callable[[Any], Optional[dict[str, Any]]]] = {
+    "duel": _duel_face, "board": _board_face}
 
 
 async def room_table(request: Request) -> Response:

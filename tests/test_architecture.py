@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from lostcities.engine.game import options
 
 ROOT = Path(__file__).resolve().parent.parent
 #: our top-level folders -> their package
@@ -644,34 +647,113 @@ def test_the_cli_and_both_tiers_load_without_the_optional_extras():
 #: where a module outside engine/game may ask a pack's family: to draw it
 DRAWING = {"cli/render.py": "the terminal draws a board pack's tracks and pawns"}
 #: the modules that still ask whether a pack has a board, and how often: issue 28, item 2's
-#: remaining work (the bots' board strategy, the loader's board checks, the rulebook's board
-#: sentences, the adapters' board features...). A count may only go down: a new question
-#: fails this test, and a module that asks less must lower its count here.
-STILL_ASKING = {
-    "engine/packs/loader.py": 9, "engine/packs/explain.py": 6,
-    "envs/observe.py": 2,
-    "server/web.py": 1, "envs/text.py": 1, "envs/openspiel_game.py": 1, "envs/features.py": 1,
-    "entry/__init__.py": 1,
-    "cli/score.py": 1, "envs/vector.py": 1, "i18n/rulebook.py": 3,
-}
+#: remaining work, none left (the last were the bots' and the lab's). A count may only go
+#: down: a new question fails this test, and a module that asks less must lower its count here.
+STILL_ASKING: dict[str, int] = {}
+
+
+#: the families' names, as a pack's ``family`` spells them
+FAMILY_NAMES = ("duel", "board")
+#: where a name is bound afresh: its own scope for :func:`family_questions`' aliases
+SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _named(node: ast.AST) -> str | None:
+    """``x.board``, ``board`` and ``x["board"]`` -> ``"board"``; anything else -> None."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return node.slice.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _names_a_family(node: ast.AST) -> bool:
+    """``"board"``, or a tuple, list or set that holds a family's name."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_family(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and node.value in FAMILY_NAMES
+
+
+def _read_as_truth(node: ast.AST) -> list[ast.expr]:
+    """The expressions ``node`` reads as true or false: an ``if``'s, ``while``'s, ternary's,
+    ``assert``'s or comprehension's test, the operands of ``and``, ``or``, ``not``, ``bool()``."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+        return [node.test]
+    if isinstance(node, ast.BoolOp):
+        return node.values
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return node.ifs
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "bool":
+        return node.args[:1]
+    return []
+
+
+def _asks_itself(node: ast.AST, aliases: set[str]) -> bool:
+    """``X.board is None`` / ``is not None`` / ``== None`` (either side, or a name of
+    ``aliases`` for ``X.board``), ``family ==``, ``!=``, ``in`` or ``not in`` a family's name,
+    ``getattr``/``hasattr(X, "board")``, ``isinstance(X, ...Board...)``, a ``try`` that reads
+    ``X.board`` and catches AttributeError; ``X["family"]`` and ``X["board"]`` as well."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        op = node.ops[0]
+        for one, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if (_named(one) == "board" or isinstance(one, ast.Name) and one.id in aliases) and isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) \
+                    and isinstance(other, ast.Constant) and other.value is None:
+                return True
+            if _named(one) == "family" and _names_a_family(other) \
+                    and isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+                return True
+    if isinstance(node, ast.Try):  # try: x.board.pawns ... except AttributeError
+        caught = [h.type for h in node.handlers if h.type is not None]
+        caught = [e for t in caught for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return any(_named(e) == "AttributeError" for e in caught) and any(
+            isinstance(n, ast.Attribute) and n.attr == "board"
+            for part in node.body for n in ast.walk(part))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = node.args
+        if node.func.id in ("getattr", "hasattr") and len(args) >= 2 \
+                and isinstance(args[1], ast.Constant) and args[1].value == "board":
+            return True
+        if node.func.id == "isinstance" and len(args) == 2:
+            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            return any("Board" in (_named(kind) or "") for kind in kinds)
+    return False
+
+
+def _scope_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of ``scope`` outside the functions nested in it."""
+    out, todo = [], list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def family_questions(path: Path) -> int:
     """How often ``path`` asks whether a pack (or state, view, tables) has a board: ``X.board
-    is None`` / ``is not None``, or compares a ``family`` with a family's name."""
+    is None`` / ``is not None``, a ``family`` compared with a family's name, and the same
+    question in other spellings: ``X.board`` read as true or false (``if X.board:``,
+    ``X.board and ...``, ``not X.board``), or a name bound to ``X.board`` in the same function
+    read so or compared with None (``b = pack.board`` ... ``if b:``, ``b is None``), a ``try``
+    that reads ``X.board`` and catches AttributeError, ``getattr``/``hasattr(X, "board", ...)``,
+    ``isinstance(X, Board...)``."""
     count = 0
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+    for scope in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(scope, SCOPES):
             continue
-        left, op, right = node.left, node.ops[0], node.comparators[0]
-        named = isinstance(left, (ast.Attribute, ast.Name)) and \
-            (left.attr if isinstance(left, ast.Attribute) else left.id)
-        if named == "board" and isinstance(op, (ast.Is, ast.IsNot)) \
-                and isinstance(right, ast.Constant) and right.value is None:
-            count += 1
-        elif named == "family" and isinstance(op, (ast.Eq, ast.NotEq)) \
-                and isinstance(right, ast.Constant) and right.value in ("duel", "board"):
-            count += 1
+        nodes = _scope_nodes(scope)
+        aliases = {target.id for node in nodes if isinstance(node, ast.Assign)
+                   and isinstance(node.value, ast.Attribute) and node.value.attr == "board"
+                   for target in node.targets if isinstance(target, ast.Name)}
+        for node in nodes:
+            count += _asks_itself(node, aliases)
+            count += sum(1 for read in _read_as_truth(node)
+                         if (isinstance(read, ast.Attribute) and read.attr == "board")
+                         or (isinstance(read, ast.Name) and read.id in aliases))
     return count
 
 
@@ -709,3 +791,217 @@ def test_the_family_check_catches_a_planted_question(tmp_path):
     (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
     assert family_question_counts(tmp_path) == {"engine/x.py": 2}
 
+
+#: the same question in other spellings, one per line (each counts once)
+DISGUISED = [
+    "if pack.board:\n    pass",
+    "if not view.board:\n    pass",
+    "x = pack.board and pack.board.pawns",
+    "x = 1 if state.board else 0",
+    "x = [p for p in packs if p.board]",
+    "x = bool(obs.board)",
+    "while pack.board:\n    break",
+    "x = getattr(pack, 'board', None)",
+    "x = hasattr(pack, 'board')",
+    "x = isinstance(spec, BoardTables)",
+    "x = None is pack.board",
+    "x = pack.board == None",
+    "x = 'duel' != tables.family",
+    "x = pack.family in ('board', 'other')",
+    "def f(pack):\n    b = pack.board\n    if b:\n        pass",
+    "def f(pack):\n    b = pack.board\n    return 1 if b is None else b.pawns",
+    "x = d['family'] == 'board'",
+    "x = d['board'] is not None",
+    "try:\n    x = pack.board.pawns\nexcept (KeyError, AttributeError):\n    x = 0",
+]
+#: what asks nothing: the board's data read where a duel has none, and a name that is not
+#: bound to a board in its own function
+INNOCENT = [
+    "for pawn in view.pawns:\n    pass",
+    "x = pack.board.spaces",
+    "x = state.family",
+    "def f(pack):\n    b = pack.board\ndef g(b):\n    if b:\n        pass",
+    "if pack.colours:\n    pass",
+    "x = getattr(pack, 'colours', None)",
+    "x = isinstance(spec, dict)",
+    "x = d['family']",
+    "try:\n    x = pack.board.pawns\nexcept KeyError:\n    x = 0",
+]
+
+
+@pytest.mark.parametrize("code", DISGUISED)
+def test_the_family_check_sees_a_disguised_question(tmp_path, code):
+    planted = tmp_path / "planted.py"
+    planted.write_text(code + "\n", encoding="utf-8")
+    assert family_questions(planted) == 1
+
+
+@pytest.mark.parametrize("code", INNOCENT)
+def test_the_family_check_counts_no_innocent_reading(tmp_path, code):
+    planted = tmp_path / "planted.py"
+    planted.write_text(code + "\n", encoding="utf-8")
+    assert family_questions(planted) == 0
+
+
+# ------------------------------------------ each rule option written once (issue 28, item 2)
+
+#: every registry of engine/game/options.py: the names a pack may give the option, and the
+#: names a setting of it goes by in code (the pack's field, its key in the pack file, and
+#: ``rule`` / ``kind``, the words a function handed one uses)
+OPTION_REGISTRIES = {
+    "ORDERINGS": (options.ORDERINGS, {"ordering"}),
+    "RETAKES": (options.RETAKES, {"retake", "no_retake_discard"}),
+    "WAGER_TIMES": (options.WAGER_TIMES, {"wagers_when", "when"}),
+    "ROW_STARTS": (options.ROW_STARTS, {"row_start", "start"}),
+    "DRAW_PILE_ENDS": (options.DRAW_PILE_ENDS, {"draw_pile_empty"}),
+    "NEXT_STARTERS": (options.NEXT_STARTERS, {"next_starter", "next_starter_tie", "rule"}),
+    "TILE_KINDS": (options.TILE_KINDS, {"kind"}),
+}
+#: where a setting may be compared with a registry's names: the registries themselves, and
+#: the reading of a pack's mapping into the RulePack's fields (the schema's level)
+OPTION_READERS = {
+    "engine/game/options.py": "the registries: what each name means",
+    "engine/game/rules.py": "RulePack.from_mapping reads the settings as the schema spells them",
+}
+#: the modules that still compare a setting with a registry's names, and how often: a board
+#: tile's kind (options.TILE_KINDS says what it does: ``effect``, ``valued``), in the bots and
+#: the lab (another part of issue 28's item 2) and in two front ends (which may read only the
+#: public tiers, where TILE_KINDS is not yet). A count may only go down, as in STILL_ASKING.
+STILL_NAMING = {
+    "engine/bots/base.py": 2, "engine/bots/expert.py": 2, "engine/lab/records.py": 1,
+    "cli/score.py": 2, "cli/render.py": 1,
+}
+
+
+def _setting_word(node: ast.expr) -> str | None:
+    """The word an expression names a setting by: ``pack.row_start``, ``d["rows"]["start"]``,
+    ``match.get("next_starter")``, ``rule``; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value if isinstance(node.slice.value, str) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value if isinstance(node.args[0].value, str) else None
+    return None
+
+
+def _option_names(node: ast.expr) -> set[str] | None:
+    """The strings ``node`` is made of (a constant, or a tuple, list or set of constants)."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+        return {i.value for i in items}  # type: ignore[attr-defined]
+    return None
+
+
+def _names_an_option(setting: ast.expr, names: ast.expr) -> bool:
+    word, said = _setting_word(setting), _option_names(names)
+    return word is not None and said is not None and any(
+        word in words and said <= set(registry) for registry, words in OPTION_REGISTRIES.values())
+
+
+def option_comparisons(path: Path) -> list[str]:
+    """Where ``path`` compares a pack's setting with a rule option's names (``==``, ``!=``,
+    ``in``, ``not in``, ``is``, or a ``match`` statement's cases): ``line: code``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for op, left, right in zip(node.ops, sides, sides[1:]):
+                if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)) \
+                        and (_names_an_option(left, right) or _names_an_option(right, left)):
+                    found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                values = [p.value for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)]
+                if any(_names_an_option(node.subject, v) for v in values):
+                    found.append(f"{case.pattern.lineno}: case {ast.unparse(case.pattern)}")
+    return found
+
+
+def option_comparison_counts(root: Path) -> dict[str, list[str]]:
+    out = {}
+    for folder in PACKAGES:
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in OPTION_READERS or rel in GENERATED:
+                continue
+            found = option_comparisons(path)
+            if found:
+                out[rel] = found
+    return out
+
+
+def test_every_setting_is_decided_by_its_registry():
+    """A rule option's meaning is written once, in engine/game/options.py: outside it (and
+    the reading of a pack's mapping), no module compares a pack's setting with one of the
+    option's names; it reads the registry (``TILE_KINDS[kind].valued``) or the facts the
+    pack's tables compiled from it (``tables_of(pack).last_play``). The modules of
+    :data:`STILL_NAMING` are the remaining work: none may compare more."""
+    found = option_comparison_counts(ROOT)
+    more = {m: lines for m, lines in found.items() if len(lines) > STILL_NAMING.get(m, 0)}
+    assert not more, f"a setting compared with an option's names outside options.py: {more}"
+    fewer = {m: (len(found.get(m, ())), n) for m, n in STILL_NAMING.items()
+             if len(found.get(m, ())) < n}
+    assert not fewer, f"these modules compare less now: lower their count in STILL_NAMING: {fewer}"
+
+
+def test_the_option_check_catches_a_planted_comparison(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def f(pack, d, match, rule, kind, t):\n"
+        "    if pack.row_start == 'lowest-in-hand':\n"           # a field
+        "        return 1\n"
+        "    if d['rows']['ordering'] != 'strict':\n"            # the pack file's key
+        "        return 2\n"
+        "    if match.get('next_starter') in ('best-round-score', 'best-total'):\n"
+        "        return 3\n"
+        "    if 'after-last-play' == pack.draw_pile_empty:\n"     # either side
+        "        return 4\n"
+        "    match rule:\n"
+        "        case 'same':\n"
+        "            return 5\n"
+        "    if kind == 'points' or t.kind not in {'artefact', 'step'}:\n"
+        "        return 6\n"
+        # not comparisons of a setting: a registry lookup, a word no option uses, a
+        # name that is no setting, and a string that is none of the option's names
+        "    return (options.ROW_STARTS['any'], pack.ordering == 'sideways',\n"
+        "            pack.reward_kind == 'points', pack.id == 'strict')\n",
+        encoding="utf-8")
+    assert sorted(int(line.split(":")[0]) for line in option_comparisons(planted)) == \
+        [2, 4, 6, 8, 11, 13, 13]
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "x.py").write_text(planted.read_text(), encoding="utf-8")
+    (tmp_path / "engine" / "game").mkdir()
+    (tmp_path / "engine" / "game" / "options.py").write_text(planted.read_text(), encoding="utf-8")
+    assert {m: len(lines) for m, lines in option_comparison_counts(tmp_path).items()} == \
+        {"engine/x.py": 7}
+
+
+def test_every_registry_names_exactly_its_settings_values_in_the_schema():
+    """The schema's enum of each option is its registry's names (a name the schema accepts
+    always has a meaning, and every meaning can be named)."""
+    schema = json.loads((ROOT / "rulepacks" / "pack.schema.json").read_text(encoding="utf-8"))
+
+    def enums(node: object, path: tuple[str, ...] = ()):
+        if isinstance(node, dict):
+            if "enum" in node:
+                yield path, node["enum"]
+            for key, value in node.items():
+                yield from enums(value, path + (key,))
+        elif isinstance(node, list):
+            for value in node:
+                yield from enums(value, path)
+
+    by_key = {}
+    for path, values in enums(schema):
+        key = [p for p in path if p not in ("properties", "items", "$defs", "definitions")][-1]
+        by_key.setdefault(key, set()).update(values)
+    for registry, key in (("ORDERINGS", "ordering"), ("RETAKES", "retake"),
+                          ("WAGER_TIMES", "when"), ("ROW_STARTS", "start"),
+                          ("DRAW_PILE_ENDS", "draw_pile_empty"),
+                          ("NEXT_STARTERS", "next_starter"), ("NEXT_STARTERS", "next_starter_tie"),
+                          ("TILE_KINDS", "kind")):
+        assert by_key.get(key) == set(OPTION_REGISTRIES[registry][0]), (registry, key)

@@ -371,3 +371,20 @@ def test_load_pack_raises_every_problem(tmp_path: Path) -> None:
         load_pack(str(top))
     assert [p.line for p in caught.value.problems] == [3, 4]
     assert str(caught.value).startswith(f"{top}:3:1: error LC030")
+
+
+def test_each_family_gets_its_own_checks_chosen_once():
+    """The LC checks of one family (the board's tracks, tiles and leaders; the duel's
+    refusal of a board section, a pawn formula or bridge crossings) run for that family's
+    packs alone, beside every pack's checks, in the order they are registered; a family the
+    schema found wrong gets every pack's checks alone."""
+    board, duel = packs.FAMILY_CHECKS["board"], packs.FAMILY_CHECKS["duel"]
+    assert sorted(board) == ["LC047", "LC050", "LC051", "LC052", "LC053", "LC058", "LC059",
+                             "LC060", "LC062"]
+    assert sorted(duel) == ["LC048", "LC049", "LC057"]
+    every = [code for code in packs.SEMANTIC_CHECKS if code not in board + duel]
+    assert "LC056" in every and "LC040" in every
+    assert packs.checks_of(None) == tuple(every)
+    for family, own in (("board", board), ("duel", duel)):
+        assert packs.checks_of(family) == tuple(
+            code for code in packs.SEMANTIC_CHECKS if code in every or code in own)

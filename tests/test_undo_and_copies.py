@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from enginehelpers import builtin_ids, pack
 from lostcities.engine import (apply, derive, is_over, legal_actions, legal_moves, new_game,
                                playout, pop, push, push_action, random_move, step, totals)
+from lostcities.engine.game.steps import UNDO_FIELDS
 
 PACKS = builtin_ids()
 
@@ -41,6 +42,35 @@ def test_push_action_and_pop_undo_each_decision_exactly(data):
     while snaps:
         pop(state)
         assert state.snapshot() == snaps.pop()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_every_push_leaves_one_record_of_the_one_kind(data):
+    """Undo is one record type (issue 28, item 1): whatever a push made (a whole turn, a
+    card decision, a draw, a pawn's steps, a round's end), it leaves exactly one record on
+    the stack, with every field of UNDO_FIELDS, and pop takes exactly that one off."""
+    p, state = _game(data)
+    rng = random.Random(data.draw(st.integers(0, 999), label="rng"))
+    whole = data.draw(st.booleans(), label="whole turns")
+    for _ in range(data.draw(st.integers(1, 300), label="pushes")):
+        if is_over(state):
+            break
+        before, rounds = len(state.undo), len(state.finished)
+        if whole:
+            push(state, random_move(state, rng))
+        else:
+            push_action(state, rng.choice(legal_actions(state)))
+        assert len(state.undo) == before + 1
+        record = state.undo[-1]
+        assert type(record) is list and len(record) == len(UNDO_FIELDS)
+        ended = record[UNDO_FIELDS.index("round")]
+        assert (ended is not None) == (len(state.finished) > rounds)
+        assert (record[UNDO_FIELDS.index("board")] is not None) == (p.board is not None)
+    while state.undo:
+        before = len(state.undo)
+        pop(state)
+        assert len(state.undo) == before - 1
 
 
 def _opened(data, most: int):

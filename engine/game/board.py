@@ -81,14 +81,10 @@ def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
 
 # --------------------------------------------------------------------------- decisions
 
-def _save(state: GameState) -> None:
-    """An undo entry restoring the board and the phase (popped after the card game's own)."""
-    state.undo.append(("board", state.phase, state.board.copy()))
-
-
-def undo(state: GameState, entry: tuple) -> None:
-    """Undo one entry of :func:`_save`."""
-    _, state.phase, state.board = entry
+def _open(state: GameState) -> None:
+    """Open a push's undo record (:func:`.steps.open_record`) with the board as it was: the
+    card game's steps fill in the rest, :func:`.steps.pop` puts the board copy back."""
+    card_steps.open_record(state)[card_steps.BOARD_PART] = state.board.copy()
 
 
 def _made(state: GameState, draw: DrawSource) -> Move:
@@ -183,8 +179,7 @@ def _decide_draw(state: GameState, draw: DrawSource) -> None:
 
 def push(state: GameState, move: Move) -> None:
     """:func:`.turn.push` for a board pack: the rest of the turn ``move`` describes."""
-    state.undo.append(None)
-    _save(state)
+    _open(state)
     if state.phase == TRACK_CARD:
         _decide_card(state, move.action, move.card)
     if state.phase == PAWN:
@@ -203,8 +198,7 @@ def push_action(state: GameState, action_id: int) -> None:
 
 def decide(state: GameState, kind: str, arg: int) -> None:
     """One decision of a board pack, decoded (:meth:`.moves.ActionSpace.decode`)."""
-    state.undo.append(None)
-    _save(state)
+    _open(state)
     if kind == "draw":
         _decide_draw(state, arg)
     elif kind == "pawn":

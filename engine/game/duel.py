@@ -23,8 +23,8 @@ from .state import (ALL_SHARED, CARD, DECK_SHARED, DRAW, DRAW_PILE_EMPTY, HANDS_
                     MOVES_SHARED, OVER, PILES_SHARED, TURN_CAP, GameState, Seat)
 from .steps import (SAME_DRAWS, card_options, card_refusal, choose_card, decide_card,
                     decide_draw, discarded_colour, draw_actions, draw_ok, draw_refusal,
-                    draw_sources, draw_turn, end_round, form_refusal, play_turn,
-                    starts_lowest)
+                    draw_sources, draw_turn, end_round, form_refusal, open_record,
+                    play_turn, starts_lowest)
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -112,12 +112,12 @@ def push(state: GameState, move: Move) -> None:
                 and (draw != DECK or len(state.deck) > 1 or t.last_play):
             play_turn(state, move)  # the common turn: one undo record, a push of its own
             return
-        state.undo.append(None)
+        open_record(state)
         decide_card(state, move.action, move.card, move)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
     else:
-        state.undo.append(None)
+        open_record(state)
         if state.phase == DRAW:
             decide_draw(state, move.draw, move)
 
@@ -136,15 +136,10 @@ def on_fork(state: GameState, move: Move) -> GameState:
         push(new, move)
         new.undo.clear()
         return new
-    # the new state built at once: the fields a turn keeps, then the lists it changes
+    # a fork, then the lists the turn changes built new
     p, card, n = state.to_move, move.card, state.n
-    new = GameState.__new__(GameState)
-    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
-     new.rounds_total, new.starter, new.phase, new.deal, new.pending, new.finished, new.board,
-     new.undo, new.rows, new.row_states, new.playable, new.playable_bits) = (
-        state.pack, t, state.players, n, state.seed, state.deals, state.round,
-        state.rounds_total, state.starter, CARD, state.deal, None, state.finished, None, [],
-        state.rows, state.row_states, state.playable, state.playable_bits)
+    new = state.fork()
+    new.pending, new.phase = None, CARD
     hands = new.hands = state.hands[:]
     hand = hands[p] = hands[p][:]
     hand.remove(card)  # its first copy, as push removes it
@@ -183,16 +178,17 @@ def on_fork(state: GameState, move: Move) -> GameState:
             mine |= 1 << draw  # type: ignore[operator]
         if not pile:
             pile_bits ^= 1 << draw  # type: ignore[operator]
-    all_piles = (1 << len(piles)) - 1
     if mine:
         lists ^= PILES_SHARED
-    new.piles, new.pile_bits, new.shared_piles = piles, pile_bits, all_piles ^ mine
+    new.piles, new.pile_bits = piles, pile_bits
     hand.append(drawn)
     held_bits[p] = held | 1 << drawn
     new.moves = state.moves + [move if move.codec is not None else t.move(move.action, card, draw)]
     new.turn = state.turn + 1
     new.to_move = (p + 1) % n
-    state.shared_by_turn(new, p, lists)
+    new.shared_hands ^= 1 << p
+    new.shared_piles ^= mine
+    new.shared_lists = lists
     return new
 
 
@@ -328,13 +324,13 @@ def random_playout(state: GameState, rng: random.Random) -> None:
     pile_draws, retake, discard_keeps = t.pile_draws, t.retake_own, t.discard_keeps
     deck_ends = not t.last_play
     turn_cap, n = t.turn_cap, state.n
-    next_seat = tuple((p + 1) % n for p in range(n))
+    next_seat = tuple([(q + 1) % n for q in range(n)])
     state.own_all()  # the lists played on below are this state's own
     # a fused turn starts with cards in the draw pile (else the round is over or at its
     # last plays): its draws are the deck and the non-empty piles; by pile mask, those
     # draws by column (the deck first) and how many
-    draws_of = tuple((DECK, *d) for d in pile_draws)
-    draw_columns = tuple(map(len, draws_of))
+    draws_of = tuple([(DECK, *d) for d in pile_draws])
+    draw_columns = tuple([len(d) for d in draws_of])
     while state.phase != OVER:
         if not fused or state.last_play or state.phase != CARD:
             push(state, random_move(state, rng))
@@ -536,7 +532,7 @@ def push_action(state: GameState, action_id: int) -> None:
     if 0 <= action_id < 2 * k:  # play card k is action k, discard it n_kinds + k
         action, card = (PLAY, action_id) if action_id < k else (DISCARD, action_id - k)
         if state.last_play:  # the turn ends with this card: the generic records
-            state.undo.append(None)
+            open_record(state)
             decide_card(state, action, card)
         else:
             choose_card(state, action, card)  # one record, a push by itself
@@ -546,7 +542,7 @@ def push_action(state: GameState, action_id: int) -> None:
             and draw_turn(state, action_id - 2 * k - 1):
         return
     kind, arg = action_space(state.pack).decode(action_id)
-    state.undo.append(None)
+    open_record(state)
     if kind == "draw":
         decide_draw(state, arg)
     else:
@@ -578,16 +574,8 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
     if card not in hand or (action_id < k and not state.playable[p][card]):
         raise IllegalMoveError(f"action {action_id} ({action_space(state.pack).name(action_id)}) "
                                f"is not legal now")
-    n = state.n
-    new = GameState.__new__(GameState)
-    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
-     new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
-     new.last_play, new.deck, new.moves, new.finished, new.board, new.undo, new.rows,
-     new.row_states, new.playable, new.playable_bits) = (
-        state.pack, t, state.players, n, state.seed, state.deals, state.round,
-        state.rounds_total, state.starter, p, DRAW, state.turn, state.deal, False,
-        state.deck, state.moves, state.finished, None, [], state.rows, state.row_states,
-        state.playable, state.playable_bits)
+    new = state.fork()
+    new.phase, new.last_play = DRAW, False
     hands = new.hands = state.hands[:]
     hand = hands[p] = hand[:]
     hand.remove(card)  # its first copy, as decide_card removes it
@@ -596,19 +584,18 @@ def _step_card(state: GameState, t, action_id: int, k: int) -> GameState:
         held[p] ^= 1 << card
     lists = ALL_SHARED ^ HANDS_SHARED
     colour = t.colour_of[card]
-    all_piles = (1 << len(state.piles)) - 1
     if action_id < k:
         _play_on_fork(new, state, p, colour, card)
         new.pending = (PLAY, card)
-        new.piles, new.pile_bits, new.shared_piles = state.piles, state.pile_bits, all_piles
     else:
         piles = new.piles = state.piles[:]
         piles[colour] = piles[colour] + [card]
-        new.shared_piles = all_piles ^ 1 << colour
+        new.shared_piles ^= 1 << colour
         lists ^= PILES_SHARED
         new.pile_bits = state.pile_bits | 1 << colour
         new.pending = (DISCARD, card)
-    state.shared_by_turn(new, p, lists)
+    new.shared_hands ^= 1 << p
+    new.shared_lists = lists
     return new
 
 
@@ -620,7 +607,6 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
     deck = state.deck
     piles = state.piles
     pile_bits = state.pile_bits
-    all_piles = (1 << len(piles)) - 1
     mine = 0
     if draw == DECK:
         if not deck or (len(deck) == 1 and not t.last_play) or state.turn + 1 >= t.turn_cap:
@@ -643,23 +629,19 @@ def _step_draw(state: GameState, t, draw: int) -> Optional[GameState]:
         if not pile:
             pile_bits ^= 1 << draw
         last_play = False
-    p, n = state.to_move, state.n
-    new = GameState.__new__(GameState)
-    (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
-     new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
-     new.last_play, new.pending, new.deck, new.piles, new.pile_bits, new.finished, new.board,
-     new.undo, new.rows, new.row_states, new.playable, new.playable_bits) = (
-        state.pack, t, state.players, n, state.seed, state.deals, state.round,
-        state.rounds_total, state.starter, (p + 1) % n, CARD, state.turn + 1, state.deal,
-        last_play, None, deck, piles, pile_bits, state.finished, None, [], state.rows,
-        state.row_states, state.playable, state.playable_bits)
+    p = state.to_move
+    new = state.fork()
+    (new.to_move, new.phase, new.turn, new.last_play, new.pending, new.deck, new.piles,
+     new.pile_bits) = ((p + 1) % state.n, CARD, state.turn + 1, last_play, None, deck, piles,
+                       pile_bits)
     hands = new.hands = state.hands[:]
     hands[p] = hands[p] + [drawn]
     held = new.held_bits = state.held_bits[:]
     held[p] |= 1 << drawn
     new.moves = state.moves + [t.moves[action][card][draw]]
-    new.shared_piles = all_piles ^ mine
-    state.shared_by_turn(new, p, lists)
+    new.shared_hands ^= 1 << p
+    new.shared_piles ^= mine
+    new.shared_lists = lists
     return new
 
 

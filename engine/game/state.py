@@ -149,40 +149,23 @@ class GameState:
     shared_piles: int
     shared_lists: int
 
-    def copy(self) -> "GameState":
-        """An independent copy (without the undo stack of :func:`~.turn.push`): its hands,
-        piles, draw pile and moves are its own lists, which the caller may change (then
-        call :func:`~.turn.derive`)."""
-        new = GameState.__new__(GameState)
-        new.pack, new.tables, new.players, new.n = self.pack, self.tables, self.players, self.n
-        new.seed, new.deals, new.round, new.rounds_total = (self.seed, self.deals, self.round,
-                                                            self.rounds_total)
-        new.starter, new.to_move, new.phase, new.turn = (self.starter, self.to_move,
-                                                         self.phase, self.turn)
-        new.deal, new.last_play, new.pending, new.pile_bits = (self.deal, self.last_play,
-                                                               self.pending, self.pile_bits)
-        copy = list.copy
-        new.hands = list(map(copy, self.hands))
-        # each seat's rows, row states and playable: shared until either state changes them
-        new.rows = self.rows[:]
-        new.row_states = self.row_states[:]
-        new.playable = self.playable[:]
-        new.shared_seats = self.shared_seats = (1 << self.n) - 1
-        new.piles = list(map(copy, self.piles))
-        new.deck = self.deck[:]
-        new.moves = self.moves[:]
-        new.finished = self.finished[:]
-        new.held_bits = self.held_bits[:]
-        new.playable_bits = self.playable_bits[:]
-        new.undo = []
-        new.board = None if self.board is None else self.board.copy()
-        new.shared_hands = new.shared_piles = new.shared_lists = 0
-        return new
+    @staticmethod
+    def first(pack: RulePack, tables: "Tables", players: tuple[str, ...], seed: int,
+              deals: Optional[tuple[Deal, ...]]) -> "GameState":
+        """A match's state before its first round is dealt (:func:`~.turn.new_game` deals
+        it): the fields that live the whole match, the round's own lists to come."""
+        state = GameState.__new__(GameState)
+        (state.pack, state.tables, state.players, state.n, state.seed, state.deals,
+         state.rounds_total, state.finished, state.undo, state.board) = (
+            pack, tables, players, len(players), seed, deals, pack.rounds, [], [], None)
+        return state
 
     def fork(self) -> "GameState":
-        """A copy for the engine's own use (:func:`~.turn.apply`, :func:`~.turn.step`): it
-        shares every list with this state, copy-on-write (the outer lists too), so that it
-        costs a few attribute copies; either state copies a list before it changes it."""
+        """A copy that shares every list with this state, copy-on-write (the outer lists
+        too), so that it costs a few attribute copies; either state copies a list before it
+        changes it. The one place a state is copied: :meth:`copy`, :func:`~.turn.apply`'s
+        and :func:`~.turn.step`'s new states all start here, then build the lists they
+        change (and clear their bits of the ``shared_*`` fields)."""
         new = GameState.__new__(GameState)
         (new.pack, new.tables, new.players, new.n, new.seed, new.deals, new.round,
          new.rounds_total, new.starter, new.to_move, new.phase, new.turn, new.deal,
@@ -202,18 +185,29 @@ class GameState:
         new.shared_lists = self.shared_lists = ALL_SHARED
         return new
 
-    def shared_by_turn(self, new: "GameState", seat: int, lists: int) -> None:
-        """After a turn of ``seat`` built ``new`` from this state at once (the lists it
-        changes new, the others this state's): every seat's rows and every hand but
-        ``seat``'s are shared, and of the outer lists those not in ``lists`` built new
-        (``new.shared_piles`` is the builder's to set); this state now shares all its lists
-        with ``new``."""
-        everyone = (1 << self.n) - 1
-        new.shared_seats, new.shared_hands = everyone, everyone ^ 1 << seat
-        new.shared_lists = lists
-        self.shared_seats = self.shared_hands = everyone
-        self.shared_piles = (1 << len(self.piles)) - 1
-        self.shared_lists = ALL_SHARED
+    def copy(self) -> "GameState":
+        """An independent copy (without the undo stack of :func:`~.turn.push`): its hands,
+        piles, draw pile and moves are its own lists, which the caller may change (then
+        call :func:`~.turn.derive`). A :meth:`fork` whose lists a caller changes are built
+        new; each seat's rows, row states and playable list stay shared until either state
+        changes them."""
+        hands, piles, lists = self.shared_hands, self.shared_piles, self.shared_lists
+        new = self.fork()
+        # this state shares with the copy only each seat's rows (the fork marked all)
+        self.shared_hands, self.shared_piles, self.shared_lists = hands, piles, lists
+        copy = list.copy
+        new.hands = list(map(copy, self.hands))
+        new.rows = self.rows[:]
+        new.row_states = self.row_states[:]
+        new.playable = self.playable[:]
+        new.piles = list(map(copy, self.piles))
+        new.deck = self.deck[:]
+        new.moves = self.moves[:]
+        new.finished = self.finished[:]
+        new.held_bits = self.held_bits[:]
+        new.playable_bits = self.playable_bits[:]
+        new.shared_hands = new.shared_piles = new.shared_lists = 0
+        return new
 
     def share_all(self) -> None:
         """Mark every list a turn changes as perhaps shared with a fork (after an undo

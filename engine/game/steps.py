@@ -30,6 +30,32 @@ from .state import (DECK_SHARED, DRAW, DRAW_PILE_EMPTY, MOVES_SHARED, OVER, TURN
 from .tables import NO_NUMBERS, tables_of
 
 
+# --------------------------------------------------------------------------- the undo record
+
+#: The one undo record, as python-chess's ``_BoardState`` keeps a position: what one push
+#: (:func:`~.turn.push` or :func:`~.turn.push_action`) changed, each field named once, in
+#: this order. The turn's scalars as they were: the ``seat`` to move, ``phase``, ``turn``,
+#: ``pending``, ``last_play``. The card decision: ``action`` (None when the push made
+#: none), ``card``, its ``index`` in the hand, the row's ``old`` state (-1 for a discard).
+#: The draw: ``source`` (None when none), the card ``drawn``. The ``round`` that the turn
+#: ended: the fields and lists the next deal replaced (None when it ended none). The
+#: ``board`` as it was: a copy (None in a duel). The move a turn appended goes when
+#: ``round`` is set or the turn count moved on. :func:`pop` undoes any record.
+UNDO_FIELDS = ("seat", "phase", "turn", "pending", "last_play", "action", "card", "index",
+               "old", "source", "drawn", "round", "board")
+#: where the card decision, the draw, the ended round and the board start in a record
+CARD_PART, DRAW_PART, ROUND_PART, BOARD_PART = 5, 9, 11, 12
+
+
+def open_record(state: GameState) -> list:
+    """Open the undo record of a push made step by step: :func:`decide_card`,
+    :func:`decide_draw`, :func:`end_turn` and a board's decisions fill its parts in."""
+    record = [state.to_move, state.phase, state.turn, state.pending, state.last_play,
+              None, None, None, None, None, None, None, None]
+    state.undo.append(record)
+    return record
+
+
 # --------------------------------------------------------------------------- dealing
 
 def shuffle_deal(pack: RulePack, players: int, seed: int, round_number: int) -> Deal:
@@ -186,14 +212,15 @@ def card_options(state: GameState) -> tuple[list[Card], list[Card]]:
 
 
 def starts_lowest(state: GameState, p: Seat, card: Card) -> bool:
-    """Row start "lowest-in-hand": the first number card of a row is the lowest held."""
+    """Whether ``card`` may be played by seat ``p`` by the pack's ``rows.start``, compiled
+    (:data:`.options.ROW_STARTS`: ``lowest-in-hand``, the first number card of a row is the
+    lowest held); a wager, or a card joining a row of numbers, always may."""
     t = state.tables
     c = t.colour_of[card]
-    if t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
+    if t.row_start is None or t.is_wager[card] or state.row_states[p][c] != NO_NUMBERS:
         return True
-    slot = t.slot_of[card]
-    return all(t.slot_of[k] >= slot for k in state.hands[p]
-               if t.colour_of[k] == c and not t.is_wager[k])
+    return t.row_start(t.slot_of[card], (t.slot_of[k] for k in state.hands[p]
+                                         if t.colour_of[k] == c and not t.is_wager[k]))
 
 
 def base_draws(state: GameState) -> list[DrawSource]:
@@ -319,7 +346,7 @@ def decide_card(state: GameState, action: Action, card: Card,
     """
     p = state.to_move
     index, old = place_card(state, p, action, card)
-    state.undo.append(("card", p, action, card, index, old))
+    state.undo[-1][CARD_PART:DRAW_PART] = action, card, index, old
     state.pending = (action, card)
     if not settle:
         return
@@ -359,26 +386,6 @@ def place_card(state: GameState, p: Seat, action: Action, card: Card) -> tuple[i
     return index, old
 
 
-def unplace_card(state: GameState, p: Seat, action: Action, card: Card, old: int) -> None:
-    """Undo :func:`place_card`'s row or pile side: seat ``p``'s ``card`` leaves its row (back
-    to row state ``old``) or its colour's pile; the caller puts it back in the hand."""
-    t = state.tables
-    colour = t.colour_of[card]
-    if action == PLAY:
-        if state.shared_seats >> p & 1:
-            state.own_seat(p)
-        state.rows[p][colour].pop()
-        if state.row_states[p][colour] != old:
-            set_row_state(state, p, colour, old)
-    else:
-        if state.shared_piles >> colour & 1:
-            state.own_pile(colour)
-        pile = state.piles[colour]
-        pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << colour
-
-
 def take_card(state: GameState, source: DrawSource) -> Card:
     """The top card of the draw pile (``DECK``) or of pile ``source``, taken off it (the
     pile bits kept in step); the caller puts it in a hand."""
@@ -393,20 +400,6 @@ def take_card(state: GameState, source: DrawSource) -> Card:
     if not pile:
         state.pile_bits ^= 1 << source  # type: ignore[operator]
     return card
-
-
-def untake_card(state: GameState, source: DrawSource, card: Card) -> None:
-    """Undo :func:`take_card`: ``card`` (out of the hand already) goes back on top of the draw
-    pile (``DECK``) or of pile ``source``, the pile bits kept in step."""
-    if source == DECK:
-        if state.shared_lists & DECK_SHARED:
-            state.own_deck()
-        state.deck.append(card)
-        return
-    if state.shared_piles >> source & 1:  # type: ignore[operator]
-        state.own_pile(source)  # type: ignore[arg-type]
-    state.piles[source].append(card)  # type: ignore[index]
-    state.pile_bits |= 1 << source  # type: ignore[operator]
 
 
 def play_turn(state: GameState, move: Move) -> None:
@@ -457,28 +450,30 @@ def play_turn(state: GameState, move: Move) -> None:
     hand.append(drawn)
     held_bits[p] = held | 1 << drawn
     state.moves.append(move if move.codec is not None else t.move(action, card, source))
-    state.undo.append(("whole", p, action, card, index, old, source, drawn))
+    state.undo.append([p, state.phase, state.turn, None, False, action, card, index, old,
+                       source, drawn, None, None])
     state.turn += 1
     state.to_move = (p + 1) % state.n
 
 
-def own_turn(state: GameState, p: Seat, action: Action, colour: int,
-             source: DrawSource) -> None:
+def own_turn(state: GameState, p: Seat, action: Optional[Action], colour: int,
+             source: Optional[DrawSource]) -> None:
     """Give ``state`` its own copy of each list that a whole turn of seat ``p`` changes,
     ``action`` on ``colour`` then a draw from ``source``, or that its undo changes back
     (the same lists): the hand, the seat's rows (a play) or the colour's pile (a
-    discard), the draw pile or the pile drawn from, and the round's moves."""
+    discard), the draw pile or the pile drawn from, and the round's moves (``action`` or
+    ``source`` None: no card decision or no draw)."""
     if state.shared_hands >> p & 1:
         state.own_hand(p)
     if action == PLAY:
         if state.shared_seats >> p & 1:
             state.own_seat(p)
-    elif state.shared_piles >> colour & 1:
+    elif action is not None and state.shared_piles >> colour & 1:
         state.own_pile(colour)
     if source == DECK:
         if state.shared_lists & DECK_SHARED:
             state.own_deck()
-    elif state.shared_piles >> source & 1:  # type: ignore[operator]
+    elif source is not None and state.shared_piles >> source & 1:  # type: ignore[operator]
         state.own_pile(source)  # type: ignore[arg-type]
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
@@ -499,13 +494,13 @@ def decide_draw(state: GameState, source: DrawSource, move: Optional[Move] = Non
     (undoable); then the turn ends (``move``: as made, if given)."""
     p = state.to_move
     card = draw_card(state, p, source)
-    state.undo.append(("draw", p, source, card))
+    state.undo[-1][DRAW_PART:ROUND_PART] = source, card
     end_turn(state, source, move)
 
 
 def draw_card(state: GameState, p: Seat, source: DrawSource) -> Card:
     """The top card of the draw pile (``DECK``) or of pile ``source`` joins seat ``p``'s
-    hand (:func:`undraw` puts it back); return it."""
+    hand (:func:`pop` puts it back); return it."""
     card = take_card(state, source)
     if state.shared_hands >> p & 1:
         state.own_hand(p)
@@ -519,8 +514,10 @@ def choose_card(state: GameState, action: Action, card: Card) -> None:
     :func:`decide_card`'s work with one record, ``"chose"``, a whole push by itself
     (:func:`pop` undoes it alone, no ``None`` before it)."""
     p = state.to_move
-    index, old = place_card(state, p, action, card)
-    state.undo.append(("chose", p, action, card, index, old))
+    record = [p, state.phase, state.turn, state.pending, state.last_play, action, card, 0, 0,
+              None, None, None, None]
+    record[7], record[8] = place_card(state, p, action, card)  # index, old
+    state.undo.append(record)
     state.pending = (action, card)
     state.phase = DRAW
 
@@ -545,51 +542,14 @@ def draw_turn(state: GameState, source: DrawSource) -> bool:
     pending = state.pending
     action, card = pending  # type: ignore[misc]
     state.moves.append(t.moves[action][card][source])  # type: ignore[index]
-    state.undo.append(("drew", p, source, drawn, pending, state.last_play))
+    state.undo.append([p, DRAW, state.turn, pending, state.last_play, None, None, None, None,
+                       source, drawn, None, None])
     state.turn += 1
     state.pending = None
     state.last_play = last_play
     state.to_move = (p + 1) % state.n
     state.phase = t.card_phase
     return True
-
-
-def undo_chose(state: GameState, entry: tuple) -> None:
-    """Undo :func:`choose_card`'s record, or :func:`decide_card`'s (the same fields): the
-    card back in the hand, at its place."""
-    _, p, action, card, index, old = entry
-    unplace_card(state, p, action, card, old)
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    state.hands[p].insert(index, card)
-    state.held_bits[p] |= 1 << card
-    state.pending = None
-    state.phase = state.tables.card_phase
-
-
-def undo_drew(state: GameState, entry: tuple) -> None:
-    """Undo :func:`draw_turn`'s record: the turn reopened at its draw, the card drawn back
-    on its pile."""
-    _, p, source, drawn, state.pending, state.last_play = entry
-    if state.shared_lists & MOVES_SHARED:
-        state.own_moves()
-    state.moves.pop()
-    state.turn -= 1
-    state.to_move = p
-    undraw(state, p, source, drawn)
-    state.phase = DRAW
-
-
-def undraw(state: GameState, p: Seat, source: DrawSource, card: Card) -> None:
-    """Undo a draw: ``card``, the last in seat ``p``'s hand, goes back on top of the draw
-    pile (``DECK``) or of pile ``source``."""
-    if state.shared_hands >> p & 1:
-        state.own_hand(p)
-    hand = state.hands[p]
-    hand.pop()
-    if card not in hand:
-        state.held_bits[p] ^= 1 << card
-    untake_card(state, source, card)
 
 
 def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
@@ -612,8 +572,7 @@ def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
         reason = TURN_CAP
     if state.shared_lists & MOVES_SHARED:
         state.own_moves()
-    if reason is None:  # the common case: the next player's turn, a small undo entry
-        state.undo.append(("turn", state.to_move, state.pending, state.last_play))
+    if reason is None:  # the common case: the next player's turn (the record has its fields)
         state.moves.append(move)
         state.turn += 1
         state.pending = None
@@ -621,11 +580,10 @@ def end_turn(state: GameState, source: DrawSource, move: Optional[Move],
         state.to_move = (state.to_move + 1) % state.n
         state.phase = t.card_phase
         return
-    state.undo.append(("end", state.round, state.rounds_total, state.starter, state.to_move,
-                       state.turn, state.last_play, state.pending, state.deal, state.hands,
-                       state.rows, state.row_states, state.playable, state.piles, state.deck,
-                       state.moves, len(state.finished), state.held_bits, state.playable_bits,
-                       state.pile_bits))
+    state.undo[-1][ROUND_PART] = (
+        state.round, state.rounds_total, state.starter, state.deal, state.hands, state.rows,
+        state.row_states, state.playable, state.piles, state.deck, state.moves,
+        len(state.finished), state.held_bits, state.playable_bits, state.pile_bits)
     state.moves.append(move)
     state.turn += 1
     state.pending = None
@@ -674,104 +632,59 @@ def end_round(state: GameState, reason: str) -> None:
         state.phase = OVER
 
 
-def undo_whole(state: GameState, entry: tuple) -> None:
-    """Undo :func:`play_turn`'s record: the draw, then the card, with :func:`untake_card`
-    and :func:`unplace_card` written out in line, the lists owned first (:func:`own_turn`;
-    the hot path of :func:`pop`)."""
-    _, p, action, card, index, old, source, drawn = entry
-    t = state.tables
-    colour = t.colour_of[card]
-    if state.shared_hands | state.shared_seats | state.shared_piles | state.shared_lists:
-        own_turn(state, p, action, colour, source)
-    state.moves.pop()
-    state.turn -= 1
-    state.to_move = p
-    state.last_play = False
-    hand = state.hands[p]
-    held_bits = state.held_bits
-    held = held_bits[p]
-    hand.pop()
-    if drawn not in hand:
-        held ^= 1 << drawn
-    # untake_card
-    if source == DECK:
-        state.deck.append(drawn)
-    else:
-        state.piles[source].append(drawn)
-        state.pile_bits |= 1 << source
-    # unplace_card
-    if action == PLAY:
-        state.rows[p][colour].pop()
-        if state.row_states[p][colour] != old:
-            set_row_state(state, p, colour, old)
-    else:
-        pile = state.piles[colour]
-        pile.pop()
-        if not pile:
-            state.pile_bits ^= 1 << colour
-    hand.insert(index, card)
-    held_bits[p] = held | 1 << card
-    state.pending = None
-    state.phase = t.card_phase
-
-
-def undo_one(state: GameState, entry: tuple) -> None:
-    """Undo one record that a step pushed on ``state.undo`` (see :func:`pop`)."""
-    kind = entry[0]
-    if kind == "whole":  # play_turn's record
-        undo_whole(state, entry)
-    elif kind == "card" or kind == "chose":  # the same fields
-        undo_chose(state, entry)
-    elif kind == "draw":
-        _, p, source, card = entry
-        undraw(state, p, source, card)
-        state.phase = DRAW
-    elif kind == "turn":
-        _, state.to_move, state.pending, state.last_play = entry
-        if state.shared_lists & MOVES_SHARED:
-            state.own_moves()
-        state.moves.pop()
-        state.turn -= 1
-        state.phase = DRAW
-    elif kind == "drew":
-        undo_drew(state, entry)
-    elif kind == "board":  # the board and phase a board pack's push saved
-        _, state.phase, state.board = entry
-    else:
-        (_, state.round, state.rounds_total, state.starter, state.to_move, state.turn,
-         state.last_play, state.pending, state.deal, state.hands, state.rows, state.row_states,
-         state.playable, state.piles, state.deck, state.moves, finished, state.held_bits,
-         state.playable_bits, state.pile_bits) = entry
-        state.share_all()  # the lists as they were: perhaps shared with a fork
-        state.own_moves()
-        state.moves.pop()
-        state.finished = state.finished[:finished]  # never changed in place: forks share it
-        state.phase = state.tables.card_phase if state.pending is None else DRAW
-
-
 def pop(state: GameState) -> None:
-    """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly: its records
-    down to the ``None`` that opened it, or the one record of :func:`play_turn`,
-    :func:`choose_card` or :func:`draw_turn` (each a whole push by itself)."""
+    """Undo the last :func:`~.turn.push` or :func:`~.turn.push_action` exactly, by its one
+    record (:data:`UNDO_FIELDS`): the round it ended dealt back, the move it appended
+    removed, the card drawn back on its pile, the card decided back in the hand at its
+    place, the scalars and the board as they were. The lists it changes back are owned
+    first, all at once (:func:`own_turn`)."""
     undo = state.undo
     if not undo:
         raise IndexError("pop from a state with nothing pushed")
-    entry = undo.pop()
-    if entry is not None:
-        kind = entry[0]  # play_turn, draw_turn and choose_card: one record is a push
-        if kind == "whole":
-            undo_whole(state, entry)
-            return
-        if kind == "drew":
-            undo_drew(state, entry)
-            return
-        if kind == "chose":
-            undo_chose(state, entry)
-            return
-    while entry is not None:
-        undo_one(state, entry)
-        entry = undo.pop()
-
+    (p, phase, turn, pending, last_play, action, card, index, old, source, drawn, ended,
+     board) = undo.pop()
+    if ended is not None:  # the round this turn ended, as it was
+        (state.round, state.rounds_total, state.starter, state.deal, state.hands, state.rows,
+         state.row_states, state.playable, state.piles, state.deck, state.moves, finished,
+         state.held_bits, state.playable_bits, state.pile_bits) = ended
+        state.finished = state.finished[:finished]  # never changed in place: forks share it
+        state.share_all()  # the lists as they were: perhaps shared with a fork
+    t = state.tables
+    colour = -1 if action is None else t.colour_of[card]
+    if state.shared_hands | state.shared_seats | state.shared_piles | state.shared_lists:
+        own_turn(state, p, action, colour, source)
+    if ended is not None or state.turn != turn:
+        state.moves.pop()
+    if source is not None or action is not None:
+        hand = state.hands[p]
+        held_bits = state.held_bits
+        held = held_bits[p]
+        if source is not None:  # the card drawn, back on top of its pile
+            hand.pop()
+            if drawn not in hand:
+                held ^= 1 << drawn
+            if source == DECK:
+                state.deck.append(drawn)
+            else:
+                state.piles[source].append(drawn)
+                state.pile_bits |= 1 << source
+        if action is not None:  # the card decided, off its row or pile, back in the hand
+            if action == PLAY:
+                state.rows[p][colour].pop()
+                if state.row_states[p][colour] != old:
+                    set_row_state(state, p, colour, old)
+            else:
+                pile = state.piles[colour]
+                pile.pop()
+                if not pile:
+                    state.pile_bits ^= 1 << colour
+            hand.insert(index, card)
+            held |= 1 << card
+        held_bits[p] = held
+    state.to_move, state.phase, state.turn, state.pending, state.last_play = (
+        p, phase, turn, pending, last_play)
+    if board is not None:
+        state.board = board
 
 
 # --------------------------------------------------------------------------- results
@@ -805,34 +718,9 @@ def totals(state: GameState) -> tuple[int, ...]:
 
 
 def next_starter(state: GameState) -> Seat:
-    """The starter of the round after the last finished one, by the pack's rules.
-
-    ``best-round-score`` / ``best-total``: the seat with the best score of the
-    round just played / the best total so far; on a tie, ``next_starter_tie``
-    chooses among the tied seats: ``alternate`` the first tied seat after the
-    previous starter in seating order (at two players: the other player),
-    ``same`` the previous starter if tied, else as ``alternate``.
-    ``alternate``: the seat after the previous starter; ``same``: the previous starter.
-    """
-    pack = state.pack
+    """The starter of the round after the last finished one, by the pack's
+    ``match.next_starter`` and ``next_starter_tie``, compiled
+    (:data:`.options.NEXT_STARTERS` says what each rule means)."""
     last = state.finished[-1]
-    prev = last.starter
-    seats = list(range(state.n))
-    candidates = _pick(state, pack.next_starter, seats, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, pack.next_starter_tie, candidates, prev)
-    if len(candidates) > 1:
-        candidates = _pick(state, "alternate", candidates, prev)
-    return candidates[0]
-
-
-def _pick(state: GameState, rule: str, seats: list[Seat], prev: Seat) -> list[Seat]:
-    if rule in ("best-round-score", "best-total"):
-        score = (state.finished[-1].scores if rule == "best-round-score" else totals(state))
-        best = max(score[p] for p in seats)
-        return [p for p in seats if score[p] == best]
-    if rule == "same" and prev in seats:
-        return [prev]
-    # alternate: the first of seats after prev, in seating order
-    return [min(seats, key=lambda p: (p - prev - 1) % state.n)]
+    return state.tables.next_starter(last.scores, lambda: totals(state), last.starter, state.n)
 

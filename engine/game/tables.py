@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from .cards import CardCodec
-from .options import ORDERINGS, RETAKES, UP, WAGER_TIMES, discard_keeps, draws_after_discard
+from .options import (DRAW_PILE_ENDS, NEXT_STARTERS, ORDERINGS, RETAKES, ROW_STARTS, UP,
+                      WAGER_TIMES, NextStarter, RowStartRule, discard_keeps, draws_after_discard,
+                      next_starter_rule)
 from .moves import DECK, DISCARD, PLAY, ActionSpace, Move
 from .rules import RulePack, cached_on
 from .state import CARD, TRACK_CARD, SetupError
@@ -49,7 +51,11 @@ class Tables:
     allowed: tuple[tuple[bool, ...], ...]
     #: after[row_state][slot] -> row state once that card is added (-1: refused)
     after: tuple[tuple[int, ...], ...]
+    #: ``rows.start`` compiled (:data:`.options.ROW_STARTS`): ``row_start(slot, held slots)``
+    #: says whether a number card may open a row, or None when any may; ``lowest_in_hand``:
+    #: there is such a rule (the name of the one rule that has one, kept for its readers)
     lowest_in_hand: bool
+    row_start: RowStartRule = field(repr=False, compare=False)
     #: ``turn.retake`` compiled (:data:`.options.RETAKES`): ``discard_keeps[c]``, the discard
     #: piles a player may draw from after discarding a card of colour c (bit mask over
     #: colours); ``retake_own``: every such rule lets that card's own pile be drawn
@@ -63,7 +69,13 @@ class Tables:
     #: and a row of numbers takes a card equal to its last
     rows_ascend: bool
     equal_follows: bool
-    last_play: bool                    # draw_pile_empty == "after-last-play"
+    #: ``round_end.draw_pile_empty`` compiled (:data:`.options.DRAW_PILE_ENDS`): once the
+    #: draw pile runs out, one more card is played (without a draw) before the round ends
+    last_play: bool
+    #: ``match.next_starter`` and ``next_starter_tie`` compiled
+    #: (:func:`.options.next_starter_rule`): ``next_starter(round scores, totals(), the round's
+    #: starter, seats)`` -> the next round's starter
+    next_starter: NextStarter = field(repr=False, compare=False)
     turn_cap: int
     hand_size: int
     deck: tuple[int, ...]
@@ -80,6 +92,10 @@ class Tables:
     #: the pack's family, ``duel`` or ``board``: which module plays its turns
     #: (:data:`.turn.FAMILIES`)
     family: str
+    #: the kinds of decision a turn asks, as the action space names its ranges (``play``,
+    #: ``discard``, ``draw``, then a board pack's ``pawn``, ``advance``, ``decline``): what an
+    #: adapter that handles some decisions only checks a pack against
+    decisions: tuple[str, ...]
     #: the board game's tracks, pawns and tiles (None in a duel)
     board: Optional["BoardTables"]
     #: the phase a turn starts in: ``state.CARD``, or ``state.TRACK_CARD`` for a board pack
@@ -99,6 +115,9 @@ class Tables:
     turn_move_table: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
     #: the size of the pack's action space (``moves.ActionSpace.num_actions``)
     num_actions: int = 0
+    #: how many of a seat's pawns are leaders: pawns ``0 .. leaders-1`` (0 in a duel, which
+    #: has no pawns)
+    leaders: int = 0
     #: legal_action_mask and legal_actions of a duel's draw decision, built on first use
     #: for each key (:meth:`draw_mask`, :meth:`draw_actions`)
     _draw_masks: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
@@ -197,10 +216,15 @@ def compile_tables(pack: RulePack) -> Tables:
     if step is None:
         raise SetupError(f"{pack.id}: unknown row ordering {pack.ordering!r}; "
                          f"expected one of {', '.join(ORDERINGS)}")
-    if pack.retake not in RETAKES or pack.wagers_when not in WAGER_TIMES:
-        raise SetupError(f"{pack.id}: unknown turn.retake {pack.retake!r} or wagers.when "
-                         f"{pack.wagers_when!r}; expected one of {', '.join(RETAKES)} and "
-                         f"one of {', '.join(WAGER_TIMES)}")
+    for setting, value, registry in (
+            ("turn.retake", pack.retake, RETAKES), ("wagers.when", pack.wagers_when, WAGER_TIMES),
+            ("rows.start", pack.row_start, ROW_STARTS),
+            ("round_end.draw_pile_empty", pack.draw_pile_empty, DRAW_PILE_ENDS),
+            ("match.next_starter", pack.next_starter, NEXT_STARTERS),
+            ("match.next_starter_tie", pack.next_starter_tie, NEXT_STARTERS)):
+        if value not in registry:
+            raise SetupError(f"{pack.id}: unknown {setting} {value!r}; expected one of "
+                             f"{', '.join(registry)}")
     codec = pack.cards
     keeps = discard_keeps(pack.retake, codec.n_colours)
     slots = codec.slots
@@ -233,6 +257,7 @@ def compile_tables(pack: RulePack) -> Tables:
                       for k in range(codec.n_kinds)) for a in (PLAY, DISCARD)}
     last_moves = {a: tuple(Move(a, k, None, codec=codec) for k in range(codec.n_kinds))
                   for a in (PLAY, DISCARD)}
+    space = ActionSpace(pack)
     return Tables(
         codec=codec,
         n_colours=codec.n_colours,
@@ -244,14 +269,16 @@ def compile_tables(pack: RulePack) -> Tables:
         is_wager=tuple(v is None for v in codec.value_of),
         allowed=tuple(allowed),
         after=tuple(after),
-        lowest_in_hand=pack.row_start == "lowest-in-hand",
+        lowest_in_hand=ROW_STARTS[pack.row_start] is not None,
+        row_start=ROW_STARTS[pack.row_start],
         discard_keeps=keeps,
         retake_own=all(bits >> c & 1 for c, bits in enumerate(keeps)),
         wagers_after_numbers=WAGER_TIMES[pack.wagers_when],
         rows_ascend=all(after[NO_NUMBERS][s] < 0 or (after[NO_NUMBERS][s] - 1) % 3 == UP
                         for s in range(1, slots)),
         equal_follows=all(allowed[row_state(UP, s)][s] for s in range(1, slots)),
-        last_play=pack.draw_pile_empty == "after-last-play",
+        last_play=DRAW_PILE_ENDS[pack.draw_pile_empty],
+        next_starter=next_starter_rule(pack.next_starter, pack.next_starter_tie),
         turn_cap=pack.turn_cap,
         hand_size=pack.hand_size,
         deck=tuple(pack.deck()),
@@ -261,12 +288,14 @@ def compile_tables(pack: RulePack) -> Tables:
                          for bits in range(1 << codec.n_colours)),
         colours=range(codec.n_colours),
         family=pack.family,
+        decisions=tuple(name for name, ids in space.ranges.items() if ids),
         board=None if pack.board is None else compile_board(pack),
         card_phase=CARD if pack.board is None else TRACK_CARD,
         round_facts=ROUND_FACTS[pack.family],
         moves=moves,
         last_moves=last_moves,
-        num_actions=ActionSpace(pack).num_actions,
+        num_actions=space.num_actions,
+        leaders=0 if pack.board is None else pack.board.leaders,
     )
 
 

@@ -9,6 +9,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
+from .options import ARTEFACT, POINTS, STEP  # noqa: F401 (the effects, importable from here)
+from .options import TILE_KINDS, tile_has_value
 from .rules import RulePack
 from .state import Seat, SetupError, TilePlace
 
@@ -20,8 +22,9 @@ Pawn = int
 Track = int
 """A track's index: the colour's index in the pack."""
 
-ARTEFACT, POINTS, STEP = 0, 1, 2
-EFFECTS = {"artefact": ARTEFACT, "points": POINTS, "step": STEP}
+#: tile kind -> its effect (:data:`.options.TILE_KINDS` says what each kind does; the
+#: effects ARTEFACT, POINTS and STEP are still importable from here)
+EFFECTS = {name: kind.effect for name, kind in TILE_KINDS.items()}
 CENTRE = -1
 """``Board.tracks`` of a pawn still in the centre (its space is 0)."""
 PawnPlace = tuple[int, int, bool]
@@ -173,14 +176,14 @@ def check_tiles(pack: RulePack, bt: BoardTables, tiles: tuple[TilePlace, ...]) -
 
 
 def _tile_name(kind: object, value: object) -> str:
-    return f"points {value}" if kind == "points" else str(kind)
+    return f"{kind} {value}" if tile_has_value(kind) else str(kind)
 
 
 def tile_dict(place: TilePlace, keys: Sequence[str]) -> dict[str, Any]:
     """A tile as records and observations write it: track key, space, kind, value (points)."""
     track, space, kind, value = place
     out: dict[str, Any] = {"track": keys[track], "space": space, "kind": kind}
-    if kind == "points":
+    if tile_has_value(kind):
         out["value"] = value
     return out
 

@@ -69,17 +69,8 @@ def new_game(pack: RulePack, players: Players = 2, seed: int = 0, *,
         raise SetupError(f"{pack.id}: match.first_starter {pack.first_starter} is not a seat "
                          f"of {n} players")
     pack.scoring  # compile the formulas now: errors surface here, never mid-match
-    state = GameState.__new__(GameState)
-    state.pack = pack
-    state.tables = tables_of(pack)
-    state.players = labels
-    state.n = n
-    state.seed = seed
-    state.deals = None if deals is None else tuple(deals)
-    state.rounds_total = pack.rounds
-    state.finished = []
-    state.undo = []
-    state.board = None
+    state = GameState.first(pack, tables_of(pack), labels, seed,
+                            None if deals is None else tuple(deals))
     start_round(state, 1, pack.first_starter)
     return state
 

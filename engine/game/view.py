@@ -14,6 +14,7 @@ from .cards import Card
 from ..errors import InputError, LostCitiesError
 from .board import held
 from .moves import Action
+from .options import tile_has_value
 from .state import PHASE_NAMES, GameState, Seat, TilePlace
 from .steps import totals
 from .tracks import tile_dict
@@ -84,7 +85,7 @@ class BoardView:
         for i, tile in enumerate(reader.items(d, "tiles", len(keys) * (spaces + 1))):
             t = reader.mapping(tile, f"tiles[{i}]")
             kind = reader.text(t, "kind", f"tiles[{i}]")
-            value = reader.count(t, "value", f"tiles[{i}]") if kind == "points" else 0
+            value = reader.count(t, "value", f"tiles[{i}]") if tile_has_value(kind) else 0
             tiles.append((track(t.get("track"), f"tiles[{i}].track"),
                           reader.count(t, "space", f"tiles[{i}]", spaces), kind, value))
         turn_pawn = d.get("turn_pawn")

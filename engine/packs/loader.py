@@ -34,7 +34,8 @@ from lostcities.grammar.parser import tree_from_data
 from lostcities.grammar.source import Source
 
 from ..errors import InputError, LostCitiesError, PackError, Problem
-from ..game.options import OLD_SPELLINGS
+from ..game.options import (ARTEFACT, NEXT_STARTERS, OLD_SPELLINGS, POINTS, TILE_KINDS,
+                            takes_equal)
 from ..game.rules import RulePack
 from ..safeio import check_path, read_text, shown_path
 from .yamlsafe import (CODES as YAML_CODES, DEFAULT_FILE, KeyPath, Origin, YamlDocument, load_yaml,
@@ -821,14 +822,35 @@ Check = Callable[[dict[str, Any]], Iterator[Finding]]
 SEMANTIC_CHECKS: dict[str, tuple[str, Check]] = {}
 #: code -> the key paths its check reads: it runs when the schema found none of them wrong
 CHECK_READS: dict[str, tuple[KeyPath, ...]] = {}
+#: family -> the codes of the checks that only its packs get (every pack gets the others):
+#: the family is chosen once, by :func:`checks_of`, and a family's check never asks it again
+FAMILY_CHECKS: dict[str, list[str]] = {"duel": [], "board": []}
 
 
-def _check(code: str, title: str, *reads: str) -> Callable[[Check], Check]:
+def _check(code: str, title: str, *reads: str, family: str | None = None
+           ) -> Callable[[Check], Check]:
     """Register a check of ``code``; ``reads`` are the dotted keys it reads (``deck``,
-    ``scoring.tables``)."""
+    ``scoring.tables``); ``family``: the one family whose packs it checks (None: every pack)."""
     def register(fn: Check) -> Check:
         SEMANTIC_CHECKS[code] = (title, fn)
         CHECK_READS[code] = tuple(tuple(key.split(".")) for key in reads)
+        if family is not None:
+            FAMILY_CHECKS[family].append(code)
+        return fn
+    return register
+
+
+BoardCheck = Callable[[dict[str, Any], dict[str, Any]], Iterator[Finding]]
+
+
+def _board_check(code: str, title: str, *reads: str) -> Callable[[BoardCheck], BoardCheck]:
+    """Register a check of the board family that reads the pack's ``board`` section, handed
+    to it beside the pack: it runs when the section is there (LC047 says when it is not)."""
+    def register(fn: BoardCheck) -> BoardCheck:
+        def check(d: dict[str, Any]) -> Iterator[Finding]:
+            if "board" in d:
+                yield from fn(d, d["board"])
+        _check(code, title, "family", "board", *reads, family="board")(check)
         return fn
     return register
 
@@ -942,42 +964,39 @@ def _player_range(d: dict[str, Any]) -> Iterator[Finding]:
 
 @_check("LC046", "strictly increasing rows with more than one copy of each value", "rows", "deck")
 def _strict_copies(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["rows"]["ordering"] == "strict" and d["deck"]["copies"] > 1:
-        yield Finding(("deck", "copies"), f"with `rows.ordering: strict` only one of the "
-                      f"{d['deck']['copies']} copies of a value can ever join a row",
+    if not takes_equal(d["rows"]["ordering"]) and d["deck"]["copies"] > 1:
+        yield Finding(("deck", "copies"), f"with `rows.ordering: {d['rows']['ordering']}` "
+                      f"only one of the {d['deck']['copies']} copies of a value can ever "
+                      "join a row",
                       "use `ordering: non-decreasing`, or `copies: 1`")
 
 
-@_check("LC047", "a board-family pack without the `board` section", "family", "board")
+@_check("LC047", "a board-family pack without the `board` section", "family", "board",
+        family="board")
 def _board_missing(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["family"] == "board" and "board" not in d:
+    if "board" not in d:
         yield Finding(("family",), "`family: board` needs a `board` section (pawns, spaces, "
                       "bridge_after, tiles)")
 
 
-@_check("LC048", "a duel-family pack with a `board` section", "family", "board")
+@_check("LC048", "a duel-family pack with a `board` section", "family", "board",
+        family="duel")
 def _board_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["family"] == "duel" and "board" in d:
+    if "board" in d:
         yield Finding(("board",), "a `board` section in a duel pack", "set `family: board`, "
                       "or remove the section", key=True)
 
 
-@_check("LC049", "`round_end.bridge_crossings` set in a duel-family pack", "family", "round_end")
+@_check("LC049", "`round_end.bridge_crossings` set in a duel-family pack", "family", "round_end",
+        family="duel")
 def _bridges_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["family"] == "duel" and d["round_end"]["bridge_crossings"]:
+    if d["round_end"]["bridge_crossings"]:
         yield Finding(("round_end", "bridge_crossings"), "bridge crossings end a round only in "
                       "the board game", "use 0 in a duel pack")
 
 
-def _board(d: dict[str, Any]) -> dict[str, Any] | None:
-    return d.get("board") if d["family"] == "board" else None
-
-
-@_check("LC050", "more event tiles than tile spaces on all tracks", "family", "board", "deck")
-def _tiles_fit(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
-    if board is None:
-        return
+@_board_check("LC050", "more event tiles than tile spaces on all tracks", "deck")
+def _tiles_fit(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
     tiles = sum(t["count"] for t in board["tiles"])
     room = len(board["tile_spaces"]) * len(d["deck"]["colours"])
     if tiles > room:
@@ -986,31 +1005,27 @@ def _tiles_fit(d: dict[str, Any]) -> Iterator[Finding]:
                       "tracks)", "add tile_spaces or use fewer tiles", key=True)
 
 
-@_check("LC051", "a tile space beyond the last space of a track", "family", "board")
-def _tile_spaces(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
-    if board is None:
-        return
+@_board_check("LC051", "a tile space beyond the last space of a track")
+def _tile_spaces(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
     for i, space in enumerate(board["tile_spaces"]):
         if space > board["spaces"]:
             yield Finding(("board", "tile_spaces", i), f"tile space {space} is beyond the "
                           f"track's {board['spaces']} spaces")
 
 
-@_check("LC052", "the bridge is not before the last space", "family", "board")
-def _bridge(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
-    if board is not None and board["bridge_after"] >= board["spaces"]:
+@_board_check("LC052", "the bridge is not before the last space")
+def _bridge(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
+    if board["bridge_after"] >= board["spaces"]:
         yield Finding(("board", "bridge_after"), f"bridge_after {board['bridge_after']} must "
                       f"be below spaces ({board['spaces']}): the bridge lies between two spaces")
 
 
-@_check("LC053", "the `spaces` scoring table does not have one value per space plus the centre",
-        "family", "board", "scoring.tables")
-def _spaces_table(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
+@_board_check("LC053",
+              "the `spaces` scoring table does not have one value per space plus the centre",
+              "scoring.tables")
+def _spaces_table(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
     table = d["scoring"]["tables"].get("spaces")
-    if board is not None and table is not None and len(table) != board["spaces"] + 1:
+    if table is not None and len(table) != board["spaces"] + 1:
         yield Finding(("scoring", "tables", "spaces"), f"table `spaces` has {len(table)} "
                       f"values; a track of {board['spaces']} spaces needs "
                       f"{board['spaces'] + 1} (index 0 is the centre)")
@@ -1051,35 +1066,34 @@ def _formulas_present(d: dict[str, Any]) -> Iterator[Finding]:
                           f"`scoring.{name}`", "see docs/rulepacks.md, Scoring")
 
 
-@_check("LC057", "a `pawn` formula in a duel-family pack", "family", "scoring.pawn")
+@_check("LC057", "a `pawn` formula in a duel-family pack", "family", "scoring.pawn",
+        family="duel")
 def _pawn_in_duel(d: dict[str, Any]) -> Iterator[Finding]:
-    if d["family"] == "duel" and "pawn" in d["scoring"]:
+    if "pawn" in d["scoring"]:
         yield Finding(("scoring", "pawn"), "a duel pack has no pawns: `scoring.pawn` would "
                       "never be used", key=True)
 
 
-@_check("LC058", "more leaders than pawns", "family", "board")
-def _leaders(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
-    if board is not None and board["leaders"] > board["pawns"]:
+@_board_check("LC058", "more leaders than pawns")
+def _leaders(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
+    if board["leaders"] > board["pawns"]:
         yield Finding(("board", "leaders"), f"{board['leaders']} leaders but only "
                       f"{board['pawns']} pawns per player")
 
 
-@_check("LC059", "more pawns per player than tracks (one pawn per colour)",
-        "family", "board", "deck")
-def _pawns(d: dict[str, Any]) -> Iterator[Finding]:
-    board, tracks = _board(d), len(d["deck"]["colours"])
-    if board is not None and board["pawns"] > tracks:
+@_board_check("LC059", "more pawns per player than tracks (one pawn per colour)", "deck")
+def _pawns(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
+    tracks = len(d["deck"]["colours"])
+    if board["pawns"] > tracks:
         yield Finding(("board", "pawns"), f"{board['pawns']} pawns per player but only "
                       f"{tracks} tracks; a player engages at most one pawn per colour")
 
 
-@_check("LC060", "`bridge_crossings` can never be reached at the smallest player count",
-        "family", "board", "round_end", "players")
-def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
-    board, need = _board(d), d["round_end"]["bridge_crossings"]
-    if board is not None and need > board["pawns"] * d["players"]["min"]:
+@_board_check("LC060", "`bridge_crossings` can never be reached at the smallest player count",
+              "round_end", "players")
+def _crossings(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
+    need = d["round_end"]["bridge_crossings"]
+    if need > board["pawns"] * d["players"]["min"]:
         have = board["pawns"] * d["players"]["min"]
         yield Finding(("round_end", "bridge_crossings"), f"{need} bridge crossings, but "
                       f"{d['players']['min']} players have only {have} pawns")
@@ -1088,31 +1102,46 @@ def _crossings(d: dict[str, Any]) -> Iterator[Finding]:
 @_check("LC061", "`next_starter_tie` repeats the rule whose tie it must break", "match")
 def _tie_rule(d: dict[str, Any]) -> Iterator[Finding]:
     match = d["match"]
-    if match["next_starter"] in ("best-round-score", "best-total") \
+    if NEXT_STARTERS[match["next_starter"]].ties \
             and match["next_starter_tie"] == match["next_starter"]:
         yield Finding(("match", "next_starter_tie"), f"a tie on {match['next_starter']} "
                       "cannot be broken by the same rule", "use alternate or same")
 
 
-@_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`",
-        "family", "board")
-def _tile_values(d: dict[str, Any]) -> Iterator[Finding]:
-    board = _board(d)
-    for i, tile in enumerate(board["tiles"] if board is not None else ()):
-        if tile["kind"] == "points" and tile["value"] == 0:
-            yield Finding(("board", "tiles", i), "a points tile needs a non-zero `value`")
-        elif tile["kind"] != "points" and tile["value"] != 0:
+#: the tile kinds that carry a value (LC062)
+VALUED_TILES = tuple(name for name, kind in TILE_KINDS.items() if kind.valued)
+
+
+@_board_check("LC062", "a `points` tile worth 0, or a `value` on a tile that is not `points`")
+def _tile_values(d: dict[str, Any], board: dict[str, Any]) -> Iterator[Finding]:
+    for i, tile in enumerate(board["tiles"]):
+        valued = TILE_KINDS[tile["kind"]].valued  # what the kind's tiles carry
+        if valued and tile["value"] == 0:
+            yield Finding(("board", "tiles", i), f"a {tile['kind']} tile needs a non-zero "
+                          "`value`")
+        elif not valued and tile["value"] != 0:
             yield Finding(("board", "tiles", i, "value"), f"a {tile['kind']} tile has no "
-                          "value; only points tiles do")
+                          f"value; only {' and '.join(VALUED_TILES)} tiles do")
+
+
+def checks_of(family: str | None) -> tuple[str, ...]:
+    """The codes of the checks a pack of ``family`` gets, in the order they are registered:
+    every pack's, and its family's own (:data:`FAMILY_CHECKS`); None (a family the schema
+    found wrong): every pack's alone."""
+    own = FAMILY_CHECKS.get(family or "", [])
+    others = {code for codes in FAMILY_CHECKS.values() for code in codes}.difference(own)
+    return tuple(code for code in SEMANTIC_CHECKS if code not in others)
 
 
 def _semantic_problems(data: dict[str, Any], origins: Mapping[KeyPath, Origin],
                        bad: set[KeyPath]) -> tuple[list[Problem], set[KeyPath]]:
-    """The LC checks' problems, and the key paths they are about. A check runs when none of
-    the keys it reads holds a value the schema found wrong (``bad``)."""
+    """The LC checks' problems, and the key paths they are about: the checks of the pack's
+    family (:func:`checks_of`). A check runs when none of the keys it reads holds a value the
+    schema found wrong (``bad``)."""
     out: list[Problem] = []
     about: set[KeyPath] = set()
-    for code, (_title, check) in SEMANTIC_CHECKS.items():
+    for code in checks_of(None if _touches(bad, ("family",)) else data["family"]):
+        check = SEMANTIC_CHECKS[code][1]
         if any(_touches(bad, read) for read in CHECK_READS[code]):
             continue
         for found in check(data):
@@ -1155,26 +1184,43 @@ def _mark(resolved: ResolvedPack, path: KeyPath) -> tuple[str, int, int, str]:
 
 def scoring_domain(pack: RulePack, resolved: ResolvedPack) -> Any:
     """The ranges of the formulas' inputs in ``pack``'s games (a ``grammar.bounds.Domain``),
-    with where in the YAML files each range comes from."""
+    with where in the YAML files each range comes from: the cards' for every pack, and the
+    family's own (:data:`FAMILY_DOMAINS`)."""
     marks = {name: _mark(resolved, ("deck", "values")) for name in
              ("values", "points", "numbers", "cards")}
     marks["wagers"] = _mark(resolved, ("deck", "wagers"))
     marks["round"] = marks["rounds"] = _mark(resolved, ("match", "rounds"))
+    return Domain(len(pack.colours), pack.min_value, pack.max_value, pack.copies, pack.wagers,
+                  pack.rounds, marks=marks,
+                  **FAMILY_DOMAINS[pack.family](pack, resolved, marks))
+
+
+def _duel_domain(pack: RulePack, resolved: ResolvedPack, marks: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """A duel's formulas read no pawn, space, token or artefact."""
+    return {}
+
+
+def _board_domain(pack: RulePack, resolved: ResolvedPack, marks: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """The ranges of a board pack's pawns, spaces, tokens and artefacts (``marks`` gains
+    where the tokens' and the spaces' come from)."""
     board = pack.board
-    if board is None:
-        return Domain(len(pack.colours), pack.min_value, pack.max_value, pack.copies,
-                      pack.wagers, pack.rounds, marks=marks)
-    points = [(i, t) for i, t in enumerate(board.tiles) if t.kind == "points"]
+    points = [(i, t) for i, t in enumerate(board.tiles) if TILE_KINDS[t.kind].effect == POINTS]
     low = sum(t.value * t.count for _, t in points if t.value < 0)
     high = sum(t.value * t.count for _, t in points if t.value > 0)
-    artefacts = sum(t.count for t in board.tiles if t.kind == "artefact")
+    artefacts = sum(t.count for t in board.tiles if TILE_KINDS[t.kind].effect == ARTEFACT)
     if points:
         i, _ = max(points, key=lambda it: abs(it[1].value) * it[1].count)
         marks["tokens"] = _mark(resolved, ("board", "tiles", i, "value"))
     marks["space"] = _mark(resolved, ("board", "spaces"))
-    return Domain(len(pack.colours), pack.min_value, pack.max_value, pack.copies, pack.wagers,
-                  pack.rounds, pawns=board.pawns, spaces=board.spaces, tokens=(low, high),
-                  artefacts=artefacts, marks=marks)
+    return {"pawns": board.pawns, "spaces": board.spaces, "tokens": (low, high),
+            "artefacts": artefacts}
+
+
+#: family -> the ranges of the inputs its formulas alone read, as ``Domain``'s arguments
+FAMILY_DOMAINS: dict[str, Callable[[RulePack, ResolvedPack, dict[str, Any]], dict[str, Any]]] = {
+    "duel": _duel_domain, "board": _board_domain}
 
 
 #: what a pack's formulas are bounded over (``scoring_domain``) and what building its
