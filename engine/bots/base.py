@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from functools import cached_property
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional, TypeVar
 
 from ..game.cards import Card
 from ..errors import LostCitiesError
@@ -20,6 +20,8 @@ from ..game.rules import RulePack
 from ..game.state import GameState, Seat
 from ..game.tables import NO_NUMBERS, Tables, tables_of
 from ..game.turn import legal_moves, random_move
+
+T = TypeVar("T")
 
 
 class BotError(LostCitiesError, ValueError):
@@ -69,6 +71,14 @@ class RandomBot(Bot):
         return view.random_move()
 
 
+
+def pick_for(pack: RulePack, picked: tuple, parts: Mapping[str, T]) -> tuple[Tables, T]:
+    """A bot's family part for ``pack``, chosen once per pack (issue 28: the family is a
+    strategy): ``picked``, the ``(tables, part)`` a bot kept from the last pack it saw, when
+    ``pack`` has the same tables, else ``parts[family]`` with the new tables."""
+    t = tables_of(pack)
+    return picked if picked[0] is t else (t, parts[t.family])
+
 class GreedyBot(Bot):
     """A one-ply heuristic that plays sensibly from its observation alone.
 
@@ -92,12 +102,8 @@ class GreedyBot(Bot):
     _plan_for: tuple[Optional[Tables], Optional[Callable[..., Move]]] = (None, None)
 
     def choose(self, view: SeatView) -> Move:
-        t = tables_of(view.pack)
-        seen, choice = self._plan_for
-        if seen is not t:
-            choice = GREEDY_PLANS[t.family]
-            self._plan_for = (t, choice)
-        return choice(view.pack, view.observation, view.legal_moves)
+        self._plan_for = picked = pick_for(view.pack, self._plan_for, GREEDY_PLANS)
+        return picked[1](view.pack, view.observation, view.legal_moves)
 
 
 def _duel_choice(pack: RulePack, obs: Observation, legal: list[Move]) -> Move:

@@ -51,7 +51,7 @@ from ..game.state import GameState
 from ..game.tables import Tables, tables_of
 from ..game.turn import pop, push_action
 from ..game.view import BoardView, Observation
-from .base import Bot, SeatView
+from .base import Bot, SeatView, pick_for
 from .knowledge import Determinizer, SeatMemory, opened_share
 
 
@@ -121,12 +121,8 @@ class ExpertBot(Bot):
     def family(self, pack: RulePack) -> ExpertFamily:
         """The expert's parts for ``pack``'s family (:data:`FAMILIES`), picked at the first
         sight of a pack."""
-        t = tables_of(pack)
-        seen, family = self._family
-        if seen is not t or family is None:
-            family = FAMILIES[t.family]
-            self._family = (t, family)
-        return family
+        self._family = picked = pick_for(pack, self._family, FAMILIES)
+        return picked[1]
 
     def weights(self, pack: RulePack) -> ExpertParams:
         """The weights this bot plays ``pack`` with: ``params`` in a duel, ``board_params``

@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple, Optional
 
-from .base import Bot, SeatView
+from .base import Bot, SeatView, pick_for
 from .expert import (BOARD, OUTLOOK, REPLY, BoardAfter, BoardPlans, Evaluation, ExpertBot,
                      ExpertParams, Shared, SharedPlans)
 from .knowledge import Determinizer, SeatMemory, WatchedMemory
@@ -120,12 +120,8 @@ class ISMCTSBot(Bot):
     def family(self, pack: RulePack) -> SearchFamily:
         """The search's parts for ``pack``'s family (:data:`FAMILIES`), picked at the first
         sight of a pack."""
-        t = tables_of(pack)
-        seen, family = self._family
-        if seen is not t or family is None:
-            family = FAMILIES[t.family]
-            self._family = (t, family)
-        return family
+        self._family = picked = pick_for(pack, self._family, FAMILIES)
+        return picked[1]
 
     def choose(self, view: SeatView) -> Move:
         memory = self.expert.memory(view)
