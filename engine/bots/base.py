@@ -15,6 +15,7 @@ from typing import Callable, Mapping, Optional, TypeVar
 from ..game.cards import Card
 from ..errors import LostCitiesError
 from ..game.moves import DECK, NO_STEP, PLAY, Move
+from ..game.options import ARTEFACT, POINTS, TILE_KINDS
 from ..game.view import Observation, observation
 from ..game.rules import RulePack
 from ..game.state import GameState, Seat
@@ -294,10 +295,11 @@ class _BoardPlan(_Plan):
         gain = float(self.pawn(track, space + 1, leader) - self.pawn(track, space, leader)) \
             if immediate else 0.0
         kind, value = tiles.get((track, space + 1), ("", 0))
-        if kind == "artefact":
+        effect = TILE_KINDS[kind].effect if kind else None
+        if effect == ARTEFACT:
             del tiles[(track, space + 1)]
             gain += self.artefact
-        elif kind == "points":
+        elif effect == POINTS:
             gain += value
         return gain
 

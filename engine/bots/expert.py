@@ -46,6 +46,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 from ..game.cards import Card
 from ..game.moves import DECK, PLAY, Move, action_space
+from ..game.options import ARTEFACT, POINTS, TILE_KINDS
 from ..game.rules import RulePack
 from ..game.state import GameState
 from ..game.tables import Tables, tables_of
@@ -1569,9 +1570,10 @@ def _board_score(score: RowScore, pack: RulePack, obs: Observation) -> None:
     held = board.artefacts[obs.seat]
     score.artefact = match([0], held + 1, 0) - match([0], held, 0)
     for track, space, kind, value in board.tiles:
-        if kind == "artefact":
+        effect = TILE_KINDS[kind].effect
+        if effect == ARTEFACT:
             score.tile_worth[(track, space)] = float(score.artefact)
-        elif kind == "points":
+        elif effect == POINTS:
             score.tile_worth[(track, space)] = float(value)
     score.context = (score.spaces, tuple(sorted(score.tile_worth.items())))
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
 from ..errors import InputError, LostCitiesError, PackError, Problem, RecordError
+from ..game.options import TILE_KINDS
 from ..game.tracks import tile_dict
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
 from ..game.options import in_old_words
@@ -323,7 +324,6 @@ _CARD = re.compile(r"[A-Za-z]([xX]|[0-9]+)")
 _KEY = re.compile(r"[A-Za-z]")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ENDS = ("draw-pile-empty", "turn-cap", "bridge-crossings")
-_TILE_KINDS = ("artefact", "points", "step")
 
 
 def _surely_valid(data: dict[str, Any]) -> bool:
@@ -343,8 +343,8 @@ def _surely_valid(data: dict[str, Any]) -> bool:
 
     def tile(v: Any) -> bool:
         return (type(v) is dict and key(v["track"]) and type(v["space"]) is int
-                and v["space"] >= 0 and v["kind"] in _TILE_KINDS
-                and (v["kind"] != "points" or type(v["value"]) is int)
+                and v["space"] >= 0 and v["kind"] in TILE_KINDS
+                and (not TILE_KINDS[v["kind"]].valued or type(v["value"]) is int)
                 and set(v) <= {"track", "space", "kind", "value"})
 
     try:
