@@ -19,10 +19,9 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
 from ..errors import InputError, LostCitiesError, PackError, Problem, RecordError
-from ..game.options import TILE_KINDS
 from ..game.tracks import tile_dict
 from ..game.moves import DECK, DISCARD, NO_STEP, PLAY, Move, draw_text
-from ..game.options import in_old_words
+from ..game.options import TILE_KINDS, in_old_words, tile_has_value
 from ..game.rules import RulePack
 from ..game.state import OVER, Deal, GameState, SetupError
 from ..game.turn import (check_deal, check_players, continue_match, new_game, push, shuffle_deal,
@@ -344,7 +343,7 @@ def _surely_valid(data: dict[str, Any]) -> bool:
     def tile(v: Any) -> bool:
         return (type(v) is dict and key(v["track"]) and type(v["space"]) is int
                 and v["space"] >= 0 and v["kind"] in TILE_KINDS
-                and (not TILE_KINDS[v["kind"]].valued or type(v["value"]) is int)
+                and (not tile_has_value(v["kind"]) or type(v["value"]) is int)
                 and set(v) <= {"track", "space", "kind", "value"})
 
     try:
