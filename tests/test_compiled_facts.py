@@ -4,9 +4,12 @@ never from a formula's text or an option's name; and the rule options' registrie
 (engine/game/options.py) these facts are compiled from."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from enginehelpers import derived, pack
+from lostcities.engine import SetupError
 from lostcities.engine.game.options import (ORDERINGS, POINTS, TILE_KINDS, takes_equal,
                                             tile_has_value)
 from lostcities.engine.game.rows import ORDERING_KEYS, ORDERING_RULES
@@ -132,3 +135,19 @@ def test_the_tables_say_how_many_pawns_lead(pack_id, changes, leaders):
     """The leaders are pawns 0 .. leaders-1 (the move entry names a pawn by it); a duel has
     no pawns, so none leads."""
     assert tables_of(derived(pack_id, **changes) if changes else pack(pack_id)).leaders == leaders
+
+
+@pytest.mark.parametrize("field, setting", [
+    ("retake", "turn.retake"), ("wagers_when", "wagers.when"), ("row_start", "rows.start"),
+    ("draw_pile_empty", "round_end.draw_pile_empty"),
+    ("next_starter", "match.next_starter"), ("next_starter_tie", "match.next_starter_tie")])
+def test_a_rule_name_no_registry_knows_is_one_setup_error_naming_the_setting(field, setting):
+    """A pack built by hand (past the schema) with a name no registry of options.py knows
+    is refused when its tables are compiled: one line naming the setting and its choices,
+    never a KeyError from deep in the engine."""
+    odd = replace(pack("duel-classic"), **{field: "no-such-rule"})
+    with pytest.raises(SetupError) as raised:
+        tables_of(odd)
+    message = str(raised.value)
+    assert f"unknown {setting} 'no-such-rule'" in message and "expected one of" in message
+    assert "\n" not in message
