@@ -36,6 +36,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lostcities.engine import PLAY
+from lostcities.engine.tooling import tile_has_value
 
 from lostcities.entry import move_notes
 
@@ -171,7 +172,8 @@ def seat_mark(seat: int, leader: bool = False) -> Text:
 
 
 def _tile_mark(kind: str, value: int) -> Text:
-    return Text(f"+{value}" if kind == "points" else TILE_MARKS.get(kind, kind[:1]), style="dim")
+    return Text(f"+{value}" if tile_has_value(kind) else TILE_MARKS.get(kind, kind[:1]),
+                style="dim")
 
 
 def _board(obs: "Observation", pack: "RulePack", cat: "Catalogue") -> Group:

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from lostcities.engine import CENTRE, PackError, check_copies, load_pack, tally
 from lostcities.engine.errors import LostCitiesError
+from lostcities.engine.tooling import ARTEFACT, POINTS, TILE_KINDS
 
 from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, fail, plain, plain_json
 from .packs import complete_pack_or_file
@@ -252,8 +253,9 @@ class BoardCounts:
     def of(cls, pack: "RulePack") -> "BoardCounts":
         """The counts of board pack ``pack``."""
         spec = pack.board
-        tokens = sum(t.value * t.count for t in spec.tiles if t.kind == "points" and t.value > 0)
-        tiles = sum(t.count for t in spec.tiles if t.kind == "artefact")
+        effects = [(TILE_KINDS[t.kind].effect, t) for t in spec.tiles]
+        tokens = sum(t.value * t.count for effect, t in effects if effect == POINTS and t.value > 0)
+        tiles = sum(t.count for effect, t in effects if effect == ARTEFACT)
         held = f"{pack.id}'s board holds {tiles} artefact tile{'s' if tiles != 1 else ''} a round"
         round_formula = pack.scoring.formulas.get("round")
         if round_formula is not None and "artefacts" in round_formula.uses:

@@ -32,6 +32,10 @@ _LAZY: dict[str, str] = {
     # a pack's compiled facts (its rule options as tables: what each row state accepts, the
     # piles a discard may draw...), read by adapters that batch the rules (envs/vector.py)
     **dict.fromkeys(("Tables", "tables_of"), ".game.tables"),
+    # what a board's event tile of each kind does (its effect, whether it carries a value),
+    # read by front ends that draw or count tiles
+    **dict.fromkeys(("TILE_KINDS", "TileKind", "ARTEFACT", "POINTS", "STEP", "tile_has_value"),
+                    ".game.options"),
     # the bot registry
     **dict.fromkeys(("strongest", "strongest_with_levels", "has_levels", "names_code"),
                     ".bots.registry"),

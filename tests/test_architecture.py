@@ -867,7 +867,7 @@ OPTION_READERS = {
 #: tile's kind (options.TILE_KINDS says what it does: ``effect``, ``valued``), in the bots and
 #: the lab (another part of issue 28's item 2) and in two front ends (which may read only the
 #: public tiers, where TILE_KINDS is not yet). A count may only go down, as in STILL_ASKING.
-STILL_NAMING = {"cli/score.py": 2, "cli/render.py": 1}
+STILL_NAMING: dict[str, int] = {}
 
 
 def _setting_word(node: ast.expr) -> str | None:
