@@ -66,15 +66,29 @@ class CythonBuildExt(build_ext):
                              "its source would hide every later edit)")
         from Cython.Build import cythonize
 
+        # the declaration files (.pxd) cimport each other by their installed names
+        # (``lostcities.engine.game.state``), but the project's folders are mapped
+        # (engine/ is lostcities.engine): Cython finds them in a copy laid out as installed
+        include = Path("build") / "cython-include"
+        shutil.rmtree(include, ignore_errors=True)
+        for top, package in PACKAGES.items():
+            for pxd in (ROOT / top).rglob("*.pxd"):
+                target = include.joinpath(*package.split("."), pxd.parent.relative_to(ROOT / top),
+                                          pxd.name)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(pxd, target)
         # before build_ext's own options, which prepare each extension cythonize returns;
         # force: the C is always made anew from the source being built. Python's own
         # semantics: annotations stay hints (annotation_typing off: an `int` or `float`
         # annotation would otherwise become a C type or a type check that raises TypeError
-        # where the engine gives its own error), functions stay introspectable (binding).
+        # where the engine gives its own error), functions stay introspectable (binding), and an
+        # attribute of a typed state that is None raises AttributeError as in Python
+        # (nonecheck) instead of reading a NULL.
         self.distribution.ext_modules[:] = cythonize(
             self.distribution.ext_modules, language_level=3, quiet=True, force=True,
-            build_dir="build/cython",
-            compiler_directives={"binding": True, "annotation_typing": False})
+            build_dir="build/cython", include_path=[str(include)],
+            compiler_directives={"binding": True, "annotation_typing": False,
+                                 "nonecheck": True})
         super().finalize_options()
 
 if compile_requested():

@@ -91,6 +91,31 @@ def test_the_compiled_core_plays_move_for_move_as_pure_python(compiled_site):
     assert re.search(r"\d+ passed", summary) and not re.search(r"skipped|failed|error", summary), summary
 
 
+def test_the_compiled_state_has_typed_fields_and_copies_as_pure(compiled_site):
+    # state.pxd makes GameState an extension type: its fields are C slots (getset
+    # descriptors, not the pure class's member descriptors of __slots__); a field keeps its
+    # Python value, copy.copy and copy.deepcopy give the same position as in pure Python,
+    # and a seat field takes no value that is not an integer
+    done = run_compiled(compiled_site, "-c", """
+import copy, random
+from lostcities.engine import load_pack, new_game, random_move, push
+from lostcities.engine.game.state import GameState
+state = new_game(load_pack("duel-classic"), 2, 7)
+rng = random.Random(7)
+for _ in range(30):
+    push(state, random_move(state, rng))
+print(type(GameState.__dict__["turn"]).__name__, type(state.turn).__name__, state.turn)
+print(copy.deepcopy(state).snapshot() == state.snapshot(),
+      copy.copy(state).snapshot() == state.snapshot())
+try:
+    state.to_move = "north"
+except TypeError:
+    print("TypeError")
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["getset_descriptor", "int", "30", "True", "True", "TypeError"]
+
+
 @pytest.mark.parametrize("value, code, out", [
     ("yes", 1, "setup.py: error: LOSTCITIES_COMPILE must be 0 or 1, not 'yes'"),
     ("0", 0, "lostcities"),
