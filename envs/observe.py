@@ -8,15 +8,20 @@ the removed cards or the cards under a discard pile's top.
 
 Seats are written relative to the observer: block 0 is the observer, block 1 the next seat
 in playing order, and so on. Every field is a count, a 0/1 flag or a number as the engine
-gives it (no scaling), so that a learner may normalise as it likes.
+gives it (no scaling), so that a learner may normalise as it likes. :attr:`Layout.low` and
+:attr:`Layout.high` bound every entry from the pack (copies of each card kind, the deck, the
+turn cap, the scores the pack's formulas can give...); ``inf`` only where no bound is computed
+(docs/rl.md, "Observation bounds").
 """
 from __future__ import annotations
 
+import itertools
+import os
 from typing import Any, Callable
 
 import numpy as np
 
-from lostcities.engine import Observation, RulePack
+from lostcities.engine import InputError, Observation, RulePack, load_pack
 
 #: the phases of a turn as ``Observation.phase`` names them, in one-hot order
 PHASES = ("card", "draw", "pawn", "advance", "over")
@@ -62,6 +67,7 @@ class Layout:
             start += size
         self.size = start
         self._at = {name: (s, z) for name, s, z in self.fields}
+        self.low, self.high = _bounds(self)
 
     def slice(self, name: str) -> slice:
         """Where field ``name`` lies in the vector."""
@@ -174,15 +180,128 @@ FAMILY_FIELDS: dict[str, tuple[Callable[[RulePack, int, int], list[tuple[str, in
 _LAYOUTS: dict[tuple[int, int], Layout] = {}
 
 
-def layout(pack: RulePack, players: int) -> Layout:
-    """The :class:`Layout` of ``pack`` at ``players`` players (built once per pack object)."""
-    key = (id(pack), players)
+def pack_of(pack: Any) -> RulePack:
+    """A loaded pack: ``pack`` itself, or the built-in id or pack file it names (one
+    :class:`~lostcities.engine.PackError` line for an unknown id or a bad file, one
+    :class:`~lostcities.engine.InputError` line for anything else)."""
+    if isinstance(pack, RulePack):
+        return pack
+    if isinstance(pack, (str, os.PathLike)):
+        return load_pack(pack)
+    raise InputError(f"pack must be a built-in pack id, a pack file or a RulePack, "
+                     f"not {type(pack).__name__} {pack!r:.40}")
+
+
+def layout(pack: Any, players: int) -> Layout:
+    """The :class:`Layout` of ``pack`` (a built-in id, a pack file or a loaded
+    :class:`RulePack`) at ``players`` players (built once per pack object)."""
+    pack = pack_of(pack)
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players < 1:
+        raise InputError(f"players must be a whole number of seats ({pack.id}: "
+                         f"{pack.min_players}-{pack.max_players}), not {players!r}")
+    key = (id(pack), int(players))
     found = _LAYOUTS.get(key)
     if found is None or found.pack is not pack:
-        found = _LAYOUTS[key] = Layout(pack, players)
+        found = _LAYOUTS[key] = Layout(pack, int(players))
     return found
 
 
-def encode(obs: Observation, pack: RulePack) -> np.ndarray:
-    """The observation vector of ``obs`` (a seat's :func:`~lostcities.engine.observation`)."""
+def encode(obs: Observation, pack: Any) -> np.ndarray:
+    """The observation vector of ``obs`` (a seat's :func:`~lostcities.engine.observation`);
+    ``pack`` as for :func:`layout`."""
     return layout(pack, len(obs.players)).encode(obs)
+
+
+# ------------------------------------------------------------------------------ bounds
+
+#: the most rows of one colour whose score is asked of the pack's formula to bound it
+_MOST_ROWS = 200_000
+
+
+def _kind_copies(pack: RulePack) -> list[int]:
+    """How many copies of each card kind the deck holds."""
+    copies = [0] * pack.cards.n_kinds
+    for card in pack.deck():
+        copies[card] += 1
+    return copies
+
+
+def _expedition_bounds(pack: RulePack) -> tuple[float, float]:
+    """The least and the most a round's expeditions can score together, each colour's row
+    asked of the pack's expedition formula for every number of wagers and every set of its
+    numbers (in rising and falling order); ``(-inf, inf)`` when a colour has too many."""
+    codec, scoring = pack.cards, pack.scoring
+    copies = _kind_copies(pack)
+    low = high = 0.0
+    for colour in range(codec.n_colours):
+        kinds = [k for k in range(codec.n_kinds) if codec.colour_of[k] == colour and copies[k]]
+        wagers = sum(copies[k] for k in kinds if codec.value_of[k] is None)
+        numbers = [(codec.value_of[k], copies[k]) for k in kinds if codec.value_of[k] is not None]
+        rows = wagers + 1
+        for _, n in numbers:
+            rows *= n + 1
+        if rows > _MOST_ROWS:
+            return -np.inf, np.inf
+        scores = [0]  # an empty row is not scored
+        for counts in itertools.product(*[range(n + 1) for _, n in numbers]):
+            values = sorted(v for (v, _), c in zip(numbers, counts) for _ in range(c))
+            for w in range(wagers + 1):
+                scores.append(scoring.expedition(colour, values, w))
+                scores.append(scoring.expedition(colour, values[::-1], w))
+        low += min(scores)
+        high += max(scores)
+    return low, high
+
+
+def _bounds(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per entry of ``lay``'s vector, the least and the most it can hold (float32)."""
+    pack, n = lay.pack, lay.players
+    copies = _kind_copies(pack)
+    deck = float(sum(copies))
+    per_colour = [0.0] * lay.n_colours
+    for k, m in enumerate(copies):
+        per_colour[pack.cards.colour_of[k]] += m
+    scoring = pack.scoring
+    if scoring.sums_expeditions:
+        round_low, round_high = _expedition_bounds(pack)
+    else:  # pawns, tokens and artefacts in a round formula of the pack's own: not bounded here
+        round_low, round_high = -np.inf, np.inf
+    if scoring.sums_rounds:
+        total_low, total_high = min(0.0, pack.rounds * round_low), max(0.0, pack.rounds * round_high)
+    else:
+        total_low, total_high = -np.inf, np.inf
+    zero = {"hand": copies, "rows": copies * n, "row_last": lay.slots, "pile_sizes": per_colour,
+            "draw_pile": deck, "hand_sizes": deck, "round": pack.rounds, "turn": pack.turn_cap}
+    low = np.zeros(lay.size, np.float64)
+    high = np.ones(lay.size, np.float64)  # one-hot fields and flags
+    for name, value in zero.items():
+        high[lay.slice(name)] = value
+    low[lay.slice("rounds")] = high[lay.slice("rounds")] = pack.rounds
+    low[lay.slice("round_scores")] = min(0.0, round_low)
+    high[lay.slice("round_scores")] = max(0.0, round_high)
+    low[lay.slice("totals")], high[lay.slice("totals")] = total_low, total_high
+    if pack.board is not None:
+        _board_bounds(lay, low, high)
+    # an entry that is always the same (the rounds, a card kind the deck lacks) gets [v, v + 1]:
+    # a Box whose low equals its high somewhere is flagged by Gymnasium's checker
+    high[high == low] += 1
+    return low.astype(np.float32), high.astype(np.float32)
+
+
+def _board_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
+    """The board fields' bounds: spaces, tile values, what advances can collect."""
+    pack = lay.pack
+    spec = pack.board
+    advances = spec.pawns * spec.spaces  # every advance moves a pawn one space on
+    points = [t.value for t in spec.tiles if t.kind == "points"] or [0]
+    artefacts = sum(t.count for t in spec.tiles if t.kind == "artefact")
+    round_tokens = advances * max(0, max(points))
+    high[lay.slice("pawn_spaces")] = spec.spaces
+    low[lay.slice("tile_values")] = min(0, min(points))
+    high[lay.slice("tile_values")] = max(0, max(points))
+    high[lay.slice("round_tokens")] = round_tokens
+    high[lay.slice("tokens")] = round_tokens * pack.rounds
+    high[lay.slice("round_artefacts")] = artefacts
+    high[lay.slice("artefacts")] = artefacts * pack.rounds
+    high[lay.slice("crossings")] = high[lay.slice("crossings_to_end")] = pack.bridge_crossings
+    high[lay.slice("turn_steps")] = advances

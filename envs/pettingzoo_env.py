@@ -28,19 +28,14 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from lostcities.engine import (action_space, is_over, legal_action_mask, load_pack, new_game,
+from lostcities.engine import (action_space, is_over, legal_action_mask, new_game,
                                observation, round_scores, step, totals, winners)
 from lostcities.engine.errors import InputError
 
-from .observe import layout
+from .observe import layout, pack_of
 from .text import table_text
 
 REWARDS = ("points", "win")
-
-
-def pack_of(pack: Any):
-    """A loaded pack: ``pack`` itself, or the built-in id or pack file it names."""
-    return load_pack(pack) if isinstance(pack, str) else pack
 
 
 def check_reward(reward: str) -> str:
@@ -80,7 +75,8 @@ class LostCitiesAEC(AECEnv):
         self.agents = self.possible_agents[:]
         n_actions = self.space.num_actions
         self._observation_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
+            "observation": spaces.Box(self.layout.low, self.layout.high, (self.layout.size,),
+                                      np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
         })
         self._action_space = spaces.Discrete(n_actions)
