@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lostcities.engine import InputError, Observation, RulePack, load_pack
+from lostcities.engine import InputError, Observation, RulePack, load_pack, observation
 
 #: the phases of a turn as ``Observation.phase`` names them, in one-hot order
 PHASES = ("card", "draw", "pawn", "advance", "over")
@@ -117,6 +117,165 @@ class Layout:
         v[self.slice("totals")] = [obs.totals[p] for p in order]
         self._encode_family(self, obs, order, v)
         return v
+
+
+class SeatVectors:
+    """Every seat's observation vector of one match, kept up to date decision by decision
+    for the adapters (PettingZoo's ``observe``): each is always equal to
+    ``layout.encode(observation(state, seat))`` (tests/test_envs_observe.py checks every seat
+    at every decision of whole matches of every pack), but built once per change, and in a
+    duel's round only what a decision changed is written: the cards it moved (a hand's
+    count, a row's, a pile's top and size) at once, the turn's public numbers (the draw
+    pile, the hand sizes, the turn, the seat to move, the phase, the pending card) when the
+    seat's vector is next read. A new round, the match's end and every decision of a board
+    pack rebuild the vectors whole from :func:`~lostcities.engine.observation`, when read.
+
+    It reads the engine's state (its hands, rows, piles, deck size and turn numbers; never
+    another seat's hand into a seat's vector) and never changes it.
+    """
+
+    def __init__(self, lay: Layout, state: Any):
+        self.layout = lay
+        n, c = lay.players, lay.n_colours
+        self.vectors = [np.zeros(lay.size, np.float32) for _ in range(n)]
+        self._fast = lay.pack.family == "duel"
+        k = lay.n_kinds
+        self._k = k
+        self._colour_of = lay.pack.cards.colour_of
+        at = lay._at
+        self._hand, self._rows, self._last = at["hand"][0], at["rows"][0], at["row_last"][0]
+        self._tops, self._sizes = at["pile_tops"][0], at["pile_sizes"][0]
+        self._draw, self._hand_sizes = at["draw_pile"][0], at["hand_sizes"][0]
+        self._round, self._turn, self._to_move = at["round"][0], at["turn"][0], at["to_move"][0]
+        self._phase, self._pending, self._last_play = (at["phase"][0], at["pending"][0],
+                                                       at["last_play"][0])
+        #: the engine's phase number -> PHASES index, learned from observation() as seen
+        self._phases: dict[int, int] = {}
+        self.reset(state)
+
+    def reset(self, state: Any) -> None:
+        """A new match (or any state): every vector is rebuilt when next read."""
+        n = self.layout.players
+        self.state = state
+        self._whole = [True] * n      # rebuild from observation() when read
+        self._stale = [True] * n      # the turn's public numbers to write when read
+        self._finished, self._round = len(state.finished), state.round
+        # per seat, the entries its one-hot fields set last: each pile's top, to_move,
+        # phase, pending (so that the next write clears them)
+        self._top_at = [[-1] * self.layout.n_colours for _ in range(n)]
+        self._one_hot = [[-1, -1, -1] for _ in range(n)]
+
+    def update(self, state: Any, seat: int, action: int) -> None:
+        """``state`` is the one after seat ``seat``'s decision ``action`` on the state given
+        before (to :meth:`reset` or the last :meth:`update`): a new state (``step``) or the
+        same one played on in place (``push_action``)."""
+        self.state = state
+        n = self.layout.players
+        if not self._fast or len(state.finished) != self._finished or state.round != self._round:
+            self._finished, self._round = len(state.finished), state.round
+            self._whole = [True] * n
+            return
+        self._stale = [True] * n
+        k = self._k
+        whole = self._whole
+        if action < 2 * k:  # a card played or discarded: the seat's hand, a row or a pile
+            card = action - k if action >= k else action
+            if not whole[seat]:
+                hand = state.hands[seat]
+                self.vectors[seat][self._hand + card] = hand.count(card)
+            colour = self._colour_of[card]
+            if action < k:
+                row = state.rows[seat][colour]
+                count, last = row.count(card), row[-1] % self.layout.slots + 1
+                c = self.layout.n_colours
+                for s in range(n):
+                    if not whole[s]:
+                        i = (seat - s) % n
+                        v = self.vectors[s]
+                        v[self._rows + i * k + card] = count
+                        v[self._last + i * c + colour] = last
+            else:
+                self._pile(state, colour)
+        else:  # a draw: the deck or a pile's top into the seat's hand
+            if action > 2 * k:
+                self._pile(state, action - 2 * k - 1)
+            if not whole[seat]:
+                hand = state.hands[seat]
+                v = self.vectors[seat]
+                h = self._hand
+                new = hand[-1] if hand else None
+                if new is not None and v[h + new] != hand.count(new):
+                    v[h + new] = hand.count(new)
+                else:  # the card drawn is not last in the hand: count the hand again
+                    v[h:h + k] = 0
+                    for card in hand:
+                        v[h + card] = hand.count(card)
+
+    def _pile(self, state: Any, colour: int) -> None:
+        """Pile ``colour`` changed: its top and size in every vector."""
+        pile = state.piles[colour]
+        top = self._tops + pile[-1] if pile else -1
+        size = len(pile)
+        for s in range(self.layout.players):
+            if not self._whole[s]:
+                v = self.vectors[s]
+                tops = self._top_at[s]
+                if tops[colour] >= 0:
+                    v[tops[colour]] = 0
+                if top >= 0:
+                    v[top] = 1
+                tops[colour] = top
+                v[self._sizes + colour] = size
+
+    def vector(self, seat: int) -> np.ndarray:
+        """Seat ``seat``'s vector now (the object kept up to date: copy it to keep it)."""
+        v = self.vectors[seat]
+        if self._whole[seat]:
+            state = self.state
+            obs = observation(state, seat)
+            self.layout.encode(obs, out=v)
+            self._phases[state.phase] = PHASES.index(obs.phase)
+            self._one_hot[seat] = [-1, -1, -1]
+            if self._fast and not obs.phase == "over":
+                tops = self._top_at[seat]
+                for colour, pile in enumerate(state.piles):
+                    tops[colour] = self._tops + pile[-1] if pile else -1
+                self._public(seat, v, state)  # the same values: records the one-hot entries
+            self._whole[seat] = False
+            self._stale[seat] = False
+        elif self._stale[seat]:
+            self._public(seat, v, self.state)
+            self._stale[seat] = False
+        return v
+
+    def _public(self, seat: int, v: np.ndarray, state: Any) -> None:
+        """The turn's public numbers into ``v``: the draw pile, the hand sizes, the turn, the
+        seat to move, the phase, the pending card, the last play (the round changes only
+        with a new round, which rebuilds the vectors whole)."""
+        n = self.layout.players
+        v[self._draw] = len(state.deck)
+        hands = state.hands
+        at = self._hand_sizes
+        for i in range(n):
+            v[at + i] = len(hands[(seat + i) % n])
+        v[self._turn] = state.turn
+        v[self._last_play] = state.last_play
+        phase = self._phases.get(state.phase)
+        if phase is None:  # a phase not seen yet: read it from an observation once
+            phase = self._phases[state.phase] = PHASES.index(observation(state, seat).phase)
+        pending = state.pending
+        one = self._one_hot[seat]
+        for j, hot in enumerate((
+                self._to_move + (state.to_move - seat) % n, self._phase + phase,
+                -1 if pending is None else
+                self._pending + (0 if pending[0] == "play" else self._k) + pending[1])):
+            was = one[j]
+            if was != hot:
+                if was >= 0:
+                    v[was] = 0
+                if hot >= 0:
+                    v[hot] = 1
+                one[j] = hot
 
 
 def _duel_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:

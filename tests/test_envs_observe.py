@@ -150,3 +150,30 @@ def test_bounds_hold_every_value_of_whole_matches(pack_id):
         state = step(state, rng.choice(legal_actions(state)))
         decisions += 1
     assert decisions > 100
+
+
+@pytest.mark.parametrize("pack_id", PACKS)
+def test_seat_vectors_equal_the_encoded_observation_at_every_decision(pack_id):
+    """SeatVectors (what PettingZoo's observe returns), written once per change, equals the
+    whole encoding of every seat's observation after every decision of whole random matches
+    (each seat read at a different pace: the one to move at every decision, the others
+    every few, so that changes pile up between reads), across round ends and the match's end."""
+    from lostcities.envs.observe import SeatVectors
+
+    pack = load_pack(pack_id)
+    for players in sorted({pack.min_players, pack.max_players}):
+        lay = layout(pack, players)
+        state, rng, decisions = new_game(pack, players, 8), random.Random(8), 0
+        vectors = SeatVectors(lay, state)
+        while not is_over(state):
+            seats = [state.to_move] + [s for s in range(players) if rng.random() < 0.3]
+            for seat in seats:
+                assert np.array_equal(vectors.vector(seat),
+                                      lay.encode(observation(state, seat))), (decisions, seat)
+            action = rng.choice(legal_actions(state))
+            mover, state = state.to_move, step(state, action)
+            vectors.update(state, mover, action)
+            decisions += 1
+        for seat in range(players):
+            assert np.array_equal(vectors.vector(seat), lay.encode(observation(state, seat)))
+        assert decisions > 100 and len(state.finished) == pack.rounds
