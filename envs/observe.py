@@ -251,31 +251,48 @@ class SeatVectors:
     def _public(self, seat: int, v: np.ndarray, state: Any) -> None:
         """The turn's public numbers into ``v``: the draw pile, the hand sizes, the turn, the
         seat to move, the phase, the pending card, the last play (the round changes only
-        with a new round, which rebuilds the vectors whole)."""
+        with a new round, which rebuilds the vectors whole). The one-hot fields clear the
+        entry they set last."""
         n = self.layout.players
-        v[self._draw] = len(state.deck)
         hands = state.hands
         at = self._hand_sizes
-        for i in range(n):
-            v[at + i] = len(hands[(seat + i) % n])
+        if n == 2:
+            v[at] = len(hands[seat])
+            v[at + 1] = len(hands[1 - seat])
+        else:
+            for i in range(n):
+                v[at + i] = len(hands[(seat + i) % n])
+        v[self._draw] = len(state.deck)
         v[self._turn] = state.turn
         v[self._last_play] = state.last_play
         phase = self._phases.get(state.phase)
         if phase is None:  # a phase not seen yet: read it from an observation once
             phase = self._phases[state.phase] = PHASES.index(observation(state, seat).phase)
-        pending = state.pending
         one = self._one_hot[seat]
-        for j, hot in enumerate((
-                self._to_move + (state.to_move - seat) % n, self._phase + phase,
-                -1 if pending is None else
-                self._pending + (0 if pending[0] == "play" else self._k) + pending[1])):
-            was = one[j]
-            if was != hot:
-                if was >= 0:
-                    v[was] = 0
-                if hot >= 0:
-                    v[hot] = 1
-                one[j] = hot
+        hot = self._to_move + (state.to_move - seat) % n
+        was = one[0]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            v[hot] = 1
+            one[0] = hot
+        hot = self._phase + phase
+        was = one[1]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            v[hot] = 1
+            one[1] = hot
+        pending = state.pending
+        hot = -1 if pending is None else \
+            self._pending + (0 if pending[0] == "play" else self._k) + pending[1]
+        was = one[2]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            if hot >= 0:
+                v[hot] = 1
+            one[2] = hot
 
 
 def _duel_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:
