@@ -62,7 +62,7 @@ def aec(matches: int) -> tuple[float, float]:
 
 
 def gym(decisions: int) -> float:
-    from lostcities.envs.gym_env import gym_env
+    from lostcities.envs import gym_env
 
     env = gym_env("duel-classic", opponent="random", seed=1)
     _, info = env.reset()
