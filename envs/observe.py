@@ -67,7 +67,21 @@ class Layout:
             start += size
         self.size = start
         self._at = {name: (s, z) for name, s, z in self.fields}
-        self.low, self.high = _bounds(self)
+        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def low(self) -> np.ndarray:
+        """The least value of each entry (float32; docs/rl.md, "Bounds"), computed once."""
+        if self._bounds is None:
+            self._bounds = _bounds(self)
+        return self._bounds[0]
+
+    @property
+    def high(self) -> np.ndarray:
+        """The most of each entry (float32; ``inf`` only where no bound is computed)."""
+        if self._bounds is None:
+            self._bounds = _bounds(self)
+        return self._bounds[1]
 
     def slice(self, name: str) -> slice:
         """Where field ``name`` lies in the vector."""
@@ -138,7 +152,7 @@ class SeatVectors:
         self.layout = lay
         n, c = lay.players, lay.n_colours
         self.vectors = [np.zeros(lay.size, np.float32) for _ in range(n)]
-        self._fast = lay.pack.family == "duel"
+        self._fast = WRITES_CHANGES[lay.pack.family]
         k = lay.n_kinds
         self._k = k
         self._colour_of = lay.pack.cards.colour_of
@@ -456,12 +470,15 @@ def _bounds(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     low[lay.slice("round_scores")] = min(0.0, round_low)
     high[lay.slice("round_scores")] = max(0.0, round_high)
     low[lay.slice("totals")], high[lay.slice("totals")] = total_low, total_high
-    if pack.board is not None:
-        _board_bounds(lay, low, high)
+    FAMILY_BOUNDS[pack.family](lay, low, high)
     # an entry that is always the same (the rounds, a card kind the deck lacks) gets [v, v + 1]:
     # a Box whose low equals its high somewhere is flagged by Gymnasium's checker
     high[high == low] += 1
     return low.astype(np.float32), high.astype(np.float32)
+
+
+def _duel_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
+    """A duel has no fields beside the cards'."""
 
 
 def _board_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
@@ -469,8 +486,8 @@ def _board_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
     pack = lay.pack
     spec = pack.board
     advances = spec.pawns * spec.spaces  # every advance moves a pawn one space on
-    points = [t.value for t in spec.tiles if t.kind == "points"] or [0]
-    artefacts = sum(t.count for t in spec.tiles if t.kind == "artefact")
+    points = [t.value for t in spec.tiles] or [0]  # a tile without a value holds 0
+    artefacts = max(spec.tile_count, sum(t.count for t in spec.tiles))  # each taken once a round
     round_tokens = advances * max(0, max(points))
     high[lay.slice("pawn_spaces")] = spec.spaces
     low[lay.slice("tile_values")] = min(0, min(points))
@@ -481,3 +498,11 @@ def _board_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
     high[lay.slice("artefacts")] = artefacts * pack.rounds
     high[lay.slice("crossings")] = high[lay.slice("crossings_to_end")] = pack.bridge_crossings
     high[lay.slice("turn_steps")] = advances
+
+
+#: family -> how its own fields' bounds are set (after the cards')
+FAMILY_BOUNDS: dict[str, Callable[[Layout, np.ndarray, np.ndarray], None]] = {
+    "duel": _duel_bounds, "board": _board_bounds}
+#: family -> whether SeatVectors writes only what a decision changed (a duel's cards and
+#: turn) or rebuilds the vectors whole after each decision (the board's pawns and tiles)
+WRITES_CHANGES: dict[str, bool] = {"duel": True, "board": False}
