@@ -128,8 +128,8 @@ def test_action_masks_is_a_bool_array_of_the_legal_ids():
 def test_sb3_contrib_accepts_the_env_without_a_wrapper():
     """sb3-contrib's own test of an env (MaskablePPO refuses one it fails). Optional: it
     needs stable-baselines3 and torch (docs/rl.md, "sb3-contrib": the manual check)."""
-    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (it needs torch, "
-                        "about 190 MB: not in CI; docs/rl.md says how to run this check)")
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (it needs torch, a 192 MB wheel, "
+                        "754 MB installed: not in CI; docs/rl.md says how to run this check)")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.env_util import make_vec_env
