@@ -4,7 +4,11 @@ Agents are ``player_0 .. player_{n-1}`` (seats). The agent to act is the seat to
 is several decisions (the card, then the draw; the board game's pawn and advances between),
 each one ``step`` with an action id of :func:`lostcities.engine.action_space`, so the same
 agent often acts several times in a row. Observations are dicts ``{"observation": float32
-vector (lostcities.envs.observe), "action_mask": int8 mask of the legal ids}``.
+vector (lostcities.envs.observe), "action_mask": int8 mask of the legal ids}``; each seat's
+vector is written once per change (:class:`~lostcities.envs.observe.SeatVectors`) and
+``observe`` returns a copy. The match is played in place on ``env.state`` (``push_action``:
+no new state a decision; ``env.state.copy()`` keeps a position); an illegal id raises the
+engine's one-line error and changes nothing.
 
 Rewards come at the end of each round and of the match (``reward``):
 
