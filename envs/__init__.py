@@ -14,7 +14,11 @@ from typing import Any
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("Layout", "layout", "encode", "PHASES", "TILE_KINDS"), ".observe"),
     **dict.fromkeys(("LostCitiesAEC", "aec_env"), ".pettingzoo_env"),
-    **dict.fromkeys(("LostCitiesGym", "gym_env", "GYM_ID"), ".gym_env"),
+    # the Gymnasium module is gymnasium_env, named apart from its constructor gym_env, so
+    # that importing it never puts a module in the constructor's place (gym_env.py: the old
+    # path, deprecated); the first use of any of these registers the Gymnasium ids
+    **dict.fromkeys(("LostCitiesGym", "gym_env", "GYM_ID", "GYM_IDS", "gym_id",
+                     "register_envs"), ".gymnasium_env"),
     **dict.fromkeys(("LostCitiesGame", "LostCitiesState", "register_openspiel",
                      "OPENSPIEL_NAME"), ".openspiel_game"),
     **dict.fromkeys(("VectorEnv", "round_deal"), ".vector"),

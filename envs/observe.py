@@ -8,15 +8,20 @@ the removed cards or the cards under a discard pile's top.
 
 Seats are written relative to the observer: block 0 is the observer, block 1 the next seat
 in playing order, and so on. Every field is a count, a 0/1 flag or a number as the engine
-gives it (no scaling), so that a learner may normalise as it likes.
+gives it (no scaling), so that a learner may normalise as it likes. :attr:`Layout.low` and
+:attr:`Layout.high` bound every entry from the pack (copies of each card kind, the deck, the
+turn cap, the scores the pack's formulas can give...); ``inf`` only where no bound is computed
+(docs/rl.md, "Observation bounds").
 """
 from __future__ import annotations
 
+import itertools
+import os
 from typing import Any, Callable
 
 import numpy as np
 
-from lostcities.engine import Observation, RulePack
+from lostcities.engine import InputError, Observation, RulePack, load_pack, observation
 
 #: the phases of a turn as ``Observation.phase`` names them, in one-hot order
 PHASES = ("card", "draw", "pawn", "advance", "over")
@@ -62,6 +67,21 @@ class Layout:
             start += size
         self.size = start
         self._at = {name: (s, z) for name, s, z in self.fields}
+        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def low(self) -> np.ndarray:
+        """The least value of each entry (float32; docs/rl.md, "Bounds"), computed once."""
+        if self._bounds is None:
+            self._bounds = _bounds(self)
+        return self._bounds[0]
+
+    @property
+    def high(self) -> np.ndarray:
+        """The most of each entry (float32; ``inf`` only where no bound is computed)."""
+        if self._bounds is None:
+            self._bounds = _bounds(self)
+        return self._bounds[1]
 
     def slice(self, name: str) -> slice:
         """Where field ``name`` lies in the vector."""
@@ -111,6 +131,182 @@ class Layout:
         v[self.slice("totals")] = [obs.totals[p] for p in order]
         self._encode_family(self, obs, order, v)
         return v
+
+
+class SeatVectors:
+    """Every seat's observation vector of one match, kept up to date decision by decision
+    for the adapters (PettingZoo's ``observe``): each is always equal to
+    ``layout.encode(observation(state, seat))`` (tests/test_envs_observe.py checks every seat
+    at every decision of whole matches of every pack), but built once per change, and in a
+    duel's round only what a decision changed is written: the cards it moved (a hand's
+    count, a row's, a pile's top and size) at once, the turn's public numbers (the draw
+    pile, the hand sizes, the turn, the seat to move, the phase, the pending card) when the
+    seat's vector is next read. A new round, the match's end and every decision of a board
+    pack rebuild the vectors whole from :func:`~lostcities.engine.observation`, when read.
+
+    It reads the engine's state (its hands, rows, piles, deck size and turn numbers; never
+    another seat's hand into a seat's vector) and never changes it.
+    """
+
+    def __init__(self, lay: Layout, state: Any):
+        self.layout = lay
+        n, c = lay.players, lay.n_colours
+        self.vectors = [np.zeros(lay.size, np.float32) for _ in range(n)]
+        self._fast = WRITES_CHANGES[lay.pack.family]
+        k = lay.n_kinds
+        self._k = k
+        self._colour_of = lay.pack.cards.colour_of
+        at = lay._at
+        self._hand, self._rows, self._last = at["hand"][0], at["rows"][0], at["row_last"][0]
+        self._tops, self._sizes = at["pile_tops"][0], at["pile_sizes"][0]
+        self._draw, self._hand_sizes = at["draw_pile"][0], at["hand_sizes"][0]
+        self._round, self._turn, self._to_move = at["round"][0], at["turn"][0], at["to_move"][0]
+        self._phase, self._pending, self._last_play = (at["phase"][0], at["pending"][0],
+                                                       at["last_play"][0])
+        #: the engine's phase number -> PHASES index, learned from observation() as seen
+        self._phases: dict[int, int] = {}
+        self.reset(state)
+
+    def reset(self, state: Any) -> None:
+        """A new match (or any state): every vector is rebuilt when next read."""
+        n = self.layout.players
+        self.state = state
+        self._whole = [True] * n      # rebuild from observation() when read
+        self._stale = [True] * n      # the turn's public numbers to write when read
+        self._finished, self._round = len(state.finished), state.round
+        # per seat, the entries its one-hot fields set last: each pile's top, to_move,
+        # phase, pending (so that the next write clears them)
+        self._top_at = [[-1] * self.layout.n_colours for _ in range(n)]
+        self._one_hot = [[-1, -1, -1] for _ in range(n)]
+
+    def update(self, state: Any, seat: int, action: int) -> None:
+        """``state`` is the one after seat ``seat``'s decision ``action`` on the state given
+        before (to :meth:`reset` or the last :meth:`update`): a new state (``step``) or the
+        same one played on in place (``push_action``)."""
+        self.state = state
+        n = self.layout.players
+        if not self._fast or len(state.finished) != self._finished or state.round != self._round:
+            self._finished, self._round = len(state.finished), state.round
+            self._whole = [True] * n
+            return
+        self._stale = [True] * n
+        k = self._k
+        whole = self._whole
+        if action < 2 * k:  # a card played or discarded: the seat's hand, a row or a pile
+            card = action - k if action >= k else action
+            if not whole[seat]:
+                hand = state.hands[seat]
+                self.vectors[seat][self._hand + card] = hand.count(card)
+            colour = self._colour_of[card]
+            if action < k:
+                row = state.rows[seat][colour]
+                count, last = row.count(card), row[-1] % self.layout.slots + 1
+                c = self.layout.n_colours
+                for s in range(n):
+                    if not whole[s]:
+                        i = (seat - s) % n
+                        v = self.vectors[s]
+                        v[self._rows + i * k + card] = count
+                        v[self._last + i * c + colour] = last
+            else:
+                self._pile(state, colour)
+        else:  # a draw: the deck or a pile's top into the seat's hand
+            if action > 2 * k:
+                self._pile(state, action - 2 * k - 1)
+            if not whole[seat]:
+                hand = state.hands[seat]
+                v = self.vectors[seat]
+                h = self._hand
+                new = hand[-1] if hand else None
+                if new is not None and v[h + new] != hand.count(new):
+                    v[h + new] = hand.count(new)
+                else:  # the card drawn is not last in the hand: count the hand again
+                    v[h:h + k] = 0
+                    for card in hand:
+                        v[h + card] = hand.count(card)
+
+    def _pile(self, state: Any, colour: int) -> None:
+        """Pile ``colour`` changed: its top and size in every vector."""
+        pile = state.piles[colour]
+        top = self._tops + pile[-1] if pile else -1
+        size = len(pile)
+        for s in range(self.layout.players):
+            if not self._whole[s]:
+                v = self.vectors[s]
+                tops = self._top_at[s]
+                if tops[colour] >= 0:
+                    v[tops[colour]] = 0
+                if top >= 0:
+                    v[top] = 1
+                tops[colour] = top
+                v[self._sizes + colour] = size
+
+    def vector(self, seat: int) -> np.ndarray:
+        """Seat ``seat``'s vector now (the object kept up to date: copy it to keep it)."""
+        v = self.vectors[seat]
+        if self._whole[seat]:
+            state = self.state
+            obs = observation(state, seat)
+            self.layout.encode(obs, out=v)
+            self._phases[state.phase] = PHASES.index(obs.phase)
+            self._one_hot[seat] = [-1, -1, -1]
+            if self._fast and not obs.phase == "over":
+                tops = self._top_at[seat]
+                for colour, pile in enumerate(state.piles):
+                    tops[colour] = self._tops + pile[-1] if pile else -1
+                self._public(seat, v, state)  # the same values: records the one-hot entries
+            self._whole[seat] = False
+            self._stale[seat] = False
+        elif self._stale[seat]:
+            self._public(seat, v, self.state)
+            self._stale[seat] = False
+        return v
+
+    def _public(self, seat: int, v: np.ndarray, state: Any) -> None:
+        """The turn's public numbers into ``v``: the draw pile, the hand sizes, the turn, the
+        seat to move, the phase, the pending card, the last play (the round changes only
+        with a new round, which rebuilds the vectors whole). The one-hot fields clear the
+        entry they set last."""
+        n = self.layout.players
+        hands = state.hands
+        at = self._hand_sizes
+        if n == 2:
+            v[at] = len(hands[seat])
+            v[at + 1] = len(hands[1 - seat])
+        else:
+            for i in range(n):
+                v[at + i] = len(hands[(seat + i) % n])
+        v[self._draw] = len(state.deck)
+        v[self._turn] = state.turn
+        v[self._last_play] = state.last_play
+        phase = self._phases.get(state.phase)
+        if phase is None:  # a phase not seen yet: read it from an observation once
+            phase = self._phases[state.phase] = PHASES.index(observation(state, seat).phase)
+        one = self._one_hot[seat]
+        hot = self._to_move + (state.to_move - seat) % n
+        was = one[0]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            v[hot] = 1
+            one[0] = hot
+        hot = self._phase + phase
+        was = one[1]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            v[hot] = 1
+            one[1] = hot
+        pending = state.pending
+        hot = -1 if pending is None else \
+            self._pending + (0 if pending[0] == "play" else self._k) + pending[1]
+        was = one[2]
+        if was != hot:
+            if was >= 0:
+                v[was] = 0
+            if hot >= 0:
+                v[hot] = 1
+            one[2] = hot
 
 
 def _duel_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:
@@ -174,15 +370,139 @@ FAMILY_FIELDS: dict[str, tuple[Callable[[RulePack, int, int], list[tuple[str, in
 _LAYOUTS: dict[tuple[int, int], Layout] = {}
 
 
-def layout(pack: RulePack, players: int) -> Layout:
-    """The :class:`Layout` of ``pack`` at ``players`` players (built once per pack object)."""
-    key = (id(pack), players)
+def pack_of(pack: Any) -> RulePack:
+    """A loaded pack: ``pack`` itself, or the built-in id or pack file it names (one
+    :class:`~lostcities.engine.PackError` line for an unknown id or a bad file, one
+    :class:`~lostcities.engine.InputError` line for anything else)."""
+    if isinstance(pack, RulePack):
+        return pack
+    if isinstance(pack, (str, os.PathLike)):
+        return load_pack(pack)
+    raise InputError(f"pack must be a built-in pack id, a pack file or a RulePack, "
+                     f"not {type(pack).__name__} {pack!r:.40}")
+
+
+def layout(pack: Any, players: int) -> Layout:
+    """The :class:`Layout` of ``pack`` (a built-in id, a pack file or a loaded
+    :class:`RulePack`) at ``players`` players (built once per pack object)."""
+    pack = pack_of(pack)
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players < 1:
+        raise InputError(f"players must be a whole number of seats ({pack.id}: "
+                         f"{pack.min_players}-{pack.max_players}), not {players!r}")
+    key = (id(pack), int(players))
     found = _LAYOUTS.get(key)
     if found is None or found.pack is not pack:
-        found = _LAYOUTS[key] = Layout(pack, players)
+        found = _LAYOUTS[key] = Layout(pack, int(players))
     return found
 
 
-def encode(obs: Observation, pack: RulePack) -> np.ndarray:
-    """The observation vector of ``obs`` (a seat's :func:`~lostcities.engine.observation`)."""
+def encode(obs: Observation, pack: Any) -> np.ndarray:
+    """The observation vector of ``obs`` (a seat's :func:`~lostcities.engine.observation`);
+    ``pack`` as for :func:`layout`."""
     return layout(pack, len(obs.players)).encode(obs)
+
+
+# ------------------------------------------------------------------------------ bounds
+
+#: the most rows of one colour whose score is asked of the pack's formula to bound it
+_MOST_ROWS = 200_000
+
+
+def _kind_copies(pack: RulePack) -> list[int]:
+    """How many copies of each card kind the deck holds."""
+    copies = [0] * pack.cards.n_kinds
+    for card in pack.deck():
+        copies[card] += 1
+    return copies
+
+
+def _expedition_bounds(pack: RulePack) -> tuple[float, float]:
+    """The least and the most a round's expeditions can score together, each colour's row
+    asked of the pack's expedition formula for every number of wagers and every set of its
+    numbers (in rising and falling order); ``(-inf, inf)`` when a colour has too many."""
+    codec, scoring = pack.cards, pack.scoring
+    copies = _kind_copies(pack)
+    low = high = 0.0
+    for colour in range(codec.n_colours):
+        kinds = [k for k in range(codec.n_kinds) if codec.colour_of[k] == colour and copies[k]]
+        wagers = sum(copies[k] for k in kinds if codec.value_of[k] is None)
+        numbers = [(codec.value_of[k], copies[k]) for k in kinds if codec.value_of[k] is not None]
+        rows = wagers + 1
+        for _, n in numbers:
+            rows *= n + 1
+        if rows > _MOST_ROWS:
+            return -np.inf, np.inf
+        scores = [0]  # an empty row is not scored
+        for counts in itertools.product(*[range(n + 1) for _, n in numbers]):
+            values = sorted(v for (v, _), c in zip(numbers, counts) for _ in range(c))
+            for w in range(wagers + 1):
+                scores.append(scoring.expedition(colour, values, w))
+                scores.append(scoring.expedition(colour, values[::-1], w))
+        low += min(scores)
+        high += max(scores)
+    return low, high
+
+
+def _bounds(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per entry of ``lay``'s vector, the least and the most it can hold (float32)."""
+    pack, n = lay.pack, lay.players
+    copies = _kind_copies(pack)
+    deck = float(sum(copies))
+    per_colour = [0.0] * lay.n_colours
+    for k, m in enumerate(copies):
+        per_colour[pack.cards.colour_of[k]] += m
+    scoring = pack.scoring
+    if scoring.sums_expeditions:
+        round_low, round_high = _expedition_bounds(pack)
+    else:  # pawns, tokens and artefacts in a round formula of the pack's own: not bounded here
+        round_low, round_high = -np.inf, np.inf
+    if scoring.sums_rounds:
+        total_low, total_high = min(0.0, pack.rounds * round_low), max(0.0, pack.rounds * round_high)
+    else:
+        total_low, total_high = -np.inf, np.inf
+    zero = {"hand": copies, "rows": copies * n, "row_last": lay.slots, "pile_sizes": per_colour,
+            "draw_pile": deck, "hand_sizes": deck, "round": pack.rounds, "turn": pack.turn_cap}
+    low = np.zeros(lay.size, np.float64)
+    high = np.ones(lay.size, np.float64)  # one-hot fields and flags
+    for name, value in zero.items():
+        high[lay.slice(name)] = value
+    low[lay.slice("rounds")] = high[lay.slice("rounds")] = pack.rounds
+    low[lay.slice("round_scores")] = min(0.0, round_low)
+    high[lay.slice("round_scores")] = max(0.0, round_high)
+    low[lay.slice("totals")], high[lay.slice("totals")] = total_low, total_high
+    FAMILY_BOUNDS[pack.family](lay, low, high)
+    # an entry that is always the same (the rounds, a card kind the deck lacks) gets [v, v + 1]:
+    # a Box whose low equals its high somewhere is flagged by Gymnasium's checker
+    high[high == low] += 1
+    return low.astype(np.float32), high.astype(np.float32)
+
+
+def _duel_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
+    """A duel has no fields beside the cards'."""
+
+
+def _board_bounds(lay: Layout, low: np.ndarray, high: np.ndarray) -> None:
+    """The board fields' bounds: spaces, tile values, what advances can collect."""
+    pack = lay.pack
+    spec = pack.board
+    advances = spec.pawns * spec.spaces  # every advance moves a pawn one space on
+    points = [t.value for t in spec.tiles] or [0]  # a tile without a value holds 0
+    artefacts = max(spec.tile_count, sum(t.count for t in spec.tiles))  # each taken once a round
+    round_tokens = advances * max(0, max(points))
+    high[lay.slice("pawn_spaces")] = spec.spaces
+    low[lay.slice("tile_values")] = min(0, min(points))
+    high[lay.slice("tile_values")] = max(0, max(points))
+    high[lay.slice("round_tokens")] = round_tokens
+    high[lay.slice("tokens")] = round_tokens * pack.rounds
+    high[lay.slice("round_artefacts")] = artefacts
+    high[lay.slice("artefacts")] = artefacts * pack.rounds
+    high[lay.slice("crossings")] = high[lay.slice("crossings_to_end")] = pack.bridge_crossings
+    high[lay.slice("turn_steps")] = advances
+
+
+#: family -> how its own fields' bounds are set (after the cards')
+FAMILY_BOUNDS: dict[str, Callable[[Layout, np.ndarray, np.ndarray], None]] = {
+    "duel": _duel_bounds, "board": _board_bounds}
+#: family -> whether SeatVectors writes only what a decision changed (a duel's cards and
+#: turn) or rebuilds the vectors whole after each decision (the board's pawns and tiles)
+WRITES_CHANGES: dict[str, bool] = {"duel": True, "board": False}

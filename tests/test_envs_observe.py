@@ -11,8 +11,9 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip ins
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from lostcities.engine import Deal, apply, load_pack, new_game, observation, random_move  # noqa: E402
-from lostcities.envs import layout  # noqa: E402
+from lostcities.engine import (Deal, InputError, PackError, apply, is_over, legal_actions,  # noqa: E402
+                               load_pack, new_game, observation, random_move, step)
+from lostcities.envs import encode, layout  # noqa: E402
 
 from enginehelpers import builtin_ids  # noqa: E402
 
@@ -104,3 +105,75 @@ def test_fixed_length_and_fields(pack_id):
                 assert "tiles" not in [name for name, _, _ in lay.fields]
             else:
                 assert v[lay.slice("tiles")].sum() == len(obs.board.tiles)
+
+
+def test_layout_takes_a_pack_id_a_pack_file_or_a_pack():
+    pack = load_pack("duel-classic")
+    by_id = layout("duel-classic", 2)
+    assert by_id is layout(pack, 2) and by_id.size == 337
+    assert layout(pack.path, 2).size == 337 and layout("board-classic", 2).size == 684
+    state = new_game(pack, 2, 1)
+    assert np.array_equal(encode(observation(state, 0), "duel-classic"),
+                          by_id.encode(observation(state, 0)))
+    with pytest.raises(PackError, match="no such built-in pack") as err:
+        layout("duel-clasic", 2)
+    assert "\n" not in str(err.value)
+    with pytest.raises(InputError, match="pack must be a built-in pack id, a pack file or a RulePack"):
+        layout(None, 2)
+    with pytest.raises(InputError, match="players must be a whole number of seats"):
+        layout("duel-classic", "2")
+
+
+@pytest.mark.parametrize("pack_id", PACKS)
+def test_bounds_hold_every_value_of_whole_matches(pack_id):
+    """Layout.low/high (the Gymnasium and PettingZoo Boxes) hold every seat's vector at every
+    decision of a whole random match; infinite only where docs/rl.md says: a board pack's
+    round scores and totals."""
+    pack = load_pack(pack_id)
+    players = pack.max_players
+    lay = layout(pack, players)
+    assert lay.low.dtype == lay.high.dtype == np.float32 and (lay.low < lay.high).all()
+    unbounded = {name for name, start, size in lay.fields
+                 if not np.isfinite(lay.low[start:start + size]).all()
+                 or not np.isfinite(lay.high[start:start + size]).all()}
+    assert unbounded == (set() if pack.board is None else {"round_scores", "totals"})
+    state, rng, decisions = new_game(pack, players, 3), random.Random(3), 0
+    while True:
+        for seat in range(players):
+            v = lay.encode(observation(state, seat))
+            outside = [name for name, start, size in lay.fields
+                       if ((v[start:start + size] < lay.low[start:start + size])
+                           | (v[start:start + size] > lay.high[start:start + size])).any()]
+            assert outside == [], (decisions, seat)
+        if is_over(state):
+            break
+        state = step(state, rng.choice(legal_actions(state)))
+        decisions += 1
+    assert decisions > 100
+
+
+@pytest.mark.parametrize("pack_id", PACKS)
+def test_seat_vectors_equal_the_encoded_observation_at_every_decision(pack_id):
+    """SeatVectors (what PettingZoo's observe returns), written once per change, equals the
+    whole encoding of every seat's observation after every decision of whole random matches
+    (each seat read at a different pace: the one to move at every decision, the others
+    every few, so that changes pile up between reads), across round ends and the match's end."""
+    from lostcities.envs.observe import SeatVectors
+
+    pack = load_pack(pack_id)
+    for players in sorted({pack.min_players, pack.max_players}):
+        lay = layout(pack, players)
+        state, rng, decisions = new_game(pack, players, 8), random.Random(8), 0
+        vectors = SeatVectors(lay, state)
+        while not is_over(state):
+            seats = [state.to_move] + [s for s in range(players) if rng.random() < 0.3]
+            for seat in seats:
+                assert np.array_equal(vectors.vector(seat),
+                                      lay.encode(observation(state, seat))), (decisions, seat)
+            action = rng.choice(legal_actions(state))
+            mover, state = state.to_move, step(state, action)
+            vectors.update(state, mover, action)
+            decisions += 1
+        for seat in range(players):
+            assert np.array_equal(vectors.vector(seat), lay.encode(observation(state, seat)))
+        assert decisions > 100 and len(state.finished) == pack.rounds
