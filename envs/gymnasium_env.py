@@ -39,7 +39,7 @@ from lostcities.engine.errors import InputError
 
 from .observe import layout, pack_of
 from .pettingzoo_env import check_reward, new_seed
-from .text import table_text
+from .text import render
 
 #: the first id registered with Gymnasium: any pack, given as ``pack=`` (default duel-classic)
 GYM_ID = "lostcities/LostCities-v0"
@@ -165,11 +165,7 @@ class LostCitiesGym(gymnasium.Env):
 
     def render(self) -> Optional[str]:
         """The table as text (``ansi``: returned; ``human``: printed)."""
-        text = table_text(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.state, self.render_mode)
 
 
 def gym_env(pack: Any = "duel-classic", opponent: str = "expert", seat: int = 0,

@@ -150,7 +150,7 @@ class SeatVectors:
 
     def __init__(self, lay: Layout, state: Any):
         self.layout = lay
-        n, c = lay.players, lay.n_colours
+        n = lay.players
         self.vectors = [np.zeros(lay.size, np.float32) for _ in range(n)]
         self._fast = WRITES_CHANGES[lay.pack.family]
         k = lay.n_kinds
@@ -283,30 +283,18 @@ class SeatVectors:
         if phase is None:  # a phase not seen yet: read it from an observation once
             phase = self._phases[state.phase] = PHASES.index(observation(state, seat).phase)
         one = self._one_hot[seat]
-        hot = self._to_move + (state.to_move - seat) % n
-        was = one[0]
-        if was != hot:
-            if was >= 0:
-                v[was] = 0
-            v[hot] = 1
-            one[0] = hot
-        hot = self._phase + phase
-        was = one[1]
-        if was != hot:
-            if was >= 0:
-                v[was] = 0
-            v[hot] = 1
-            one[1] = hot
         pending = state.pending
-        hot = -1 if pending is None else \
-            self._pending + (0 if pending[0] == "play" else self._k) + pending[1]
-        was = one[2]
-        if was != hot:
-            if was >= 0:
-                v[was] = 0
-            if hot >= 0:
-                v[hot] = 1
-            one[2] = hot
+        for field, hot in enumerate((
+                self._to_move + (state.to_move - seat) % n, self._phase + phase,
+                -1 if pending is None else
+                self._pending + (0 if pending[0] == "play" else self._k) + pending[1])):
+            was = one[field]  # the one-hot field's set index (-1: none)
+            if was != hot:
+                if was >= 0:
+                    v[was] = 0
+                if hot >= 0:
+                    v[hot] = 1
+                one[field] = hot
 
 
 def _duel_fields(pack: RulePack, n: int, c: int) -> list[tuple[str, int]]:

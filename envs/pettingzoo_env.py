@@ -37,7 +37,7 @@ from lostcities.engine import (action_space, is_over, legal_actions, new_game, p
 from lostcities.engine.errors import InputError
 
 from .observe import SeatVectors, layout, pack_of
-from .text import table_text
+from .text import render
 
 REWARDS = ("points", "win")
 
@@ -192,11 +192,7 @@ class LostCitiesAEC(AECEnv):
 
     def render(self) -> Optional[str]:
         """The table as text (``ansi``: returned; ``human``: printed)."""
-        text = table_text(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -2,7 +2,7 @@
 hand size and total, the discard piles' tops and sizes, the draw pile, the board's pawns."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from lostcities.engine import GameState, Observation, is_over, observation
 
@@ -23,6 +23,16 @@ def table_text(state: GameState) -> str:
     lines.append(f"discards {piles}  draw pile {obs.draw_pile}")
     lines += FAMILY_LINES[state.pack.family](obs, codec.keys)
     return "\n".join(lines)
+
+
+def render(state: GameState, render_mode: Optional[str]) -> Optional[str]:
+    """The adapters' ``render()``: the table as text, printed for ``"human"`` (then None),
+    returned for ``"ansi"``."""
+    text = table_text(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def _duel_lines(obs: Observation, keys: Sequence[str]) -> list[str]:
