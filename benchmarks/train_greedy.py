@@ -29,7 +29,7 @@ import numpy as np
 
 from lostcities.engine import round_scores, totals, winners
 from lostcities.envs.features import NAMES, ActionFeatures
-from lostcities.envs.gym_env import gym_env
+from lostcities.envs import gym_env
 
 EVAL_SEEDS = 1_000_000  # evaluation matches use seeds from here, training from --seed
 
