@@ -270,6 +270,25 @@ PIECES = ["9" * 80, "0x" + "f" * 70, "1e999", "-.inf", ".nan", "*a", "&a x", "!!
           "extends: ", "id: ", "\n", "99999999999999999999"]
 
 
+SECTIONS = sorted(k for k, v in pack_schema()["properties"].items()
+                  if v.get("type") == "object")
+
+
+@pytest.mark.parametrize("base", ["duel-classic", "board-classic"])
+@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("value", ["null", "[]", "7", "'x'"])
+def test_a_section_of_the_wrong_kind_is_one_problem_at_its_line(tmp_path, base, section,
+                                                                value) -> None:
+    # a whole section null, a list, a number or a text (each section the schema says is a
+    # mapping) is one problem at its line: the pack is not built on it (the mutation fuzz
+    # below found `wagers:` left empty building the pack past its schema problem)
+    path = write(tmp_path, "p.yaml", f"id: p\nextends: {base}\n{section}: {value}\n")
+    problem = one(path)
+    assert problem.line == 3 and problem.code == "LC032" and f"`{section}`" in problem.message
+    with pytest.raises(PackError, match=f"p.yaml:3:"):
+        load_pack(path)
+
+
 @settings(max_examples=60, deadline=None)
 @given(cuts=st.lists(st.tuples(st.integers(0, len(BASE)), st.integers(0, 40),
                                st.sampled_from(PIECES) | st.text(max_size=12)),

@@ -1226,8 +1226,8 @@ FAMILY_DOMAINS: dict[str, Callable[[RulePack, ResolvedPack, dict[str, Any]], dic
 #: what a pack's formulas are bounded over (``scoring_domain``) and what building its
 #: RulePack reads: no bound is computed while the schema or an LC check finds one wrong
 _BOUNDS_READS: tuple[KeyPath, ...] = tuple((key,) for key in (
-    "family", "sources", "players", "deck", "rows", "turn", "round_end", "match", "board",
-    "scoring"))
+    "family", "sources", "players", "deck", "rows", "wagers", "turn", "round_end", "match",
+    "board", "scoring"))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
