@@ -20,6 +20,7 @@ kept in a table.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional
 
 import numpy as np
@@ -139,6 +140,10 @@ class VectorEnv:
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)
+        self._o = {name: start for name, start, _size in self.layout.fields}  # field offsets
+        #: the legal mask as bit words (unpacked with numpy's little bit order: x86, ARM)
+        self._words = -(-self.num_actions // 64)
+        self._little = sys.byteorder == "little"
         self._deck_kinds = np.array(self._deck_list, np.int8)
         self._bulk = self._bulk_agrees()
         self._orders: dict[int, np.ndarray] = {}   # match number -> (n, rounds, deck) kinds
@@ -179,11 +184,27 @@ class VectorEnv:
         self._last_f, self._accept_f = self.last.reshape(-1), self.accept_bits.reshape(-1)
         self._piles_f, self._depth_f = self.piles.reshape(-1), self.depth.reshape(-1)
         self._deck_f = self.deck.reshape(-1)
+        self._hands2 = self.hands.reshape(n * P, K)      # row game * P + seat
+        self._rows2, self._last2 = self.rows.reshape(n * P, K), self.last.reshape(n * P, C)
         self.matches_started = n
         self.matches_done = 0
         self.last_totals = np.zeros((n, P), np.int64)
         self.rewards = np.zeros((n, P), np.float32)
         self.done = np.zeros(n, bool)
+        #: _obs: the seat to move's observation vector of every game, kept up to date by each
+        #: step (only the fields it changes); _seat_scores: finished rounds' scores and the
+        #: totals so far per absolute seat, what the seat-relative fields are read from
+        self._obs = np.zeros((n, self.layout.size), np.float32)
+        self._obs_f = self._obs.reshape(-1)
+        self._base = np.arange(n) * self.layout.size     # game g's vector in _obs_f
+        self._seat_scores = np.zeros((n, P, self.rounds + 1), np.float32)
+        self._score_width = P * self.rounds + P
+        self._score_views = np.zeros((n, P, self._score_width), np.float32)
+        #: final_obs[i]: the observation at the end of slot i's last finished match (of its
+        #: seat to move then, phase "over"); final_extra[i]: what its match formula added
+        #: beyond the sum of its rounds
+        self.final_obs = np.zeros((n, self.layout.size), np.float32)
+        self.final_extra = np.zeros((n, P), np.int64)
         games = np.arange(n)
         self.starter[:] = self.pack.first_starter
         self._deal(games)
@@ -220,8 +241,9 @@ class VectorEnv:
         if self.deck_len == 0:  # nothing to draw: the last play at once, or no round at all
             if self.immediately:
                 self._end_rounds(games)
-            else:
-                self.last_play[games] = True
+                return
+            self.last_play[games] = True
+        self._obs[games] = self._encode(games, self.to_move[games])
 
     def _shuffled(self, games: np.ndarray) -> np.ndarray:
         """``(len(games), deck)``: each game's deck for its round now, shuffled as
@@ -271,16 +293,34 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ legality
     def legal_mask(self) -> np.ndarray:
-        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
+        """``(n, num_actions)`` booleans: the legal ids of each game's decision now (a new
+        array, unpacked from bit words of the rows' and piles' bit masks)."""
+        if not self._little:
+            return self._legal_mask_slow()
+        n, K, C = self.n, self.K, self.C
+        words = np.zeros((n, self._words), np.uint64)
+        card = self.phase == 0
+        if card.all():
+            g, d = self._games, None
+        elif not card.any():
+            g, d = None, self._games
+        else:
+            g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        if g is not None:
+            held, play = self._card_bits(g)
+            _place(words, g, play, 0, K)
+            _place(words, g, held, K, K)
+        if d is not None:
+            piles = (self.pile_bits[d] & self._discard_keeps[self.pending_colour[d]])
+            bits = (piles.astype(np.uint64) << self._one) | self._one     # deck, then piles
+            _place(words, d, bits, 2 * K, C + 1)
+        return np.unpackbits(words.view(np.uint8), axis=1, count=self.num_actions,
+                             bitorder="little").view(bool)
+
+    def _legal_mask_slow(self) -> np.ndarray:
         n, K = self.n, self.K
         mask = np.zeros((n, self.num_actions), bool)
         card = self.phase == 0
-        if card.all():
-            mask[:, :2 * K] = self._card_block(self._games)
-            return mask
-        if not card.any():
-            mask[:, 2 * K:] = self._draw_block(self._games)
-            return mask
         g, d = np.flatnonzero(card), np.flatnonzero(~card)
         mask[g, :2 * K] = self._card_block(g)
         mask[d, 2 * K:] = self._draw_block(d)
@@ -313,43 +353,97 @@ class VectorEnv:
     def observe(self) -> np.ndarray:
         """``(n, size)`` float32: each game's observation vector of the seat to move, the
         same as ``layout(pack, players).encode(observation(state, state.to_move))`` of the
-        scalar engine (lostcities.envs.observe)."""
+        scalar engine (lostcities.envs.observe). A new array (:meth:`observe_view` is the
+        kept one, without a copy)."""
+        return self._obs.copy()
+
+    def observe_view(self) -> np.ndarray:
+        """The array :meth:`observe` copies: kept up to date by every step (read it, do not
+        write it; it changes with the next step)."""
+        return self._obs
+
+    def observe_all(self) -> np.ndarray:
+        """``(n, P, size)`` float32: ``[i, p]`` is seat ``p``'s observation vector of game
+        ``i`` (its own block first), built from the arrays on each call."""
+        n, P = self.n, self.players
+        games = np.repeat(self._games, P)
+        seats = np.tile(np.arange(P), n)
+        return self._encode(games, seats).reshape(n, P, -1)
+
+    def _encode(self, g: np.ndarray, seat: np.ndarray, over: bool = False) -> np.ndarray:
+        """``(len(g), size)``: the observation vectors of games ``g`` seen by ``seat`` (one
+        seat a game), from the arrays; ``over``: at the end of the match (phase ``over``,
+        every round scored)."""
         lay = self.layout
-        n, P, K, C = self.n, self.players, self.K, self.C
-        v = np.zeros((n, lay.size), np.float32)
-        g = self._games
-        seats = (self.to_move[:, None] + np.arange(P)) % P              # relative order
+        G, P, K, C = len(g), self.players, self.K, self.C
+        v = np.zeros((G, lay.size), np.float32)
+        rows = np.arange(G)
+        seats = (seat[:, None] + np.arange(P)) % P                      # relative order
         gs = g[:, None]
-        v[:, lay.slice("hand")] = self.hands[g, self.to_move]
-        v[:, lay.slice("rows")] = self.rows[gs, seats].reshape(n, P * K)
-        v[:, lay.slice("row_last")] = (self.last[gs, seats] + 1).reshape(n, P * C)
-        top = self.piles[gs, self._colours, np.maximum(self.depth - 1, 0)]  # (n, C)
-        tops = v[:, lay.slice("pile_tops")]
-        has = self.depth > 0
-        tops[np.nonzero(has)[0], top[has]] = 1
-        v[:, lay.slice("pile_tops")] = tops
-        v[:, lay.slice("pile_sizes")] = self.depth
-        v[:, lay.slice("draw_pile")] = (self.deck_len - self.drawn)[:, None]
-        v[:, lay.slice("hand_sizes")] = self.hands.sum(-1)[gs, seats]
-        v[:, lay.slice("round")] = self.round[:, None]
+        v[:, lay.slice("hand")] = self.hands[g, seat]
+        v[:, lay.slice("rows")] = self.rows[gs, seats].reshape(G, P * K)
+        v[:, lay.slice("row_last")] = (self.last[gs, seats] + 1).reshape(G, P * C)
+        depth = self.depth[g]
+        top = self.piles[gs, self._colours, np.maximum(depth - 1, 0)]   # (G, C)
+        has = depth > 0
+        v[np.nonzero(has)[0], lay.slice("pile_tops").start + top[has]] = 1
+        v[:, lay.slice("pile_sizes")] = depth
+        v[:, lay.slice("draw_pile")] = (self.deck_len - self.drawn[g])[:, None]
+        v[:, lay.slice("hand_sizes")] = self.hands[g].sum(-1)[rows[:, None], seats]
+        v[:, lay.slice("round")] = self.round[g][:, None]
         v[:, lay.slice("rounds")] = self.rounds
-        v[:, lay.slice("turn")] = self.turn[:, None]
-        v[:, lay.slice("to_move").start] = 1                            # the observer moves
-        v[g, lay.slice("phase").start + self.phase.astype(np.int64)] = 1  # card 0, draw 1
-        pend = self.pending_action >= 0
-        v[np.flatnonzero(pend), lay.slice("pending").start + self.pending_action[pend]] = 1
-        v[:, lay.slice("last_play")] = self.last_play[:, None]
-        done = np.arange(self.rounds)[None, :] < (self.round - 1)[:, None]   # finished rounds
-        scores = np.where(done[:, :, None], self.scores, 0)[gs, :, seats]    # (n, P, rounds)
-        v[:, lay.slice("round_scores")] = scores.transpose(0, 2, 1).reshape(n, -1)
+        v[:, lay.slice("turn")] = self.turn[g][:, None]
+        v[rows, lay.slice("to_move").start + (self.to_move[g] - seat) % P] = 1
+        phase = np.full(G, 4) if over else self.phase[g].astype(np.int64)  # card 0, draw 1
+        v[rows, lay.slice("phase").start + phase] = 1
+        if not over:
+            pend = self.pending_action[g]
+            v[np.flatnonzero(pend >= 0), lay.slice("pending").start + pend[pend >= 0]] = 1
+        v[:, lay.slice("last_play")] = self.last_play[g][:, None]
+        played = self.round[g] if over else self.round[g] - 1             # finished rounds
+        done = np.arange(self.rounds)[None, :] < played[:, None]
+        scores = np.where(done[:, :, None], self.scores[g], 0)[rows[:, None], :, seats]
+        v[:, lay.slice("round_scores")] = scores.transpose(0, 2, 1).reshape(G, -1)
         if self._sum_match:
             totals = scores.sum(-1)
         else:
             totals = np.array([[self.pack.scoring.match(
-                [int(x) for x in self.scores[i, :int(self.round[i]) - 1, q]], 0, 0)
-                for q in seats[i]] for i in range(n)])
+                [int(x) for x in self.scores[i, :int(r)].T[q]], 0, 0) for q in order]
+                for i, r, order in zip(g.tolist(), played.tolist(), seats.tolist())])
         v[:, lay.slice("totals")] = totals
         return v
+
+    def _seat_blocks(self, g: Any) -> None:
+        """Write the seat-relative fields of the kept vectors of games ``g`` (an index array
+        or ``slice(None)``) for their seat to move now (after a turn passed on): its hand,
+        the rows in relative order, the hand sizes (every hand is full then), the round
+        scores and totals (``_score_views``, kept per seat from one round end to the next)."""
+        V, o, P, K, C = self._obs, self._o, self.players, self.K, self.C
+        t = self.to_move[g]
+        at = self._games[g] * P                          # row of seat 0 in the (n * P) views
+        take = np.take
+        V[g, o["hand"]:o["hand"] + K] = take(self._hands2, at + t, axis=0)
+        for i in range(P):
+            row = at + (t if i == 0 else (t + i) % P)
+            V[g, o["rows"] + i * K:o["rows"] + (i + 1) * K] = take(self._rows2, row, axis=0)
+            V[g, o["row_last"] + i * C:o["row_last"] + (i + 1) * C] = take(self._last2, row,
+                                                                           axis=0)
+        V[g, o["row_last"]:o["row_last"] + P * C] += 1
+        V[g, o["hand_sizes"]:o["hand_sizes"] + P] = self.hand_size
+        rs = o["round_scores"]
+        V[g, rs:rs + self._score_width] = take(self._score_views.reshape(-1, self._score_width),
+                                               at + t, axis=0)
+
+    def _set_score_views(self, g: np.ndarray) -> None:
+        """``_score_views[g, s]``: the fields ``round_scores`` and ``totals`` (they follow
+        each other) of seat ``s``'s vector, for games ``g`` after a round ended."""
+        lay, P, R = self.layout, self.players, self.rounds
+        seats = (np.arange(P)[:, None] + np.arange(P)) % P                # [s, i]: i-th from s
+        sc = self._seat_scores[g][:, seats]                                # (G, s, i, R + 1)
+        view = np.empty((len(g), P, self._score_width), np.float32)
+        view[:, :, :P * R] = sc[..., :R].transpose(0, 1, 3, 2).reshape(len(g), P, P * R)
+        view[:, :, P * R:] = sc[..., R]
+        self._score_views[g] = view
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -396,6 +490,13 @@ class VectorEnv:
         play = act < K
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
+        # the kept vectors (of the seat to move): V by game and field, F flat at b + field
+        V, F, o, b = self._obs, self._obs_f, self._o, self._base[ix]
+        F[b + (o["hand"] + kind)] -= 1
+        F[b + (o["pending"] + act)] = 1
+        V[ix, o["hand_sizes"]] -= 1
+        V[ix, o["phase"]] = 0
+        V[ix, o["phase"] + 1] = 1
         hi = gp * K + kind
         left = self._hands_f[hi] - 1
         self._hands_f[hi] = left
@@ -409,6 +510,9 @@ class VectorEnv:
             self._code_f[ci] += self._code_of[kp]
             slot = self.slot_of[kp]
             self._last_f[ci] = slot
+            bp = b[play]
+            F[bp + (o["row_last"] + cp)] = slot + 1
+            F[bp + (o["rows"] + kp)] += 1
             self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
                                    | self.allowed[cp, slot.astype(np.int64) + 1])
         disc = ~play
@@ -416,6 +520,13 @@ class VectorEnv:
             gd, kd, cd = g[disc], kind[disc], colour[disc]
             di = gd * C + cd
             dep = self._depth_f[di]
+            had = dep > 0
+            if had.any():
+                old = self._piles_f[di[had] * self.pile_cap + dep[had] - 1]
+                F[b[disc][had] + (o["pile_tops"] + old)] = 0
+            bd = b[disc]
+            F[bd + (o["pile_tops"] + kd)] = 1
+            F[bd + (o["pile_sizes"] + cd)] += 1
             self._piles_f[di * self.pile_cap + dep] = kd
             self._depth_f[di] = dep + 1
             self.pile_bits[gd] |= 1 << cd
@@ -432,6 +543,7 @@ class VectorEnv:
         K, one = self.K, self._one
         ix = slice(None) if len(d) == self.n else d      # every game: plain slices
         gp = d * self.players + self.to_move[ix]
+        V, F, o = self._obs, self._obs_f, self._o
         from_deck = src < 0
         if from_deck.all():
             dd, gpd = ix, gp
@@ -441,6 +553,7 @@ class VectorEnv:
             at = self.drawn[dd]
             cards = self._deck_f[d[from_deck] * self.deck.shape[1] + at].astype(np.int64)
             self.drawn[dd] = at + 1
+            V[dd, o["draw_pile"]] -= 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
         if not from_deck.all():
@@ -450,6 +563,13 @@ class VectorEnv:
             dep = self._depth_f[di] - 1
             self._depth_f[di] = dep
             taken = self._piles_f[di * self.pile_cap + dep].astype(np.int64)
+            bp = self._base[dp]
+            F[bp + (o["pile_tops"] + taken)] = 0
+            F[bp + (o["pile_sizes"] + cp)] -= 1
+            still = dep > 0
+            if still.any():
+                below = self._piles_f[di[still] * self.pile_cap + dep[still] - 1]
+                F[bp[still] + (o["pile_tops"] + below)] = 1
             self._hands_f[gpp * K + taken] += 1
             self._held_f[gpp] |= one << taken.astype(np.uint64)
             emptied = dep == 0
@@ -457,6 +577,8 @@ class VectorEnv:
                 self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
         # close the turns
         self.turn[ix] += 1
+        V[ix, o["turn"]] += 1
+        V[ix, o["hand_sizes"]] += 1
         empty = from_deck & (self.drawn[ix] >= self.deck_len)
         ended = self.turn[ix] >= self.pack.turn_cap
         if empty.any():
@@ -464,8 +586,13 @@ class VectorEnv:
                 ended |= empty
             else:
                 self.last_play[d[empty]] = True
+                V[d[empty], o["last_play"]] = 1
         going = d[~ended] if ended.any() else ix
+        F[self._base[going] + (o["pending"] + self.pending_action[going])] = 0
+        V[going, o["phase"] + 1] = 0
+        V[going, o["phase"]] = 1
         self.to_move[going] = (self.to_move[going] + 1) % self.players
+        self._seat_blocks(going)
         self.phase[going] = 0
         self.pending_colour[going] = -1
         self.pending_action[going] = -1
@@ -526,6 +653,16 @@ class VectorEnv:
         over = self.round[games] >= self.rounds
         more = games[~over]
         if len(more):
+            rm = r[~over]
+            self._seat_scores[more, :, rm] = scores[~over]
+            if self._sum_match:
+                self._seat_scores[more, :, -1] += scores[~over]
+            else:
+                for g, last in zip(more.tolist(), rm.tolist()):
+                    self._seat_scores[g, :, -1] = [self.pack.scoring.match(
+                        [int(x) for x in self.scores[g, :last + 1, q]], 0, 0)
+                        for q in range(self.players)]
+            self._set_score_views(more)
             self._next_starters(more)
             self.round[more] += 1
             self._deal(more)
@@ -533,6 +670,10 @@ class VectorEnv:
         if len(fin):
             self.done[fin] = True
             self.last_totals[fin] = self.totals_of(fin)
+            self.final_extra[fin] = self.last_totals[fin] - self.scores[fin].sum(1)
+            self.final_obs[fin] = self._encode(fin, self.to_move[fin], over=True)
+            self._seat_scores[fin] = 0
+            self._score_views[fin] = 0
             self.matches_done += len(fin)
             self.seeds[fin] += self.n
             self.matches_started += len(fin)
@@ -588,6 +729,47 @@ class VectorEnv:
                     np.bitwise_count(piles).astype(np.int64) - 1, 0)))
             out[d] = np.where(pick == 0, 2 * self.K, 2 * self.K + 1 + colour)
         return out
+
+
+def sample_masks(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One id per row of the boolean ``mask (n, num_actions)``, uniformly among the row's
+    True entries (-1 for a row with none): a random policy over the legal ids. The mask is
+    packed into 64-bit words (``np.packbits``) and the chosen bit found by counting, so it
+    costs about as much as one pass over the mask."""
+    mask = np.asarray(mask, bool)
+    n, A = mask.shape
+    W = -(-A // 64)
+    packed = np.zeros((n, 8 * W), np.uint8)
+    packed[:, :-(-A // 8)] = np.packbits(mask, axis=1, bitorder="little")
+    if sys.byteorder != "little":
+        packed = packed.reshape(n, W, 8)[:, :, ::-1].reshape(n, 8 * W)
+    words = packed.view(np.uint64)                                     # (n, W)
+    counts = np.bitwise_count(words).astype(np.int64)
+    if W == 1:
+        total, w = counts[:, 0], np.zeros(n, np.int64)
+        pick = (rng.random(n) * total).astype(np.int64)
+        word, before = words[:, 0], 0
+    else:
+        cum = np.cumsum(counts, axis=1)
+        total = cum[:, -1]
+        pick = (rng.random(n) * total).astype(np.int64)
+        w = np.minimum((cum <= pick[:, None]).sum(1), W - 1)
+        rows = np.arange(n)
+        word, before = words[rows, w], cum[rows, w] - counts[rows, w]
+    ids = w * 64 + select_bit(word, np.maximum(pick - before, 0))
+    return np.where(total > 0, ids, -1)
+
+
+def _place(words: np.ndarray, rows: np.ndarray, bits: np.ndarray, offset: int,
+           width: int) -> None:
+    """OR the ``width``-bit fields ``bits`` (uint64, one per row) into bit ``offset`` on of
+    ``words[rows]`` (rows of uint64 words, bit ``i`` in word ``i // 64``)."""
+    j, s = divmod(offset, 64)
+    all_rows = len(rows) == len(words)
+    ix = slice(None) if all_rows else rows
+    words[ix, j] |= bits << np.uint64(s)
+    if s and s + width > 64:
+        words[ix, j + 1] |= bits >> np.uint64(64 - s)
 
 
 def select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
