@@ -17,7 +17,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("LostCitiesGym", "gym_env", "GYM_ID"), ".gym_env"),
     **dict.fromkeys(("LostCitiesGame", "LostCitiesState", "register_openspiel",
                      "OPENSPIEL_NAME"), ".openspiel_game"),
-    **dict.fromkeys(("VectorEnv", "round_deal"), ".vector"),
+    **dict.fromkeys(("VectorEnv", "round_deal", "ScalarBatch", "LostCitiesVectorEnv",
+                     "vector_env", "sample_masks"), ".vector"),
     **dict.fromkeys(("ActionFeatures",), ".features"),
     **dict.fromkeys(("shuffle_orders",), ".bulkshuffle"),
 }

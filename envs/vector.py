@@ -25,7 +25,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from lostcities.engine import Deal, action_space, shuffle_deal
+import gymnasium as gym
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from lostcities.engine import (Deal, action_space, is_over, legal_action_mask, new_game,
+                               observation, push_action, round_scores, shuffle_deal, totals)
 from lostcities.engine.tooling import tables_of
 from lostcities.engine.errors import InputError
 
@@ -784,3 +789,241 @@ def select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
         k = k - np.where(go, c, 0)
         pos = pos + np.where(go, np.uint64(w), np.uint64(0))
     return pos.astype(np.int64)
+
+
+class ScalarBatch:
+    """``n`` matches of any pack (board packs too) stepped one by one through the scalar
+    engine's public API (``new_game``, ``push_action``, ``legal_action_mask``,
+    ``observation``), behind the interface of :class:`VectorEnv`: the same arrays and
+    methods (``legal_mask``, ``step``, ``observe``, ``observe_all``, ``final_obs``...), the
+    same seeds. A correct first version for the packs the numpy engine does not play: each
+    step costs a scalar decision and an observation encoded in Python per game (docs/rl.md,
+    "Vector environments")."""
+
+    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2):
+        self.pack = pack = pack_of(pack)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 1_000_000:
+            raise InputError(f"ScalarBatch: n must be 1-1000000 games, not {n!r}")
+        if not pack.min_players <= players <= pack.max_players:
+            raise InputError(f"ScalarBatch({pack.id}): {players} players, the pack is for "
+                             f"{pack.min_players}-{pack.max_players}")
+        self.n, self.players = n, players
+        self.num_actions = action_space(pack).num_actions
+        self.layout = layout(pack, players)
+        self.seed0 = new_seed(seed)
+        self.reset(self.seed0)
+
+    def reset(self, seed: Optional[int] = None) -> np.ndarray:
+        """Start every slot's first match again (slot ``i``: seed ``seed + i``); the mask."""
+        if seed is not None:
+            self.seed0 = new_seed(seed)
+        n, P, size = self.n, self.players, self.layout.size
+        self.seeds = self.seed0 + np.arange(n, dtype=np.int64)
+        self.games = [new_game(self.pack, P, int(s)) for s in self.seeds.tolist()]
+        self._rounds_seen = [0] * n
+        self.matches_started, self.matches_done = n, 0
+        self.last_totals = np.zeros((n, P), np.int64)
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, bool)
+        self.final_obs = np.zeros((n, size), np.float32)
+        self.final_extra = np.zeros((n, P), np.int64)
+        self._obs = np.zeros((n, size), np.float32)
+        for i, g in enumerate(self.games):
+            self.layout.encode(observation(g, g.to_move), out=self._obs[i])
+        return self.legal_mask()
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``(n,)`` each game's seat to move."""
+        return np.fromiter((g.to_move for g in self.games), np.int64, self.n)
+
+    def legal_mask(self) -> np.ndarray:
+        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
+        return np.array([legal_action_mask(g) for g in self.games], bool).reshape(
+            self.n, self.num_actions)
+
+    def observe(self) -> np.ndarray:
+        """``(n, size)`` float32: each game's vector of its seat to move (a new array)."""
+        return self._obs.copy()
+
+    def observe_view(self) -> np.ndarray:
+        """The array :meth:`observe` copies (rewritten by every step)."""
+        return self._obs
+
+    def observe_all(self) -> np.ndarray:
+        """``(n, P, size)`` float32: ``[i, p]`` is seat ``p``'s vector of game ``i``."""
+        out = np.zeros((self.n, self.players, self.layout.size), np.float32)
+        for i, g in enumerate(self.games):
+            for p in range(self.players):
+                self.layout.encode(observation(g, p), out=out[i, p])
+        return out
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`VectorEnv.step`: one trusted id per game; ``(rewards, done)``."""
+        a = np.asarray(actions, np.int64).tolist()
+        n, P, lay = self.n, self.players, self.layout
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, bool)
+        for i, g in enumerate(self.games):
+            push_action(g, a[i])
+            scores = round_scores(g)
+            if len(scores) > self._rounds_seen[i]:
+                self.rewards[i] = scores[-1]
+                self._rounds_seen[i] = len(scores)
+            if is_over(g):
+                self.done[i] = True
+                self.last_totals[i] = totals(g)
+                self.final_extra[i] = self.last_totals[i] - np.sum(scores, axis=0)
+                lay.encode(observation(g, g.to_move), out=self.final_obs[i])
+                self.matches_done += 1
+                self.matches_started += 1
+                self.seeds[i] += n
+                g = self.games[i] = new_game(self.pack, P, int(self.seeds[i]))
+                self._rounds_seen[i] = 0
+            lay.encode(observation(g, g.to_move), out=self._obs[i])
+        return self.rewards, self.done
+
+    def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` after checking every id is legal (:class:`InputError` naming the
+        first game whose id is not)."""
+        check_actions(actions, self.n, self.legal_mask())
+        return self.step(actions)
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One legal id per game, uniformly among its legal ids (a random policy)."""
+        return sample_masks(self.legal_mask(), rng)
+
+
+def check_actions(actions: Any, n: int, mask: np.ndarray) -> np.ndarray:
+    """``actions`` as ``(n,)`` int64 ids, each legal in ``mask``; :class:`InputError` (one
+    line naming the first game whose id is not) otherwise."""
+    try:
+        a = np.asarray(actions)
+    except (TypeError, ValueError):
+        raise InputError(f"step: {n} action ids expected, not {actions!r:.60}") from None
+    if a.shape != (n,) or not (np.issubdtype(a.dtype, np.integer) or a.dtype == bool or n == 0):
+        raise InputError(f"step: {n} integer action ids expected, got shape {a.shape} "
+                         f"of {a.dtype}")
+    a = a.astype(np.int64)
+    inside = (a >= 0) & (a < mask.shape[1])
+    legal = np.zeros(n, bool)
+    legal[inside] = mask[np.flatnonzero(inside), a[inside]]
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
+    return a
+
+
+def _core(pack: Any, n: int, seed: Optional[int], players: int, backend: str) -> Any:
+    """The batched engine of ``pack``: :class:`VectorEnv` (numpy) where it plays the pack,
+    else :class:`ScalarBatch`; ``backend`` ``"auto"``, ``"numpy"`` or ``"scalar"``."""
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    pack = pack_of(pack)
+    if backend == "scalar" or (backend == "auto" and supported(pack)):
+        return ScalarBatch(pack, n, seed, players)
+    return VectorEnv(pack, n, seed, players)
+
+
+#: the batched engines a vector environment may run on
+BACKENDS = ("auto", "numpy", "scalar")
+
+
+class LostCitiesVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` matches of ``pack`` as a :class:`gymnasium.vector.VectorEnv` (docs/rl.md,
+    "Vector environments"): every decision of every seat is a step (self-play), the
+    observation is the vector of each game's seat to move, a finished match starts the next
+    at once (``autoreset_mode`` ``SAME_STEP``: the last observation in ``infos["final_obs"]``).
+    ``infos["action_mask"]`` and :meth:`action_masks` are the boolean masks of the next
+    decisions. ``rewards[i]`` is the reward, on this step, of the seat that made game ``i``'s
+    decision; every seat's is ``infos["rewards"] (n, players)``."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, pack: Any = "duel-classic", num_envs: int = 1,
+                 seed: Optional[int] = None, players: int = 2, backend: str = "auto",
+                 copy: bool = True, check: bool = True):
+        self.core = _core(pack, num_envs, seed, players, backend)
+        self.pack = self.core.pack
+        self.backend = "numpy" if isinstance(self.core, VectorEnv) else "scalar"
+        self.num_envs, self.players = num_envs, players
+        self.copy, self.check = bool(copy), bool(check)
+        lay = self.layout = self.core.layout
+        low = getattr(lay, "low", None)
+        high = getattr(lay, "high", None)
+        self.single_observation_space = gym.spaces.Box(
+            -np.inf if low is None else low, np.inf if high is None else high,
+            (lay.size,), np.float32)
+        self.single_action_space = gym.spaces.Discrete(self.core.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.agents = [f"player_{i}" for i in range(players)]
+        self._rows = np.arange(num_envs)
+        self._mask = self.core.legal_mask()
+        self._started = False
+
+    # -------------------------------------------------------------- gymnasium interface
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a match in every slot: with ``seed``, slot ``i`` plays the seeds ``seed +
+        i``, ``seed + i + n``...; without, the first reset keeps the constructor's seed and
+        a later one goes on to matches of the same slots not played yet."""
+        core = self.core
+        if seed is None and self._started:
+            level = int(((core.seeds - core.seed0 - self._rows) // self.num_envs).max())
+            seed = core.seed0 + (level + 1) * self.num_envs
+        self._started = True
+        self._mask = core.reset(seed)
+        obs = core.observe() if self.copy else core.observe_view()
+        return obs, {"action_mask": self._mask, "to_move": core.to_move.copy()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """One decision per game: ``(obs, rewards, terminations, truncations, infos)``."""
+        core = self.core
+        if self.check:
+            actions = check_actions(actions, self.num_envs, self._mask)
+        acting = core.to_move.copy()
+        seat_rewards, done = core.step(actions)
+        rewards = seat_rewards.astype(np.float32)
+        infos: dict[str, Any] = {}
+        if done.any():
+            rewards[done] += core.final_extra[done]
+            infos["final_obs"] = core.final_obs.copy()
+            infos["_final_obs"] = done.copy()
+            infos["final_info"] = {"totals": core.last_totals.copy(), "_totals": done.copy()}
+            infos["_final_info"] = done.copy()
+        self._mask = core.legal_mask()
+        infos["action_mask"] = self._mask
+        infos["to_move"] = core.to_move.copy()
+        infos["rewards"] = rewards
+        obs = core.observe() if self.copy else core.observe_view()
+        return (obs, rewards[self._rows, acting], done.copy(),
+                np.zeros(self.num_envs, bool), infos)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, num_actions)`` booleans: the legal ids of each game's next decision
+        (what sb3-contrib's maskable algorithms call)."""
+        return self._mask
+
+    # -------------------------------------------------------------- every seat
+    def observe_all(self) -> np.ndarray:
+        """``(num_envs, players, size)``: every seat's observation vector now."""
+        return self.core.observe_all()
+
+    def seat_view(self) -> dict[str, dict[str, np.ndarray]]:
+        """A PettingZoo-style view of every seat: ``{"player_p": {"observation": (n, size),
+        "action_mask": (n, num_actions)}}``, the mask all False in the games where the seat
+        is not to move (as the AEC environment's)."""
+        every = self.core.observe_all()
+        to_move = self.core.to_move
+        return {agent: {"observation": every[:, p],
+                        "action_mask": self._mask & (to_move == p)[:, None]}
+                for p, agent in enumerate(self.agents)}
+
+
+def vector_env(pack: Any = "duel-classic", num_envs: int = 1, seed: Optional[int] = None,
+               players: int = 2, backend: str = "auto", copy: bool = True,
+               check: bool = True) -> LostCitiesVectorEnv:
+    """A :class:`LostCitiesVectorEnv` of ``num_envs`` matches of ``pack``."""
+    return LostCitiesVectorEnv(pack, num_envs, seed, players, backend, copy, check)
