@@ -75,8 +75,12 @@ class VectorEnv:
     ``phase`` (0 card, 1 draw), ``round``, ``turn``, ``scores (n, rounds, P)``,
     ``seeds (n,)`` the seed of each slot's match under way."""
 
-    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2):
+    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2,
+                 keep_obs: bool = True):
         self.pack = pack = pack_of(pack)
+        #: keep the seat to move's vectors up to date at each step (False: observe() builds
+        #: them on each call, and steps that no one observes are faster)
+        self.keep_obs = bool(keep_obs)
         why = supported(pack)
         if why:
             raise InputError(f"VectorEnv({pack.id}): {why}")
@@ -248,7 +252,8 @@ class VectorEnv:
                 self._end_rounds(games)
                 return
             self.last_play[games] = True
-        self._obs[games] = self._encode(games, self.to_move[games])
+        if self.keep_obs:
+            self._obs[games] = self._encode(games, self.to_move[games])
 
     def _shuffled(self, games: np.ndarray) -> np.ndarray:
         """``(len(games), deck)``: each game's deck for its round now, shuffled as
@@ -360,11 +365,15 @@ class VectorEnv:
         same as ``layout(pack, players).encode(observation(state, state.to_move))`` of the
         scalar engine (lostcities.envs.observe). A new array (:meth:`observe_view` is the
         kept one, without a copy)."""
+        if not self.keep_obs:
+            return self._encode(self._games, self.to_move)
         return self._obs.copy()
 
     def observe_view(self) -> np.ndarray:
         """The array :meth:`observe` copies: kept up to date by every step (read it, do not
-        write it; it changes with the next step)."""
+        write it; it changes with the next step); built now without ``keep_obs``."""
+        if not self.keep_obs:
+            self._obs[:] = self._encode(self._games, self.to_move)
         return self._obs
 
     def observe_all(self) -> np.ndarray:
@@ -477,16 +486,7 @@ class VectorEnv:
     def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` after checking every id is legal (:class:`InputError` naming the
         first game whose id is not)."""
-        a = np.asarray(actions, np.int64)
-        if a.shape != (self.n,):
-            raise InputError(f"step: {self.n} action ids expected, got shape {a.shape}")
-        inside = (a >= 0) & (a < self.num_actions)
-        legal = np.zeros(self.n, bool)
-        legal[inside] = self.legal_mask()[np.flatnonzero(inside), a[inside]]
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
-        return self.step(a)
+        return self.step(check_actions(actions, self.n, self.legal_mask()))
 
     def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
         K, C, one = self.K, self.C, self._one
@@ -497,11 +497,13 @@ class VectorEnv:
         colour = self.colour_of[kind]
         # the kept vectors (of the seat to move): V by game and field, F flat at b + field
         V, F, o, b = self._obs, self._obs_f, self._o, self._base[ix]
-        F[b + (o["hand"] + kind)] -= 1
-        F[b + (o["pending"] + act)] = 1
-        V[ix, o["hand_sizes"]] -= 1
-        V[ix, o["phase"]] = 0
-        V[ix, o["phase"] + 1] = 1
+        keep = self.keep_obs
+        if keep:
+            F[b + (o["hand"] + kind)] -= 1
+            F[b + (o["pending"] + act)] = 1
+            V[ix, o["hand_sizes"]] -= 1
+            V[ix, o["phase"]] = 0
+            V[ix, o["phase"] + 1] = 1
         hi = gp * K + kind
         left = self._hands_f[hi] - 1
         self._hands_f[hi] = left
@@ -516,8 +518,9 @@ class VectorEnv:
             slot = self.slot_of[kp]
             self._last_f[ci] = slot
             bp = b[play]
-            F[bp + (o["row_last"] + cp)] = slot + 1
-            F[bp + (o["rows"] + kp)] += 1
+            if keep:
+                F[bp + (o["row_last"] + cp)] = slot + 1
+                F[bp + (o["rows"] + kp)] += 1
             self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
                                    | self.allowed[cp, slot.astype(np.int64) + 1])
         disc = ~play
@@ -527,11 +530,13 @@ class VectorEnv:
             dep = self._depth_f[di]
             had = dep > 0
             if had.any():
-                old = self._piles_f[di[had] * self.pile_cap + dep[had] - 1]
-                F[b[disc][had] + (o["pile_tops"] + old)] = 0
-            bd = b[disc]
-            F[bd + (o["pile_tops"] + kd)] = 1
-            F[bd + (o["pile_sizes"] + cd)] += 1
+                if keep:
+                    old = self._piles_f[di[had] * self.pile_cap + dep[had] - 1]
+                    F[b[disc][had] + (o["pile_tops"] + old)] = 0
+            if keep:
+                bd = b[disc]
+                F[bd + (o["pile_tops"] + kd)] = 1
+                F[bd + (o["pile_sizes"] + cd)] += 1
             self._piles_f[di * self.pile_cap + dep] = kd
             self._depth_f[di] = dep + 1
             self.pile_bits[gd] |= 1 << cd
@@ -549,6 +554,7 @@ class VectorEnv:
         ix = slice(None) if len(d) == self.n else d      # every game: plain slices
         gp = d * self.players + self.to_move[ix]
         V, F, o = self._obs, self._obs_f, self._o
+        keep = self.keep_obs
         from_deck = src < 0
         if from_deck.all():
             dd, gpd = ix, gp
@@ -558,7 +564,8 @@ class VectorEnv:
             at = self.drawn[dd]
             cards = self._deck_f[d[from_deck] * self.deck.shape[1] + at].astype(np.int64)
             self.drawn[dd] = at + 1
-            V[dd, o["draw_pile"]] -= 1
+            if keep:
+                V[dd, o["draw_pile"]] -= 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
         if not from_deck.all():
@@ -569,12 +576,13 @@ class VectorEnv:
             self._depth_f[di] = dep
             taken = self._piles_f[di * self.pile_cap + dep].astype(np.int64)
             bp = self._base[dp]
-            F[bp + (o["pile_tops"] + taken)] = 0
-            F[bp + (o["pile_sizes"] + cp)] -= 1
-            still = dep > 0
-            if still.any():
-                below = self._piles_f[di[still] * self.pile_cap + dep[still] - 1]
-                F[bp[still] + (o["pile_tops"] + below)] = 1
+            if keep:
+                F[bp + (o["pile_tops"] + taken)] = 0
+                F[bp + (o["pile_sizes"] + cp)] -= 1
+                still = dep > 0
+                if still.any():
+                    below = self._piles_f[di[still] * self.pile_cap + dep[still] - 1]
+                    F[bp[still] + (o["pile_tops"] + below)] = 1
             self._hands_f[gpp * K + taken] += 1
             self._held_f[gpp] |= one << taken.astype(np.uint64)
             emptied = dep == 0
@@ -582,8 +590,9 @@ class VectorEnv:
                 self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
         # close the turns
         self.turn[ix] += 1
-        V[ix, o["turn"]] += 1
-        V[ix, o["hand_sizes"]] += 1
+        if keep:
+            V[ix, o["turn"]] += 1
+            V[ix, o["hand_sizes"]] += 1
         empty = from_deck & (self.drawn[ix] >= self.deck_len)
         ended = self.turn[ix] >= self.pack.turn_cap
         if empty.any():
@@ -591,13 +600,16 @@ class VectorEnv:
                 ended |= empty
             else:
                 self.last_play[d[empty]] = True
-                V[d[empty], o["last_play"]] = 1
+                if keep:
+                    V[d[empty], o["last_play"]] = 1
         going = d[~ended] if ended.any() else ix
-        F[self._base[going] + (o["pending"] + self.pending_action[going])] = 0
-        V[going, o["phase"] + 1] = 0
-        V[going, o["phase"]] = 1
+        if keep:
+            F[self._base[going] + (o["pending"] + self.pending_action[going])] = 0
+            V[going, o["phase"] + 1] = 0
+            V[going, o["phase"]] = 1
         self.to_move[going] = (self.to_move[going] + 1) % self.players
-        self._seat_blocks(going)
+        if keep:
+            self._seat_blocks(going)
         self.phase[going] = 0
         self.pending_colour[going] = -1
         self.pending_action[going] = -1
@@ -736,33 +748,41 @@ class VectorEnv:
         return out
 
 
+#: _SEL[b, k]: the index of the byte b's k-th set bit (from the lowest)
+_SEL = np.zeros((256, 8), np.int64)
+for _b in range(256):
+    _on = [i for i in range(8) if _b >> i & 1]
+    _SEL[_b, :len(_on)] = _on
+#: times a word of eight 0/1 bytes, its top byte holds them as bits (byte i: bit i)
+_GATHER = np.uint64(0x0102040810204080)
+
+
 def sample_masks(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One id per row of the boolean ``mask (n, num_actions)``, uniformly among the row's
-    True entries (-1 for a row with none): a random policy over the legal ids. The mask is
-    packed into 64-bit words (``np.packbits``) and the chosen bit found by counting, so it
-    costs about as much as one pass over the mask."""
+    True entries (-1 for a row with none): a random policy over the legal ids. Each row is
+    read as words of eight booleans; the chosen id's word is found by counting, its place
+    in the word by a table, about one pass over the mask in all."""
     mask = np.asarray(mask, bool)
     n, A = mask.shape
-    W = -(-A // 64)
-    packed = np.zeros((n, 8 * W), np.uint8)
-    packed[:, :-(-A // 8)] = np.packbits(mask, axis=1, bitorder="little")
     if sys.byteorder != "little":
-        packed = packed.reshape(n, W, 8)[:, :, ::-1].reshape(n, 8 * W)
-    words = packed.view(np.uint64)                                     # (n, W)
-    counts = np.bitwise_count(words).astype(np.int64)
-    if W == 1:
-        total, w = counts[:, 0], np.zeros(n, np.int64)
-        pick = (rng.random(n) * total).astype(np.int64)
-        word, before = words[:, 0], 0
-    else:
-        cum = np.cumsum(counts, axis=1)
-        total = cum[:, -1]
-        pick = (rng.random(n) * total).astype(np.int64)
-        w = np.minimum((cum <= pick[:, None]).sum(1), W - 1)
-        rows = np.arange(n)
-        word, before = words[rows, w], cum[rows, w] - counts[rows, w]
-    ids = w * 64 + select_bit(word, np.maximum(pick - before, 0))
-    return np.where(total > 0, ids, -1)
+        counts = mask.sum(1)
+        pick = (rng.random(n) * counts).astype(np.int64)
+        ids = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+        return np.where(counts > 0, ids, -1)
+    B = -(-A // 8)
+    pad = np.zeros((n, 8 * B), bool)
+    pad[:, :A] = mask
+    words = pad.view(np.uint64)                                        # (n, B)
+    cum = np.ascontiguousarray(np.bitwise_count(words).T, dtype=np.int16)  # (B, n)
+    for i in range(1, B):
+        cum[i] += cum[i - 1]
+    total = cum[-1]
+    pick = (rng.random(n) * total).astype(np.int16)
+    j = np.minimum(np.count_nonzero(cum <= pick, axis=0), B - 1)       # the word
+    rows = np.arange(n)
+    k = pick - np.where(j > 0, cum[j - 1, rows], 0)                     # its k-th True
+    byte = ((words[rows, j] * _GATHER) >> np.uint64(56)).astype(np.int64)
+    return np.where(total > 0, j * 8 + _SEL[byte, k], -1)
 
 
 def _place(words: np.ndarray, rows: np.ndarray, bits: np.ndarray, offset: int,
@@ -902,7 +922,7 @@ def check_actions(actions: Any, n: int, mask: np.ndarray) -> np.ndarray:
     except (TypeError, ValueError):
         raise InputError(f"step: {n} action ids expected, not {actions!r:.60}") from None
     if a.shape != (n,) or not (np.issubdtype(a.dtype, np.integer) or a.dtype == bool or n == 0):
-        raise InputError(f"step: {n} integer action ids expected, got shape {a.shape} "
+        raise InputError(f"step: {n} action ids expected (integers), got shape {a.shape} "
                          f"of {a.dtype}")
     a = a.astype(np.int64)
     inside = (a >= 0) & (a < mask.shape[1])

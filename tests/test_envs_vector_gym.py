@@ -78,16 +78,13 @@ def test_every_pack_equals_the_scalar_engine(pack_id):
     assert finished >= 1  # the auto-reset and the final observation were compared too
 
 
-def test_scalar_backend_on_a_duel_pack_and_three_players():
-    """The scalar loop behind the same interface, forced on a pack the numpy engine plays,
-    and the numpy engine at three seats."""
+def test_scalar_backend_on_a_duel_pack():
+    """The scalar loop behind the same interface, forced on a pack the numpy engine plays
+    (duel-grenoble's three seats run on the numpy engine in the test above)."""
     pack = load_pack("duel-classic")
     env = vector_env(pack, 2, seed=3, backend="scalar")
     assert env.backend == "scalar"
     assert _play_against_scalar(env, pack, 2, 3, 900, np.random.default_rng(1)) >= 1
-    if pack.max_players >= 3:
-        env = vector_env(pack, 2, seed=3, players=3)
-        _play_against_scalar(env, pack, 3, 3, 300, np.random.default_rng(2))
 
 
 def test_gymnasium_interface():
@@ -201,7 +198,7 @@ def test_bad_input_is_one_line():
     with pytest.raises(InputError, match="step: game 1: action .* is not legal now"):
         env.step(bad)
     for wrong in ([0], "x", [[0, 1, 2]], [0.5, 1.0, 2.0]):
-        with pytest.raises(InputError, match="3 integer action ids expected|3 action ids expected"):
+        with pytest.raises(InputError, match="3 action ids expected"):
             env.step(wrong)
     with pytest.raises(InputError, match="backend must be one of auto, numpy, scalar"):
         vector_env("duel-classic", 2, backend="gpu")
