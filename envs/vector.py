@@ -921,13 +921,17 @@ def check_actions(actions: Any, n: int, mask: np.ndarray) -> np.ndarray:
         a = np.asarray(actions)
     except (TypeError, ValueError):
         raise InputError(f"step: {n} action ids expected, not {actions!r:.60}") from None
-    if a.shape != (n,) or not (np.issubdtype(a.dtype, np.integer) or a.dtype == bool or n == 0):
+    if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
         raise InputError(f"step: {n} action ids expected (integers), got shape {a.shape} "
                          f"of {a.dtype}")
-    a = a.astype(np.int64)
-    inside = (a >= 0) & (a < mask.shape[1])
-    legal = np.zeros(n, bool)
-    legal[inside] = mask[np.flatnonzero(inside), a[inside]]
+    a = a.astype(np.int64, copy=False)
+    A = mask.shape[1]
+    if int(a.min()) >= 0 and int(a.max()) < A:
+        legal = mask.reshape(-1)[np.arange(n) * A + a]
+    else:
+        inside = (a >= 0) & (a < A)
+        legal = np.zeros(n, bool)
+        legal[inside] = mask[np.flatnonzero(inside), a[inside]]
     if not legal.all():
         i = int(np.flatnonzero(~legal)[0])
         raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
@@ -1009,7 +1013,9 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
         infos: dict[str, Any] = {}
         if done.any():
             rewards[done] += core.final_extra[done]
-            infos["final_obs"] = core.final_obs.copy()
+            final = np.zeros_like(core.final_obs)     # (pages of zeros cost nothing until written)
+            final[done] = core.final_obs[done]
+            infos["final_obs"] = final
             infos["_final_obs"] = done.copy()
             infos["final_info"] = {"totals": core.last_totals.copy(), "_totals": done.copy()}
             infos["_final_info"] = done.copy()
