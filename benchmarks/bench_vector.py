@@ -106,6 +106,43 @@ def bare_loop(n: int, steps: int, warmup: int) -> tuple[float, float]:
     return (env.matches_done - before) / dt, steps * n / dt
 
 
+def breakdown(n: int, steps: int, warmup: int) -> dict[str, float]:
+    """CPU milliseconds a step of each part of the learner's loop at n games (duel-classic):
+    the engine's step without and with the kept observations, the mask, the draw from it, and
+    the whole vector_env(copy=False) step with its draw (the Gymnasium layer is the rest)."""
+    from lostcities.envs import VectorEnv, sample_masks, vector_env
+
+    out = {"step_bare": 0.0, "step_kept": 0.0, "mask": 0.0, "sample": 0.0, "gym": 0.0}
+    clock = time.process_time
+    for keep in (False, True):
+        env = VectorEnv("duel-classic", n, seed=0, keep_obs=keep)
+        rng = np.random.default_rng(0)
+        for _ in range(warmup):
+            env.step(env.random_actions(rng))
+        for _ in range(steps):
+            t0 = clock()
+            mask = env.legal_mask()
+            t1 = clock()
+            a = sample_masks(mask, rng)
+            t2 = clock()
+            env.step(a)
+            t3 = clock()
+            out["step_kept" if keep else "step_bare"] += t3 - t2
+            if keep:
+                out["mask"] += t1 - t0
+                out["sample"] += t2 - t1
+    env = vector_env("duel-classic", n, seed=0, copy=False)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(warmup):
+        _, _, _, _, info = env.step(sample_masks(info["action_mask"], rng))
+    t = clock()
+    for _ in range(steps):
+        _, _, _, _, info = env.step(sample_masks(info["action_mask"], rng))
+    out["gym"] = clock() - t
+    return {k: v / steps * 1e3 for k, v in out.items()}
+
+
 def board_decisions_per_match(matches: int = 20) -> float:
     """Mean decisions of a random board-classic match (scalar engine, uniform legal ids)."""
     from lostcities.engine import is_over, legal_action_mask, load_pack, new_game, push_action
@@ -146,6 +183,8 @@ def main() -> None:
     ap.add_argument("--board-n", type=int, default=4096)
     ap.add_argument("--board-steps", type=int, default=3)
     ap.add_argument("--board-small-n", type=int, default=16)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time each part of a step (CPU ms), after the figures")
     args = ap.parse_args()
     best: dict[str, float] = {}
 
@@ -193,6 +232,17 @@ def main() -> None:
     m = best["board_small_m"]
     print(f"  n={args.board_small_n:<6} (whole matches counted)          {m:9,.1f} matches "
           f"({best['board_small_d']:,.0f} decisions)   {m / plain:6.3f}x")
+    if args.breakdown:
+        ms = breakdown(args.n, args.steps, args.warmup)
+        budget = 1e3 * args.n / (4 * plain * 860)
+        print(f"where a step's time goes at n={args.n} (CPU ms a step, one run; 4x the "
+              f"yardstick would be {budget:.2f} ms a step of 4096 decisions):")
+        print(f"  engine step, no observation kept {ms['step_bare']:.3f}; with the kept "
+              f"observation {ms['step_kept']:.3f} (the observation's upkeep "
+              f"{ms['step_kept'] - ms['step_bare']:.3f}); legal_mask {ms['mask']:.3f}; "
+              f"sample_masks {ms['sample']:.3f}; vector_env(copy=False) step with its draw "
+              f"{ms['gym']:.3f} (the Gymnasium layer "
+              f"{ms['gym'] - ms['step_kept'] - ms['mask'] - ms['sample']:.3f})")
     duel_peak = peak_memory("duel-classic", args.n)
     board_peak = peak_memory("board-classic", args.board_n, 2)
     print(f"peak memory (tracemalloc, build + steps): duel-classic n={args.n}: {duel_peak:,.0f} MiB; "

@@ -1,5 +1,10 @@
-"""A batched engine: ``VectorEnv(pack, n, seed=...)`` plays ``n`` duel-family matches in
-lockstep as numpy arrays (docs/rl.md, "The batched engine").
+"""Vector environments (docs/rl.md, "Vector environments" and "The batched engine").
+
+:func:`vector_env` (:class:`LostCitiesVectorEnv`) is a ``gymnasium.vector.VectorEnv`` over
+any pack: the numpy engine :class:`VectorEnv` where it plays the pack, else
+:class:`ScalarBatch`, the scalar engine's public API looped game by game behind the same
+interface (board packs). Below, the numpy engine: ``VectorEnv(pack, n, seed=...)`` plays
+``n`` duel-family matches in lockstep as numpy arrays.
 
 Every game is at one decision; ``step(actions)`` takes one action id per game (the ids of
 :func:`lostcities.engine.action_space`) and applies them all with array operations;
