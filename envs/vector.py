@@ -684,10 +684,10 @@ class VectorEnv:
                     self._seat_scores[g, :, -1] = [self.pack.scoring.match(
                         [int(x) for x in self.scores[g, :last + 1, q]], 0, 0)
                         for q in range(self.players)]
-            self._set_score_views(more)
+            if self.keep_obs:
+                self._set_score_views(more)
             self._next_starters(more)
             self.round[more] += 1
-            self._deal(more)
         fin = games[over]
         if len(fin):
             self.done[fin] = True
@@ -702,7 +702,8 @@ class VectorEnv:
             self.round[fin] = 1
             self.scores[fin] = 0
             self.starter[fin] = self.pack.first_starter
-            self._deal(fin)
+        # one deal for the next rounds and the next matches together
+        self._deal(games if len(more) and len(fin) else more if len(more) else fin)
 
     def _next_starters(self, games: np.ndarray) -> None:
         """Each game's starter of its next round, by the pack's compiled next-starter rule
@@ -1018,7 +1019,7 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
         infos: dict[str, Any] = {}
         if done.any():
             rewards[done] += core.final_extra[done]
-            final = np.zeros_like(core.final_obs)     # (pages of zeros cost nothing until written)
+            final = np.zeros(core.final_obs.shape, np.float32)  # (calloc: untouched pages are free)
             final[done] = core.final_obs[done]
             infos["final_obs"] = final
             infos["_final_obs"] = done.copy()
