@@ -98,10 +98,11 @@ def openspiel(decisions: int) -> float:
 
 
 def vector(n: int, steps: int) -> tuple[float, float]:
-    """(matches, decisions) per CPU second of VectorEnv with random_actions."""
+    """(matches, decisions) per CPU second of VectorEnv with random_actions, no observation
+    kept nor read (benchmarks/bench_vector.py measures a learner's loop, with both)."""
     from lostcities.envs import VectorEnv
 
-    env = VectorEnv("duel-classic", n, seed=0)
+    env = VectorEnv("duel-classic", n, seed=0, keep_obs=False)
     rng = np.random.default_rng(0)
     for _ in range(900):  # past the first matches, so that matches end all the time
         env.step(env.random_actions(rng))

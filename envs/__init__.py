@@ -21,7 +21,8 @@ _LAZY: dict[str, str] = {
                      "register_envs"), ".gymnasium_env"),
     **dict.fromkeys(("LostCitiesGame", "LostCitiesState", "register_openspiel",
                      "OPENSPIEL_NAME"), ".openspiel_game"),
-    **dict.fromkeys(("VectorEnv", "round_deal"), ".vector"),
+    **dict.fromkeys(("VectorEnv", "round_deal", "ScalarBatch", "LostCitiesVectorEnv",
+                     "vector_env", "sample_masks"), ".vector"),
     **dict.fromkeys(("ActionFeatures",), ".features"),
     **dict.fromkeys(("shuffle_orders",), ".bulkshuffle"),
 }

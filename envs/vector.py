@@ -1,5 +1,10 @@
-"""A batched engine: ``VectorEnv(pack, n, seed=...)`` plays ``n`` duel-family matches in
-lockstep as numpy arrays (docs/rl.md, "The batched engine").
+"""Vector environments (docs/rl.md, "Vector environments" and "The batched engine").
+
+:func:`vector_env` (:class:`LostCitiesVectorEnv`) is a ``gymnasium.vector.VectorEnv`` over
+any pack: the numpy engine :class:`VectorEnv` where it plays the pack, else
+:class:`ScalarBatch`, the scalar engine's public API looped game by game behind the same
+interface (board packs). Below, the numpy engine: ``VectorEnv(pack, n, seed=...)`` plays
+``n`` duel-family matches in lockstep as numpy arrays.
 
 Every game is at one decision; ``step(actions)`` takes one action id per game (the ids of
 :func:`lostcities.engine.action_space`) and applies them all with array operations;
@@ -20,11 +25,17 @@ kept in a table.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional
 
 import numpy as np
 
-from lostcities.engine import Deal, action_space, shuffle_deal
+import gymnasium as gym
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from lostcities.engine import (Deal, action_space, is_over, legal_action_mask, new_game,
+                               observation, push_action, round_scores, shuffle_deal, totals)
 from lostcities.engine.tooling import tables_of
 from lostcities.engine.errors import InputError
 
@@ -69,8 +80,12 @@ class VectorEnv:
     ``phase`` (0 card, 1 draw), ``round``, ``turn``, ``scores (n, rounds, P)``,
     ``seeds (n,)`` the seed of each slot's match under way."""
 
-    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2):
+    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2,
+                 keep_obs: bool = True):
         self.pack = pack = pack_of(pack)
+        #: keep the seat to move's vectors up to date at each step (False: observe() builds
+        #: them on each call, and steps that no one observes are faster)
+        self.keep_obs = bool(keep_obs)
         why = supported(pack)
         if why:
             raise InputError(f"VectorEnv({pack.id}): {why}")
@@ -139,6 +154,10 @@ class VectorEnv:
         self._values = np.array([0] + [codec.min_value + s - 1 for s in range(1, self.S)])
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)
+        self._o = {name: start for name, start, _size in self.layout.fields}  # field offsets
+        #: the legal mask as bit words (unpacked with numpy's little bit order: x86, ARM)
+        self._words = -(-self.num_actions // 64)
+        self._little = sys.byteorder == "little"
         self._deck_kinds = np.array(self._deck_list, np.int8)
         self._bulk = self._bulk_agrees()
         self._orders: dict[int, np.ndarray] = {}   # match number -> (n, rounds, deck) kinds
@@ -179,11 +198,27 @@ class VectorEnv:
         self._last_f, self._accept_f = self.last.reshape(-1), self.accept_bits.reshape(-1)
         self._piles_f, self._depth_f = self.piles.reshape(-1), self.depth.reshape(-1)
         self._deck_f = self.deck.reshape(-1)
+        self._hands2 = self.hands.reshape(n * P, K)      # row game * P + seat
+        self._rows2, self._last2 = self.rows.reshape(n * P, K), self.last.reshape(n * P, C)
         self.matches_started = n
         self.matches_done = 0
         self.last_totals = np.zeros((n, P), np.int64)
         self.rewards = np.zeros((n, P), np.float32)
         self.done = np.zeros(n, bool)
+        #: _obs: the seat to move's observation vector of every game, kept up to date by each
+        #: step (only the fields it changes); _seat_scores: finished rounds' scores and the
+        #: totals so far per absolute seat, what the seat-relative fields are read from
+        self._obs = np.zeros((n, self.layout.size), np.float32)
+        self._obs_f = self._obs.reshape(-1)
+        self._base = np.arange(n) * self.layout.size     # game g's vector in _obs_f
+        self._seat_scores = np.zeros((n, P, self.rounds + 1), np.float32)
+        self._score_width = P * self.rounds + P
+        self._score_views = np.zeros((n, P, self._score_width), np.float32)
+        #: final_obs[i]: the observation at the end of slot i's last finished match (of its
+        #: seat to move then, phase "over"); final_extra[i]: what its match formula added
+        #: beyond the sum of its rounds
+        self.final_obs = np.zeros((n, self.layout.size), np.float32)
+        self.final_extra = np.zeros((n, P), np.int64)
         games = np.arange(n)
         self.starter[:] = self.pack.first_starter
         self._deal(games)
@@ -220,8 +255,10 @@ class VectorEnv:
         if self.deck_len == 0:  # nothing to draw: the last play at once, or no round at all
             if self.immediately:
                 self._end_rounds(games)
-            else:
-                self.last_play[games] = True
+                return
+            self.last_play[games] = True
+        if self.keep_obs:
+            self._obs[games] = self._encode(games, self.to_move[games])
 
     def _shuffled(self, games: np.ndarray) -> np.ndarray:
         """``(len(games), deck)``: each game's deck for its round now, shuffled as
@@ -271,16 +308,34 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ legality
     def legal_mask(self) -> np.ndarray:
-        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
+        """``(n, num_actions)`` booleans: the legal ids of each game's decision now (a new
+        array, unpacked from bit words of the rows' and piles' bit masks)."""
+        if not self._little:
+            return self._legal_mask_slow()
+        n, K, C = self.n, self.K, self.C
+        words = np.zeros((n, self._words), np.uint64)
+        card = self.phase == 0
+        if card.all():
+            g, d = self._games, None
+        elif not card.any():
+            g, d = None, self._games
+        else:
+            g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        if g is not None:
+            held, play = self._card_bits(g)
+            _place(words, g, play, 0, K)
+            _place(words, g, held, K, K)
+        if d is not None:
+            piles = (self.pile_bits[d] & self._discard_keeps[self.pending_colour[d]])
+            bits = (piles.astype(np.uint64) << self._one) | self._one     # deck, then piles
+            _place(words, d, bits, 2 * K, C + 1)
+        return np.unpackbits(words.view(np.uint8), axis=1, count=self.num_actions,
+                             bitorder="little").view(bool)
+
+    def _legal_mask_slow(self) -> np.ndarray:
         n, K = self.n, self.K
         mask = np.zeros((n, self.num_actions), bool)
         card = self.phase == 0
-        if card.all():
-            mask[:, :2 * K] = self._card_block(self._games)
-            return mask
-        if not card.any():
-            mask[:, 2 * K:] = self._draw_block(self._games)
-            return mask
         g, d = np.flatnonzero(card), np.flatnonzero(~card)
         mask[g, :2 * K] = self._card_block(g)
         mask[d, 2 * K:] = self._draw_block(d)
@@ -313,43 +368,101 @@ class VectorEnv:
     def observe(self) -> np.ndarray:
         """``(n, size)`` float32: each game's observation vector of the seat to move, the
         same as ``layout(pack, players).encode(observation(state, state.to_move))`` of the
-        scalar engine (lostcities.envs.observe)."""
+        scalar engine (lostcities.envs.observe). A new array (:meth:`observe_view` is the
+        kept one, without a copy)."""
+        if not self.keep_obs:
+            return self._encode(self._games, self.to_move)
+        return self._obs.copy()
+
+    def observe_view(self) -> np.ndarray:
+        """The array :meth:`observe` copies: kept up to date by every step (read it, do not
+        write it; it changes with the next step); built now without ``keep_obs``."""
+        if not self.keep_obs:
+            self._obs[:] = self._encode(self._games, self.to_move)
+        return self._obs
+
+    def observe_all(self) -> np.ndarray:
+        """``(n, P, size)`` float32: ``[i, p]`` is seat ``p``'s observation vector of game
+        ``i`` (its own block first), built from the arrays on each call."""
+        n, P = self.n, self.players
+        games = np.repeat(self._games, P)
+        seats = np.tile(np.arange(P), n)
+        return self._encode(games, seats).reshape(n, P, -1)
+
+    def _encode(self, g: np.ndarray, seat: np.ndarray, over: bool = False) -> np.ndarray:
+        """``(len(g), size)``: the observation vectors of games ``g`` seen by ``seat`` (one
+        seat a game), from the arrays; ``over``: at the end of the match (phase ``over``,
+        every round scored)."""
         lay = self.layout
-        n, P, K, C = self.n, self.players, self.K, self.C
-        v = np.zeros((n, lay.size), np.float32)
-        g = self._games
-        seats = (self.to_move[:, None] + np.arange(P)) % P              # relative order
+        G, P, K, C = len(g), self.players, self.K, self.C
+        v = np.zeros((G, lay.size), np.float32)
+        rows = np.arange(G)
+        seats = (seat[:, None] + np.arange(P)) % P                      # relative order
         gs = g[:, None]
-        v[:, lay.slice("hand")] = self.hands[g, self.to_move]
-        v[:, lay.slice("rows")] = self.rows[gs, seats].reshape(n, P * K)
-        v[:, lay.slice("row_last")] = (self.last[gs, seats] + 1).reshape(n, P * C)
-        top = self.piles[gs, self._colours, np.maximum(self.depth - 1, 0)]  # (n, C)
-        tops = v[:, lay.slice("pile_tops")]
-        has = self.depth > 0
-        tops[np.nonzero(has)[0], top[has]] = 1
-        v[:, lay.slice("pile_tops")] = tops
-        v[:, lay.slice("pile_sizes")] = self.depth
-        v[:, lay.slice("draw_pile")] = (self.deck_len - self.drawn)[:, None]
-        v[:, lay.slice("hand_sizes")] = self.hands.sum(-1)[gs, seats]
-        v[:, lay.slice("round")] = self.round[:, None]
+        v[:, lay.slice("hand")] = self.hands[g, seat]
+        v[:, lay.slice("rows")] = self.rows[gs, seats].reshape(G, P * K)
+        v[:, lay.slice("row_last")] = (self.last[gs, seats] + 1).reshape(G, P * C)
+        depth = self.depth[g]
+        top = self.piles[gs, self._colours, np.maximum(depth - 1, 0)]   # (G, C)
+        has = depth > 0
+        v[np.nonzero(has)[0], lay.slice("pile_tops").start + top[has]] = 1
+        v[:, lay.slice("pile_sizes")] = depth
+        v[:, lay.slice("draw_pile")] = (self.deck_len - self.drawn[g])[:, None]
+        v[:, lay.slice("hand_sizes")] = self.hands[g].sum(-1)[rows[:, None], seats]
+        v[:, lay.slice("round")] = self.round[g][:, None]
         v[:, lay.slice("rounds")] = self.rounds
-        v[:, lay.slice("turn")] = self.turn[:, None]
-        v[:, lay.slice("to_move").start] = 1                            # the observer moves
-        v[g, lay.slice("phase").start + self.phase.astype(np.int64)] = 1  # card 0, draw 1
-        pend = self.pending_action >= 0
-        v[np.flatnonzero(pend), lay.slice("pending").start + self.pending_action[pend]] = 1
-        v[:, lay.slice("last_play")] = self.last_play[:, None]
-        done = np.arange(self.rounds)[None, :] < (self.round - 1)[:, None]   # finished rounds
-        scores = np.where(done[:, :, None], self.scores, 0)[gs, :, seats]    # (n, P, rounds)
-        v[:, lay.slice("round_scores")] = scores.transpose(0, 2, 1).reshape(n, -1)
+        v[:, lay.slice("turn")] = self.turn[g][:, None]
+        v[rows, lay.slice("to_move").start + (self.to_move[g] - seat) % P] = 1
+        phase = np.full(G, 4) if over else self.phase[g].astype(np.int64)  # card 0, draw 1
+        v[rows, lay.slice("phase").start + phase] = 1
+        if not over:
+            pend = self.pending_action[g]
+            v[np.flatnonzero(pend >= 0), lay.slice("pending").start + pend[pend >= 0]] = 1
+        v[:, lay.slice("last_play")] = self.last_play[g][:, None]
+        played = self.round[g] if over else self.round[g] - 1             # finished rounds
+        done = np.arange(self.rounds)[None, :] < played[:, None]
+        scores = np.where(done[:, :, None], self.scores[g], 0)[rows[:, None], :, seats]
+        v[:, lay.slice("round_scores")] = scores.transpose(0, 2, 1).reshape(G, -1)
         if self._sum_match:
             totals = scores.sum(-1)
         else:
             totals = np.array([[self.pack.scoring.match(
-                [int(x) for x in self.scores[i, :int(self.round[i]) - 1, q]], 0, 0)
-                for q in seats[i]] for i in range(n)])
+                [int(x) for x in self.scores[i, :int(r)].T[q]], 0, 0) for q in order]
+                for i, r, order in zip(g.tolist(), played.tolist(), seats.tolist())])
         v[:, lay.slice("totals")] = totals
         return v
+
+    def _seat_blocks(self, g: Any) -> None:
+        """Write the seat-relative fields of the kept vectors of games ``g`` (an index array
+        or ``slice(None)``) for their seat to move now (after a turn passed on): its hand,
+        the rows in relative order, the hand sizes (every hand is full then), the round
+        scores and totals (``_score_views``, kept per seat from one round end to the next)."""
+        V, o, P, K, C = self._obs, self._o, self.players, self.K, self.C
+        t = self.to_move[g]
+        at = self._games[g] * P                          # row of seat 0 in the (n * P) views
+        take = np.take
+        V[g, o["hand"]:o["hand"] + K] = take(self._hands2, at + t, axis=0)
+        for i in range(P):
+            row = at + (t if i == 0 else (t + i) % P)
+            V[g, o["rows"] + i * K:o["rows"] + (i + 1) * K] = take(self._rows2, row, axis=0)
+            V[g, o["row_last"] + i * C:o["row_last"] + (i + 1) * C] = take(self._last2, row,
+                                                                           axis=0)
+        V[g, o["row_last"]:o["row_last"] + P * C] += 1
+        V[g, o["hand_sizes"]:o["hand_sizes"] + P] = self.hand_size
+        rs = o["round_scores"]
+        V[g, rs:rs + self._score_width] = take(self._score_views.reshape(-1, self._score_width),
+                                               at + t, axis=0)
+
+    def _set_score_views(self, g: np.ndarray) -> None:
+        """``_score_views[g, s]``: the fields ``round_scores`` and ``totals`` (they follow
+        each other) of seat ``s``'s vector, for games ``g`` after a round ended."""
+        lay, P, R = self.layout, self.players, self.rounds
+        seats = (np.arange(P)[:, None] + np.arange(P)) % P                # [s, i]: i-th from s
+        sc = self._seat_scores[g][:, seats]                                # (G, s, i, R + 1)
+        view = np.empty((len(g), P, self._score_width), np.float32)
+        view[:, :, :P * R] = sc[..., :R].transpose(0, 1, 3, 2).reshape(len(g), P, P * R)
+        view[:, :, P * R:] = sc[..., R]
+        self._score_views[g] = view
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -378,16 +491,7 @@ class VectorEnv:
     def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` after checking every id is legal (:class:`InputError` naming the
         first game whose id is not)."""
-        a = np.asarray(actions, np.int64)
-        if a.shape != (self.n,):
-            raise InputError(f"step: {self.n} action ids expected, got shape {a.shape}")
-        inside = (a >= 0) & (a < self.num_actions)
-        legal = np.zeros(self.n, bool)
-        legal[inside] = self.legal_mask()[np.flatnonzero(inside), a[inside]]
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
-        return self.step(a)
+        return self.step(check_actions(actions, self.n, self.legal_mask()))
 
     def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
         K, C, one = self.K, self.C, self._one
@@ -396,6 +500,15 @@ class VectorEnv:
         play = act < K
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
+        # the kept vectors (of the seat to move): V by game and field, F flat at b + field
+        V, F, o, b = self._obs, self._obs_f, self._o, self._base[ix]
+        keep = self.keep_obs
+        if keep:
+            F[b + (o["hand"] + kind)] -= 1
+            F[b + (o["pending"] + act)] = 1
+            V[ix, o["hand_sizes"]] -= 1
+            V[ix, o["phase"]] = 0
+            V[ix, o["phase"] + 1] = 1
         hi = gp * K + kind
         left = self._hands_f[hi] - 1
         self._hands_f[hi] = left
@@ -409,6 +522,10 @@ class VectorEnv:
             self._code_f[ci] += self._code_of[kp]
             slot = self.slot_of[kp]
             self._last_f[ci] = slot
+            bp = b[play]
+            if keep:
+                F[bp + (o["row_last"] + cp)] = slot + 1
+                F[bp + (o["rows"] + kp)] += 1
             self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
                                    | self.allowed[cp, slot.astype(np.int64) + 1])
         disc = ~play
@@ -416,6 +533,15 @@ class VectorEnv:
             gd, kd, cd = g[disc], kind[disc], colour[disc]
             di = gd * C + cd
             dep = self._depth_f[di]
+            had = dep > 0
+            if had.any():
+                if keep:
+                    old = self._piles_f[di[had] * self.pile_cap + dep[had] - 1]
+                    F[b[disc][had] + (o["pile_tops"] + old)] = 0
+            if keep:
+                bd = b[disc]
+                F[bd + (o["pile_tops"] + kd)] = 1
+                F[bd + (o["pile_sizes"] + cd)] += 1
             self._piles_f[di * self.pile_cap + dep] = kd
             self._depth_f[di] = dep + 1
             self.pile_bits[gd] |= 1 << cd
@@ -432,6 +558,8 @@ class VectorEnv:
         K, one = self.K, self._one
         ix = slice(None) if len(d) == self.n else d      # every game: plain slices
         gp = d * self.players + self.to_move[ix]
+        V, F, o = self._obs, self._obs_f, self._o
+        keep = self.keep_obs
         from_deck = src < 0
         if from_deck.all():
             dd, gpd = ix, gp
@@ -441,6 +569,8 @@ class VectorEnv:
             at = self.drawn[dd]
             cards = self._deck_f[d[from_deck] * self.deck.shape[1] + at].astype(np.int64)
             self.drawn[dd] = at + 1
+            if keep:
+                V[dd, o["draw_pile"]] -= 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
         if not from_deck.all():
@@ -450,6 +580,14 @@ class VectorEnv:
             dep = self._depth_f[di] - 1
             self._depth_f[di] = dep
             taken = self._piles_f[di * self.pile_cap + dep].astype(np.int64)
+            bp = self._base[dp]
+            if keep:
+                F[bp + (o["pile_tops"] + taken)] = 0
+                F[bp + (o["pile_sizes"] + cp)] -= 1
+                still = dep > 0
+                if still.any():
+                    below = self._piles_f[di[still] * self.pile_cap + dep[still] - 1]
+                    F[bp[still] + (o["pile_tops"] + below)] = 1
             self._hands_f[gpp * K + taken] += 1
             self._held_f[gpp] |= one << taken.astype(np.uint64)
             emptied = dep == 0
@@ -457,6 +595,9 @@ class VectorEnv:
                 self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
         # close the turns
         self.turn[ix] += 1
+        if keep:
+            V[ix, o["turn"]] += 1
+            V[ix, o["hand_sizes"]] += 1
         empty = from_deck & (self.drawn[ix] >= self.deck_len)
         ended = self.turn[ix] >= self.pack.turn_cap
         if empty.any():
@@ -464,8 +605,16 @@ class VectorEnv:
                 ended |= empty
             else:
                 self.last_play[d[empty]] = True
+                if keep:
+                    V[d[empty], o["last_play"]] = 1
         going = d[~ended] if ended.any() else ix
+        if keep:
+            F[self._base[going] + (o["pending"] + self.pending_action[going])] = 0
+            V[going, o["phase"] + 1] = 0
+            V[going, o["phase"]] = 1
         self.to_move[going] = (self.to_move[going] + 1) % self.players
+        if keep:
+            self._seat_blocks(going)
         self.phase[going] = 0
         self.pending_colour[going] = -1
         self.pending_action[going] = -1
@@ -526,20 +675,35 @@ class VectorEnv:
         over = self.round[games] >= self.rounds
         more = games[~over]
         if len(more):
+            rm = r[~over]
+            self._seat_scores[more, :, rm] = scores[~over]
+            if self._sum_match:
+                self._seat_scores[more, :, -1] += scores[~over]
+            else:
+                for g, last in zip(more.tolist(), rm.tolist()):
+                    self._seat_scores[g, :, -1] = [self.pack.scoring.match(
+                        [int(x) for x in self.scores[g, :last + 1, q]], 0, 0)
+                        for q in range(self.players)]
+            if self.keep_obs:
+                self._set_score_views(more)
             self._next_starters(more)
             self.round[more] += 1
-            self._deal(more)
         fin = games[over]
         if len(fin):
             self.done[fin] = True
             self.last_totals[fin] = self.totals_of(fin)
+            self.final_extra[fin] = self.last_totals[fin] - self.scores[fin].sum(1)
+            self.final_obs[fin] = self._encode(fin, self.to_move[fin], over=True)
+            self._seat_scores[fin] = 0
+            self._score_views[fin] = 0
             self.matches_done += len(fin)
             self.seeds[fin] += self.n
             self.matches_started += len(fin)
             self.round[fin] = 1
             self.scores[fin] = 0
             self.starter[fin] = self.pack.first_starter
-            self._deal(fin)
+        # one deal for the next rounds and the next matches together
+        self._deal(games if len(more) and len(fin) else more if len(more) else fin)
 
     def _next_starters(self, games: np.ndarray) -> None:
         """Each game's starter of its next round, by the pack's compiled next-starter rule
@@ -590,6 +754,55 @@ class VectorEnv:
         return out
 
 
+#: _SEL[b, k]: the index of the byte b's k-th set bit (from the lowest)
+_SEL = np.zeros((256, 8), np.int64)
+for _b in range(256):
+    _on = [i for i in range(8) if _b >> i & 1]
+    _SEL[_b, :len(_on)] = _on
+#: times a word of eight 0/1 bytes, its top byte holds them as bits (byte i: bit i)
+_GATHER = np.uint64(0x0102040810204080)
+
+
+def sample_masks(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One id per row of the boolean ``mask (n, num_actions)``, uniformly among the row's
+    True entries (-1 for a row with none): a random policy over the legal ids. Each row is
+    read as words of eight booleans; the chosen id's word is found by counting, its place
+    in the word by a table, about one pass over the mask in all."""
+    mask = np.asarray(mask, bool)
+    n, A = mask.shape
+    if sys.byteorder != "little":
+        counts = mask.sum(1)
+        pick = (rng.random(n) * counts).astype(np.int64)
+        ids = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+        return np.where(counts > 0, ids, -1)
+    B = -(-A // 8)
+    pad = np.zeros((n, 8 * B), bool)
+    pad[:, :A] = mask
+    words = pad.view(np.uint64)                                        # (n, B)
+    cum = np.ascontiguousarray(np.bitwise_count(words).T, dtype=np.int16)  # (B, n)
+    for i in range(1, B):
+        cum[i] += cum[i - 1]
+    total = cum[-1]
+    pick = (rng.random(n) * total).astype(np.int16)
+    j = np.minimum(np.count_nonzero(cum <= pick, axis=0), B - 1)       # the word
+    rows = np.arange(n)
+    k = pick - np.where(j > 0, cum[j - 1, rows], 0)                     # its k-th True
+    byte = ((words[rows, j] * _GATHER) >> np.uint64(56)).astype(np.int64)
+    return np.where(total > 0, j * 8 + _SEL[byte, k], -1)
+
+
+def _place(words: np.ndarray, rows: np.ndarray, bits: np.ndarray, offset: int,
+           width: int) -> None:
+    """OR the ``width``-bit fields ``bits`` (uint64, one per row) into bit ``offset`` on of
+    ``words[rows]`` (rows of uint64 words, bit ``i`` in word ``i // 64``)."""
+    j, s = divmod(offset, 64)
+    all_rows = len(rows) == len(words)
+    ix = slice(None) if all_rows else rows
+    words[ix, j] |= bits << np.uint64(s)
+    if s and s + width > 64:
+        words[ix, j + 1] |= bits >> np.uint64(64 - s)
+
+
 def select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     """For each uint64 of ``bits``, the index of its ``k``-th set bit (0-based, from the
     lowest); ``k`` must be below the number of set bits."""
@@ -602,3 +815,247 @@ def select_bit(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
         k = k - np.where(go, c, 0)
         pos = pos + np.where(go, np.uint64(w), np.uint64(0))
     return pos.astype(np.int64)
+
+
+class ScalarBatch:
+    """``n`` matches of any pack (board packs too) stepped one by one through the scalar
+    engine's public API (``new_game``, ``push_action``, ``legal_action_mask``,
+    ``observation``), behind the interface of :class:`VectorEnv`: the same arrays and
+    methods (``legal_mask``, ``step``, ``observe``, ``observe_all``, ``final_obs``...), the
+    same seeds. A correct first version for the packs the numpy engine does not play: each
+    step costs a scalar decision and an observation encoded in Python per game (docs/rl.md,
+    "Vector environments")."""
+
+    def __init__(self, pack: Any, n: int, seed: Optional[int] = None, players: int = 2):
+        self.pack = pack = pack_of(pack)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 1_000_000:
+            raise InputError(f"ScalarBatch: n must be 1-1000000 games, not {n!r}")
+        if not pack.min_players <= players <= pack.max_players:
+            raise InputError(f"ScalarBatch({pack.id}): {players} players, the pack is for "
+                             f"{pack.min_players}-{pack.max_players}")
+        self.n, self.players = n, players
+        self.num_actions = action_space(pack).num_actions
+        self.layout = layout(pack, players)
+        self.seed0 = new_seed(seed)
+        self.reset(self.seed0)
+
+    def reset(self, seed: Optional[int] = None) -> np.ndarray:
+        """Start every slot's first match again (slot ``i``: seed ``seed + i``); the mask."""
+        if seed is not None:
+            self.seed0 = new_seed(seed)
+        n, P, size = self.n, self.players, self.layout.size
+        self.seeds = self.seed0 + np.arange(n, dtype=np.int64)
+        self.games = [new_game(self.pack, P, int(s)) for s in self.seeds.tolist()]
+        self._rounds_seen = [0] * n
+        self.matches_started, self.matches_done = n, 0
+        self.last_totals = np.zeros((n, P), np.int64)
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, bool)
+        self.final_obs = np.zeros((n, size), np.float32)
+        self.final_extra = np.zeros((n, P), np.int64)
+        self._obs = np.zeros((n, size), np.float32)
+        for i, g in enumerate(self.games):
+            self.layout.encode(observation(g, g.to_move), out=self._obs[i])
+        return self.legal_mask()
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``(n,)`` each game's seat to move."""
+        return np.fromiter((g.to_move for g in self.games), np.int64, self.n)
+
+    def legal_mask(self) -> np.ndarray:
+        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
+        return np.array([legal_action_mask(g) for g in self.games], bool).reshape(
+            self.n, self.num_actions)
+
+    def observe(self) -> np.ndarray:
+        """``(n, size)`` float32: each game's vector of its seat to move (a new array)."""
+        return self._obs.copy()
+
+    def observe_view(self) -> np.ndarray:
+        """The array :meth:`observe` copies (rewritten by every step)."""
+        return self._obs
+
+    def observe_all(self) -> np.ndarray:
+        """``(n, P, size)`` float32: ``[i, p]`` is seat ``p``'s vector of game ``i``."""
+        out = np.zeros((self.n, self.players, self.layout.size), np.float32)
+        for i, g in enumerate(self.games):
+            for p in range(self.players):
+                self.layout.encode(observation(g, p), out=out[i, p])
+        return out
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`VectorEnv.step`: one trusted id per game; ``(rewards, done)``."""
+        a = np.asarray(actions, np.int64).tolist()
+        n, P, lay = self.n, self.players, self.layout
+        self.rewards = np.zeros((n, P), np.float32)
+        self.done = np.zeros(n, bool)
+        for i, g in enumerate(self.games):
+            push_action(g, a[i])
+            scores = round_scores(g)
+            if len(scores) > self._rounds_seen[i]:
+                self.rewards[i] = scores[-1]
+                self._rounds_seen[i] = len(scores)
+            if is_over(g):
+                self.done[i] = True
+                self.last_totals[i] = totals(g)
+                self.final_extra[i] = self.last_totals[i] - np.sum(scores, axis=0)
+                lay.encode(observation(g, g.to_move), out=self.final_obs[i])
+                self.matches_done += 1
+                self.matches_started += 1
+                self.seeds[i] += n
+                g = self.games[i] = new_game(self.pack, P, int(self.seeds[i]))
+                self._rounds_seen[i] = 0
+            lay.encode(observation(g, g.to_move), out=self._obs[i])
+        return self.rewards, self.done
+
+    def checked_step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` after checking every id is legal (:class:`InputError` naming the
+        first game whose id is not)."""
+        check_actions(actions, self.n, self.legal_mask())
+        return self.step(actions)
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """One legal id per game, uniformly among its legal ids (a random policy)."""
+        return sample_masks(self.legal_mask(), rng)
+
+
+def check_actions(actions: Any, n: int, mask: np.ndarray) -> np.ndarray:
+    """``actions`` as ``(n,)`` int64 ids, each legal in ``mask``; :class:`InputError` (one
+    line naming the first game whose id is not) otherwise."""
+    try:
+        a = np.asarray(actions)
+    except (TypeError, ValueError):
+        raise InputError(f"step: {n} action ids expected, not {actions!r:.60}") from None
+    if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
+        raise InputError(f"step: {n} action ids expected (integers), got shape {a.shape} "
+                         f"of {a.dtype}")
+    a = a.astype(np.int64, copy=False)
+    A = mask.shape[1]
+    if int(a.min()) >= 0 and int(a.max()) < A:
+        legal = mask.reshape(-1)[np.arange(n) * A + a]
+    else:
+        inside = (a >= 0) & (a < A)
+        legal = np.zeros(n, bool)
+        legal[inside] = mask[np.flatnonzero(inside), a[inside]]
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
+    return a
+
+
+def _core(pack: Any, n: int, seed: Optional[int], players: int, backend: str) -> Any:
+    """The batched engine of ``pack``: :class:`VectorEnv` (numpy) where it plays the pack,
+    else :class:`ScalarBatch`; ``backend`` ``"auto"``, ``"numpy"`` or ``"scalar"``."""
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    pack = pack_of(pack)
+    if backend == "scalar" or (backend == "auto" and supported(pack)):
+        return ScalarBatch(pack, n, seed, players)
+    return VectorEnv(pack, n, seed, players)
+
+
+#: the batched engines a vector environment may run on
+BACKENDS = ("auto", "numpy", "scalar")
+
+
+class LostCitiesVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` matches of ``pack`` as a :class:`gymnasium.vector.VectorEnv` (docs/rl.md,
+    "Vector environments"): every decision of every seat is a step (self-play), the
+    observation is the vector of each game's seat to move, a finished match starts the next
+    at once (``autoreset_mode`` ``SAME_STEP``: the last observation in ``infos["final_obs"]``).
+    ``infos["action_mask"]`` and :meth:`action_masks` are the boolean masks of the next
+    decisions. ``rewards[i]`` is the reward, on this step, of the seat that made game ``i``'s
+    decision; every seat's is ``infos["rewards"] (n, players)``."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, pack: Any = "duel-classic", num_envs: int = 1,
+                 seed: Optional[int] = None, players: int = 2, backend: str = "auto",
+                 copy: bool = True, check: bool = True):
+        self.core = _core(pack, num_envs, seed, players, backend)
+        self.pack = self.core.pack
+        self.backend = "numpy" if isinstance(self.core, VectorEnv) else "scalar"
+        self.num_envs, self.players = num_envs, players
+        self.copy, self.check = bool(copy), bool(check)
+        lay = self.layout = self.core.layout
+        low = getattr(lay, "low", None)
+        high = getattr(lay, "high", None)
+        self.single_observation_space = gym.spaces.Box(
+            -np.inf if low is None else low, np.inf if high is None else high,
+            (lay.size,), np.float32)
+        self.single_action_space = gym.spaces.Discrete(self.core.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.agents = [f"player_{i}" for i in range(players)]
+        self._rows = np.arange(num_envs)
+        self._mask = self.core.legal_mask()
+        self._started = False
+
+    # -------------------------------------------------------------- gymnasium interface
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a match in every slot: with ``seed``, slot ``i`` plays the seeds ``seed +
+        i``, ``seed + i + n``...; without, the first reset keeps the constructor's seed and
+        a later one goes on to matches of the same slots not played yet."""
+        core = self.core
+        if seed is None and self._started:
+            level = int(((core.seeds - core.seed0 - self._rows) // self.num_envs).max())
+            seed = core.seed0 + (level + 1) * self.num_envs
+        self._started = True
+        self._mask = core.reset(seed)
+        obs = core.observe() if self.copy else core.observe_view()
+        return obs, {"action_mask": self._mask, "to_move": core.to_move.copy()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """One decision per game: ``(obs, rewards, terminations, truncations, infos)``."""
+        core = self.core
+        if self.check:
+            actions = check_actions(actions, self.num_envs, self._mask)
+        acting = core.to_move.copy()
+        seat_rewards, done = core.step(actions)
+        rewards = seat_rewards.astype(np.float32)
+        infos: dict[str, Any] = {}
+        if done.any():
+            rewards[done] += core.final_extra[done]
+            final = np.zeros(core.final_obs.shape, np.float32)  # (calloc: untouched pages are free)
+            final[done] = core.final_obs[done]
+            infos["final_obs"] = final
+            infos["_final_obs"] = done.copy()
+            infos["final_info"] = {"totals": core.last_totals.copy(), "_totals": done.copy()}
+            infos["_final_info"] = done.copy()
+        self._mask = core.legal_mask()
+        infos["action_mask"] = self._mask
+        infos["to_move"] = core.to_move.copy()
+        infos["rewards"] = rewards
+        obs = core.observe() if self.copy else core.observe_view()
+        return (obs, rewards[self._rows, acting], done.copy(),
+                np.zeros(self.num_envs, bool), infos)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, num_actions)`` booleans: the legal ids of each game's next decision
+        (what sb3-contrib's maskable algorithms call)."""
+        return self._mask
+
+    # -------------------------------------------------------------- every seat
+    def observe_all(self) -> np.ndarray:
+        """``(num_envs, players, size)``: every seat's observation vector now."""
+        return self.core.observe_all()
+
+    def seat_view(self) -> dict[str, dict[str, np.ndarray]]:
+        """A PettingZoo-style view of every seat: ``{"player_p": {"observation": (n, size),
+        "action_mask": (n, num_actions)}}``, the mask all False in the games where the seat
+        is not to move (as the AEC environment's)."""
+        every = self.core.observe_all()
+        to_move = self.core.to_move
+        return {agent: {"observation": every[:, p],
+                        "action_mask": self._mask & (to_move == p)[:, None]}
+                for p, agent in enumerate(self.agents)}
+
+
+def vector_env(pack: Any = "duel-classic", num_envs: int = 1, seed: Optional[int] = None,
+               players: int = 2, backend: str = "auto", copy: bool = True,
+               check: bool = True) -> LostCitiesVectorEnv:
+    """A :class:`LostCitiesVectorEnv` of ``num_envs`` matches of ``pack``."""
+    return LostCitiesVectorEnv(pack, num_envs, seed, players, backend, copy, check)

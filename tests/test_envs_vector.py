@@ -156,3 +156,19 @@ def test_deals_ahead_follow_many_matches():
                 assert env.hands[i, seat].tolist() == want.tolist()
             assert env.deck[i, :env.deck_len].tolist() == list(deal.draw_pile)
             seen += 1
+
+
+def test_observations_built_on_demand_equal_the_kept_ones():
+    """keep_obs=False (no vector kept at each step) observes the same vectors, on call."""
+    kept = VectorEnv("duel-grenoble", 4, seed=21, players=3)
+    lazy = VectorEnv("duel-grenoble", 4, seed=21, players=3, keep_obs=False)
+    rng = np.random.default_rng(2)
+    for t in range(700):
+        assert np.array_equal(kept.legal_mask(), lazy.legal_mask())
+        if t % 5 == 0:
+            assert np.array_equal(kept.observe(), lazy.observe())
+            assert np.array_equal(kept.observe_view(), lazy.observe_view())
+        a = kept.random_actions(rng)
+        kept.step(a)
+        lazy.step(a)
+    assert np.array_equal(kept.final_obs, lazy.final_obs) and kept.matches_done >= 1
