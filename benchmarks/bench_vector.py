@@ -26,29 +26,17 @@ learner's policy would pick from its logits. Figures, best of ``--rounds`` inter
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import resource
-import sys
 import time
 import tracemalloc
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PLAIN = os.path.join(HERE, "..", "..", "shared", "bench")
+from bench_envs import plain_duel  # the yardstick's loop, beside this script
 
 
-def plain_duel(matches: int) -> float:
-    """Matches per CPU second of the plain loop (the yardstick)."""
-    sys.path.insert(0, PLAIN)
-    import plain_duel as plain  # the yardstick, outside the package
 
-    rng = random.Random(1)
-    t = time.process_time()
-    for _ in range(matches):
-        plain.random_match(rng)
-    return matches / (time.process_time() - t)
 
 
 def gym_loop(pack: str, n: int, steps: int, warmup: int, copy: bool) -> tuple[float, float]:

@@ -307,6 +307,16 @@ class VectorEnv:
             self._orders[k] = kinds[j]
 
     # ------------------------------------------------------------------ legality
+    def _by_decision(self) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+        """The games at a card decision and those at a draw (None for none; every game
+        as the one ``_games`` array when all are at the same decision)."""
+        card = self.phase == 0
+        if card.all():
+            return self._games, None
+        if not card.any():
+            return None, self._games
+        return np.flatnonzero(card), np.flatnonzero(~card)
+
     def legal_mask(self) -> np.ndarray:
         """``(n, num_actions)`` booleans: the legal ids of each game's decision now (a new
         array, unpacked from bit words of the rows' and piles' bit masks)."""
@@ -314,13 +324,7 @@ class VectorEnv:
             return self._legal_mask_slow()
         n, K, C = self.n, self.K, self.C
         words = np.zeros((n, self._words), np.uint64)
-        card = self.phase == 0
-        if card.all():
-            g, d = self._games, None
-        elif not card.any():
-            g, d = None, self._games
-        else:
-            g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        g, d = self._by_decision()
         if g is not None:
             held, play = self._card_bits(g)
             _place(words, g, play, 0, K)
@@ -456,7 +460,7 @@ class VectorEnv:
     def _set_score_views(self, g: np.ndarray) -> None:
         """``_score_views[g, s]``: the fields ``round_scores`` and ``totals`` (they follow
         each other) of seat ``s``'s vector, for games ``g`` after a round ended."""
-        lay, P, R = self.layout, self.players, self.rounds
+        P, R = self.players, self.rounds
         seats = (np.arange(P)[:, None] + np.arange(P)) % P                # [s, i]: i-th from s
         sc = self._seat_scores[g][:, seats]                                # (G, s, i, R + 1)
         view = np.empty((len(g), P, self._score_width), np.float32)
@@ -713,26 +717,20 @@ class VectorEnv:
             r = int(self.round[g]) - 1
             done = self.scores[g, :r + 1]                           # (rounds played, P)
 
-            def totals(done: np.ndarray = done) -> Any:
+            def match_totals(done: np.ndarray = done) -> Any:
                 if self._sum_match:
                     return done.sum(0)
                 return [self.pack.scoring.match([int(x) for x in done[:, q]], 0, 0)
                         for q in range(P)]
 
-            self.starter[g] = self._next_starter(self.scores[g, r], totals,
+            self.starter[g] = self._next_starter(self.scores[g, r], match_totals,
                                                  int(self.starter[g]), P)
 
     # ------------------------------------------------------------------ helpers
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One legal id per game, uniformly among its legal ids (a random policy)."""
         out = np.empty(self.n, np.int64)
-        card = self.phase == 0
-        if card.all():
-            g, d = self._games, None
-        elif not card.any():
-            g, d = None, self._games
-        else:
-            g, d = np.flatnonzero(card), np.flatnonzero(~card)
+        g, d = self._by_decision()
         if g is not None:
             held, play = self._card_bits(g)
             n_play = np.bitwise_count(play).astype(np.int64)
