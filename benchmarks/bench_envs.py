@@ -3,6 +3,7 @@ plain duel loop (../shared/bench/plain_duel.py, a hand-written random playout of
 measured in the same process and run.
 
     python benchmarks/bench_envs.py [--rounds 3] [--n 4096] [--steps 1800] [--aec-matches 10]
+                                    [--openspiel 20]
 
 Every figure is the best of ``--rounds`` interleaved rounds (the machine may be shared), CPU
 time of this process (time.process_time). The policy is uniform over the legal action ids
@@ -75,26 +76,45 @@ def gym(decisions: int) -> float:
     return decisions / (time.process_time() - t)  # the agent's decisions (the bot's are extra)
 
 
-def openspiel(decisions: int) -> float:
+def openspiel(matches: int, observe: str = "") -> tuple[float, float]:
+    """(matches, decisions) per CPU second of whole random matches of ``python_lostcities``
+    through ``state.apply_action``, chance nodes included (each outcome drawn by its
+    probability), a uniform legal id at each decision (``random.Random``, as the plain loop
+    draws). ``observe``: the seat to move's observation read before each decision, as
+    ``state.observation_tensor(seat)`` (``"tensor"``: OpenSpiel's list of floats) or through
+    ``open_spiel.python.observation.make_observation(game).set_from(state, seat)``
+    (``"observer"``: the numpy vector, no list)."""
     import pyspiel
 
     from lostcities.envs.openspiel_game import OPENSPIEL_NAME  # registers the game
 
     game = pyspiel.load_game(OPENSPIEL_NAME, {"pack": "duel-classic"})
-    state = game.new_initial_state()
-    rng = np.random.default_rng(0)
-    done = 0
+    if observe == "observer":
+        from open_spiel.python.observation import make_observation
+
+        observer = make_observation(game)
+    rng = random.Random(0)
+    decisions = 0
     t = time.process_time()
-    while done < decisions:
-        if state.is_terminal():
-            state = game.new_initial_state()
-        elif state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-            done += 1
-    return decisions / (time.process_time() - t)
+    for _ in range(matches):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                r = rng.random()
+                for outcome, p in state.chance_outcomes():
+                    r -= p
+                    if r < 0:
+                        break
+                state.apply_action(outcome)
+            else:
+                if observe == "tensor":
+                    state.observation_tensor(state.current_player())
+                elif observe == "observer":
+                    observer.set_from(state, state.current_player())
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+    dt = time.process_time() - t
+    return matches / dt, decisions / dt
 
 
 def vector(n: int, steps: int) -> tuple[float, float]:
@@ -121,12 +141,16 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=1800)
     ap.add_argument("--decisions", type=int, default=3000)
     ap.add_argument("--aec-matches", type=int, default=10)
+    ap.add_argument("--openspiel", type=int, default=20, help="OpenSpiel matches a round")
     args = ap.parse_args()
     best: dict[str, float] = {}
     for _ in range(args.rounds):
-        figures = {"plain": plain_duel(150), "gym": gym(args.decisions),
-                   "openspiel": openspiel(args.decisions // 3)}
+        figures = {"plain": plain_duel(150), "gym": gym(args.decisions)}
         figures["aec_matches"], figures["aec_decisions"] = aec(args.aec_matches)
+        figures["openspiel_matches"], figures["openspiel"] = openspiel(args.openspiel)
+        for how in ("observer", "tensor"):
+            figures[f"openspiel_{how}_matches"], figures[f"openspiel_{how}"] = openspiel(
+                args.openspiel // 2, observe=how)
         figures["vector_matches"], figures["vector_decisions"] = vector(args.n, args.steps)
         figures["plain_after"] = plain_duel(150)
         for k, v in figures.items():
@@ -139,9 +163,14 @@ def main() -> None:
           f"{best['vector_decisions']:,.0f} decisions   {best['vector_matches'] / plain:.2f}x the yardstick")
     print(f"  PettingZoo AEC (last + step)  {best['aec_matches']:10.1f} matches   "
           f"{best['aec_decisions']:,.0f} decisions   {best['aec_matches'] / plain:.3f}x the yardstick")
-    for name, label in (("gym", "Gymnasium (vs random)"),
-                        ("openspiel", "OpenSpiel python_lostcities")):
+    for name, label in (("gym", "Gymnasium (vs random)"),):
         print(f"  {label:<30}{best[name]:10.0f} decisions ({best[name] / 860 / plain:.3f}x the yardstick's matches)")
+    for name, label in (("openspiel", "OpenSpiel python_lostcities"),
+                        ("openspiel_observer", "  + make_observation set_from"),
+                        ("openspiel_tensor", "  + state.observation_tensor")):
+        print(f"  {label:<30}{best[name + '_matches']:10.1f} matches   {best[name]:,.0f} decisions   "
+              f"{best[name + '_matches'] / plain:.3f}x the yardstick (whole random matches, "
+              f"chance nodes included)")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ _LAZY: dict[str, str] = {
                      "pop", "random_move", "playout", "legal_actions", "legal_action_mask",
                      "push_action", "step", "is_over", "round_scores", "live_scores", "totals",
                      "winners", "continue_match", "describe_move", "shuffle_deal", "derive",
-                     "with_hidden"), ".game.turn"),
+                     "with_hidden", "push_draw"), ".game.turn"),
     **dict.fromkeys(("Move", "ActionSpace", "action_space", "num_actions", "move_to_actions",
                      "actions_to_move", "DECK"), ".game.moves"),
     **dict.fromkeys(("GameState", "Deal", "RoundResult", "SetupError"), ".game.state"),

@@ -1,7 +1,8 @@
 """OpenSpiel (lostcities.envs.openspiel_game, python_lostcities): OpenSpiel's random simulation
 checks, a serialisation round trip, chance nodes over the unseen cards, no hidden card in
-another seat's information state, and a whole duel-classic match of OpenSpiel's ISMCTS bot
-against a random bot through the adapter."""
+another seat's information state, every chance outcome kept by the engine (a match's deals
+and moves replay), illegal actions refused in one line. Resampling and OpenSpiel's ISMCTS:
+tests/test_envs_openspiel_resample.py."""
 from __future__ import annotations
 
 import pickle
@@ -22,7 +23,8 @@ def _game(**params):
 
 @pytest.mark.parametrize("params", [{"pack": "duel-classic"}, {"pack": "board-short", "players": 3}])
 def test_openspiel_random_simulation_checks(params):
-    pyspiel.random_sim_test(_game(**params), num_sims=1, serialize=False, verbose=False)
+    """OpenSpiel's own checks of a game, serialisation round trips at every state included."""
+    pyspiel.random_sim_test(_game(**params), num_sims=1, serialize=True, verbose=False)
 
 
 def _walk(state, rng, decisions):
@@ -91,37 +93,35 @@ def test_chance_nodes_draw_from_the_unseen_cards():
     assert np.array_equal(vec, layout(pack, 2).encode(observation(state.match.state, 0)))
 
 
-def test_ismcts_bot_plays_a_whole_match_against_random():
-    from open_spiel.python.algorithms import ismcts
+@pytest.mark.parametrize("pack_id", ["duel-classic", "board-classic"])
+def test_the_deals_and_moves_of_a_match_replay_through_the_engine(pack_id):
+    """Each chance outcome went through the engine (with_hidden, push_draw), so the rounds'
+    deals and moves the engine kept play the same match again from new_game(deals=...)."""
+    from lostcities.engine import apply, new_game, round_scores
 
+    game = _game(pack=pack_id)
+    state = _walk(game.new_initial_state(), np.random.default_rng(5), 10 ** 6)
+    assert state.is_terminal()
+    engine = state.match.state
+    again = new_game(engine.pack, engine.n, 0, deals=[r.deal for r in engine.finished])
+    for result in engine.finished:
+        for move in result.moves:
+            again = apply(again, move)
+    assert round_scores(again) == round_scores(engine) and len(engine.finished) == 3
+
+
+def test_an_illegal_action_or_outcome_is_one_clear_error():
     game = _game(pack="duel-classic")
-
-    class NoRollout:
-        """A cheap evaluator: no rollouts (the test checks the adapter, not the strength)."""
-
-        def evaluate(self, state):
-            return np.zeros(game.num_players())
-
-        def prior(self, state):
-            legal = state.legal_actions()
-            return [(a, 1 / len(legal)) for a in legal]
-
-    rng = np.random.RandomState(0)
-    bot = ismcts.ISMCTSBot(game, NoRollout(), 2.0, max_simulations=4, random_state=rng,
-                           allow_inconsistent_action_sets=True)
-    random_bot = pyspiel.make_uniform_random_bot(1, 7)
     state = game.new_initial_state()
-    decisions = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            bot_now = bot if state.current_player() == 0 else random_bot
-            state.apply_action(bot_now.step(state))
-            decisions += 1
-    assert decisions > 300 and len(state.match.state.finished) == 3
-    assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+    with pytest.raises(Exception) as err:
+        state.apply_action(game.num_distinct_actions() + 3)  # a chance node: no such card
+    assert "not a card left to draw" in str(err.value) and "\n" not in str(err.value)
+    for _ in range(16):
+        state.apply_action(state.chance_outcomes()[0][0])
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises(Exception) as err:
+        state.apply_action(illegal)
+    assert "is not legal now" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_bad_parameters_are_refused():
@@ -130,3 +130,32 @@ def test_bad_parameters_are_refused():
         with pytest.raises(Exception) as err:
             _game(**params)
         assert "Traceback" not in str(err.value)
+
+
+def test_push_draw_draws_the_card_named_from_the_pile_or_the_removed_cards():
+    """The engine's chance draw (lostcities.engine.push_draw): the card named is drawn, from
+    the pile or from the removed cards (board-classic at two removes 30), the deal follows;
+    a seen card is refused in one line; pop takes the draw back."""
+    from lostcities.engine import action_space, legal_actions, new_game, pop, push_action, push_draw
+
+    pack = load_pack("board-classic")
+    state = new_game(pack, 2, 4)
+    draw_deck = action_space(pack).draw_deck
+    while draw_deck not in legal_actions(state):
+        push_action(state, legal_actions(state)[-1])
+    removed, pile = list(state.deal.removed), list(state.deck)
+    p = state.to_move
+    hand = list(state.hands[p])
+    push_draw(state, removed[0])  # a removed card, drawn
+    assert sorted(state.hands[p]) == sorted(hand + [removed[0]])
+    assert state.deck == pile[:-1] and sorted(state.deal.removed) == sorted(removed[1:] + [pile[-1]])
+    pop(state)
+    assert sorted(state.hands[p]) == sorted(hand)
+    push_draw(state, pile[0])  # the pile's bottom card
+    assert sorted(state.hands[p]) == sorted(hand + [pile[0]]) and len(state.deck) == len(pile) - 1
+    pop(state)
+    seen = next(c for c in range(pack.cards.n_kinds)
+                if c not in state.deck and c not in state.deal.removed)
+    with pytest.raises(Exception) as err:
+        push_draw(state, seen)
+    assert str(err.value).startswith("push_draw:") and "\n" not in str(err.value)

@@ -31,7 +31,7 @@ from ..errors import IllegalMoveError, InputError, InvalidMoveError
 from .moves import DECK, NO_STEP, PLAY, Move, action_space
 from .refusals import Refusal
 from .rules import RulePack
-from .state import OVER, Deal, GameState, Seat, SetupError
+from .state import DECK_SHARED, OVER, Deal, GameState, Seat, SetupError
 from .steps import (check_deal, kept, next_starter, pop, round_details, shuffle_deal, start_round,
                     totals)
 from .tables import tables_of
@@ -157,6 +157,49 @@ def with_hidden(state: GameState, *, hands: Optional[Sequence[Sequence[Card]]] =
                     state.deal.tiles)
     derive(new)
     return new
+
+
+def push_draw(state: GameState, card: Card) -> None:
+    """Make the decision "draw from the deck" in place (:func:`push_action` of
+    ``action_space(pack).draw_deck``) with ``card`` the card drawn: any card no seat has
+    seen (one of the draw pile's or of the cards removed unseen), since the pile's order is
+    hidden (a chance node's outcome: OpenSpiel). ``card`` first trades places with the
+    pile's top (a removed card with the top card, which is then removed instead), in the
+    state's ``deal`` too, so that the round's deal and moves still replay; the other cards
+    keep their places. Trusted as :func:`push_action` is (the draw must be the decision
+    due); undo with :func:`pop` (the pile keeps its new order). Raises
+    :class:`IllegalMoveError` when the draw pile is empty, :class:`~.errors.InputError` when
+    ``card`` is not an unseen card.
+    """
+    deck = state.deck
+    if not deck:
+        raise IllegalMoveError("draw deck: the draw pile is empty")
+    top_card = deck[-1]
+    if top_card != card:
+        dealt = state.deal
+        pile = list(dealt.draw_pile)
+        top = len(pile) - len(deck)  # the deal's index of the pile's top (drawn: the ones before)
+        removed = dealt.removed
+        if card in deck:
+            i = len(deck) - 1 - deck[::-1].index(card)
+            if top >= 0 and pile[top] == top_card and pile[len(pile) - 1 - i] == card:
+                pile[top], pile[len(pile) - 1 - i] = card, top_card
+        elif card in removed:
+            gone = list(removed)
+            gone[gone.index(card)] = top_card
+            removed = tuple(gone)
+            i = -1
+            if top >= 0 and pile[top] == top_card:
+                pile[top] = card
+        else:
+            raise InputError(f"push_draw: {card!r} is not a card left unseen in "
+                             f"{state.pack.id}'s draw pile or removed cards")
+        if state.shared_lists & DECK_SHARED:
+            state.own_deck()
+        deck = state.deck
+        deck[i], deck[-1] = top_card, card
+        state.deal = Deal(dealt.hands, tuple(pile), removed, dealt.tiles)
+    push_action(state, action_space(state.pack).draw_deck)
 
 
 # --------------------------------------------------------------------------- legality
@@ -394,6 +437,7 @@ def describe_move(state: GameState, move: Move) -> str:
 
 
 __all__ = ["new_game", "check_players", "shuffle_deal", "check_deal", "derive", "with_hidden",
+           "push_draw",
            "legal_moves", "illegal_reason", "why_refused", "is_legal",
            "push", "pop", "apply", "random_move", "playout", "legal_actions", "legal_action_mask",
            "push_action", "step", "is_over", "round_scores", "live_scores", "totals", "winners",
