@@ -46,6 +46,10 @@ import numpy as np
 
 PACK = "duel-classic"
 EVAL_SEEDS = 1_000_000        # evaluation and curve matches, as train_greedy.py
+#: train's options, kept in run.json; --resume keeps them unless given again (n and seed:
+#: always the run's own)
+DEFAULTS = {"n": 1024, "lr": 0.05, "update": 10, "entropy": 0.0, "chunk": 120.0,
+            "curve_seeds": 50, "seed": 0}
 CURVE = ("cpu_s", "matches", "decisions", "curve_matches", "win_rate", "lo", "hi",
          "mean_margin")
 
@@ -238,10 +242,22 @@ def train(args: argparse.Namespace) -> None:
         state, meta = load(run)
         opts = meta["options"]
         for key in ("n", "lr", "update", "entropy", "chunk", "curve_seeds", "seed"):
-            setattr(args, key, opts[key])
+            given = getattr(args, key)
+            if key in ("n", "seed") and given is not None and given != opts[key]:
+                raise SystemExit(f"{run}: its matches are --{key} {opts[key]}; "
+                                 f"--resume cannot change it")
+            if given is None or key in ("n", "seed"):      # the run's own games and seeds
+                setattr(args, key, opts[key])
+            elif given != opts[key]:                       # e.g. a smaller step from now on
+                meta.setdefault("changes", []).append(
+                    {"cpu_s": round(meta["cpu_s"], 1), key: given})
+                opts[key] = given
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
     else:
+        for key, default in DEFAULTS.items():
+            if getattr(args, key) is None:
+                setattr(args, key, default)
         if (run / "checkpoint.npz").exists():
             raise SystemExit(f"{run}: already has a checkpoint (add --resume to go on)")
         run.mkdir(parents=True, exist_ok=True)
@@ -395,14 +411,14 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--resume", action="store_true", help="go on from the run's checkpoint")
     tr.add_argument("--minutes", type=float, default=15.0,
                     help="training CPU minutes of this invocation (keep it under 20)")
-    tr.add_argument("--n", type=int, default=1024, help="games stepped together")
-    tr.add_argument("--lr", type=float, default=0.02, help="Adam's step")
-    tr.add_argument("--update", type=int, default=100, help="steps between Adam steps")
-    tr.add_argument("--entropy", type=float, default=0.0, help="entropy bonus")
-    tr.add_argument("--chunk", type=float, default=120.0, help="CPU s between checkpoints")
-    tr.add_argument("--curve-seeds", type=int, default=50,
-                    help="paired seeds against greedy after each chunk (0: no curve)")
-    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--n", type=int, help="games stepped together (1024)")
+    tr.add_argument("--lr", type=float, help="Adam's step (0.05)")
+    tr.add_argument("--update", type=int, help="steps between Adam steps (10)")
+    tr.add_argument("--entropy", type=float, help="entropy bonus (0)")
+    tr.add_argument("--chunk", type=float, help="CPU s between checkpoints (120)")
+    tr.add_argument("--curve-seeds", type=int,
+                    help="paired seeds against greedy after each chunk (50; 0: no curve)")
+    tr.add_argument("--seed", type=int, help="the first training seed (0)")
     ev = sub.add_parser("eval", help="paired matches against greedy of a run's checkpoint")
     ev.add_argument("run")
     ev.add_argument("--seeds", type=int, default=500, help="seeds, each played twice")

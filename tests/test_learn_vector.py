@@ -105,3 +105,17 @@ def test_a_run_is_not_overwritten_and_a_missing_one_is_one_line(tmp_path):
         lv.main(["train", str(run)])
     with pytest.raises(SystemExit):
         lv.main(["train", str(run), "--resume", "--n", "0"])
+    with pytest.raises(SystemExit, match="--resume cannot change it"):
+        lv.main(["train", str(run), "--resume", "--n", "8"])
+
+
+def test_resume_keeps_the_options_unless_given_again(tmp_path):
+    run = tmp_path / "run"
+    lv.main(["train", str(run), "--n", "4", "--minutes", "0.001", "--curve-seeds", "0",
+             "--lr", "0.3"])
+    lv.main(["train", str(run), "--resume", "--minutes", "0.001"])
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["options"]["lr"] == 0.3 and meta["options"]["n"] == 4 and "changes" not in meta
+    lv.main(["train", str(run), "--resume", "--minutes", "0.001", "--lr", "0.01"])
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["options"]["lr"] == 0.01 and meta["changes"][0]["lr"] == 0.01
