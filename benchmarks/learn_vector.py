@@ -396,7 +396,9 @@ def plot(args: argparse.Namespace) -> None:
     ax.set_xlabel("CPU minutes of self-play training (batched engine)")
     ax.set_ylabel("matches won")
     ax.set_ylim(0, 1)
-    ax.set_title(f"learn_vector.py, {rows[-1]['curve_matches'] if rows else 0} paired matches a point")
+    played = int(rows[-1]["curve_matches"]) if rows else 0
+    ax.set_title(f"learn_vector.py: {played} matches against greedy a point "
+                 f"({played // 2} seeds x 2 seats)", fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig(run / "curve.png")

@@ -119,3 +119,16 @@ def test_resume_keeps_the_options_unless_given_again(tmp_path):
     lv.main(["train", str(run), "--resume", "--minutes", "0.001", "--lr", "0.01"])
     meta = json.loads((run / "run.json").read_text())
     assert meta["options"]["lr"] == 0.01 and meta["changes"][0]["lr"] == 0.01
+
+
+def test_plot_draws_the_curve_or_says_what_it_needs(tmp_path):
+    run = tmp_path / "run"
+    lv.main(["train", str(run), "--n", "4", "--minutes", "0.001", "--curve-seeds", "1"])
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        with pytest.raises(SystemExit, match=r"plot needs matplotlib: pip install 'lostcities\[plot\]'"):
+            lv.main(["plot", str(run)])
+        return
+    lv.main(["plot", str(run)])
+    assert (run / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
