@@ -17,8 +17,7 @@ matches stepped in lockstep. Each decision is credited with its round's **margin
 deciding seat's round score minus the other seat's, / 100: zero-sum, so no baseline is
 needed) by REINFORCE: the score function ``x_a - E_p[x]`` of each decision is summed per
 game, seat and round, and multiplied by the margin when the round ends. One Adam step every
-``--update`` steps of the batch (an average over the rounds that ended meanwhile), plus an
-entropy bonus ``--entropy``.
+``--update`` steps of the batch (an average over the rounds that ended meanwhile).
 
 Training runs in **chunks** of ``--chunk`` CPU seconds; after each, the run folder gets a
 checkpoint (``checkpoint.npz``: weights, Adam's moments and step, the generator's state;
@@ -38,7 +37,6 @@ import csv
 import json
 import math
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -48,7 +46,7 @@ PACK = "duel-classic"
 EVAL_SEEDS = 1_000_000        # evaluation and curve matches, as train_greedy.py
 #: train's options, kept in run.json; --resume keeps them unless given again (n and seed:
 #: always the run's own)
-DEFAULTS = {"n": 1024, "lr": 0.05, "update": 10, "entropy": 0.0, "chunk": 120.0,
+DEFAULTS = {"n": 1024, "lr": 0.05, "update": 10, "chunk": 120.0,
             "curve_seeds": 50, "seed": 0}
 CURVE = ("cpu_s", "matches", "decisions", "curve_matches", "win_rate", "lo", "hi",
          "mean_margin")
@@ -241,7 +239,7 @@ def train(args: argparse.Namespace) -> None:
     if args.resume:
         state, meta = load(run)
         opts = meta["options"]
-        for key in ("n", "lr", "update", "entropy", "chunk", "curve_seeds", "seed"):
+        for key in ("n", "lr", "update", "chunk", "curve_seeds", "seed"):
             given = getattr(args, key)
             if key in ("n", "seed") and given is not None and given != opts[key]:
                 raise SystemExit(f"{run}: its matches are --{key} {opts[key]}; "
@@ -264,7 +262,7 @@ def train(args: argparse.Namespace) -> None:
         state = {"w": np.zeros(nf), "m": np.zeros(nf), "v": np.zeros(nf),
                  "t": np.array(0)}
         meta = {"options": {k: getattr(args, k) for k in
-                            ("n", "lr", "update", "entropy", "chunk", "curve_seeds", "seed")},
+                            ("n", "lr", "update", "chunk", "curve_seeds", "seed")},
                 "pack": PACK, "cpu_s": 0.0, "decisions": 0, "matches": 0, "chunks": 0,
                 "updates": 0}
         rng = np.random.default_rng(args.seed)
@@ -279,7 +277,7 @@ def train(args: argparse.Namespace) -> None:
     n = args.n
     games = np.arange(n)
     print(f"{run}: training from {meta['cpu_s']:.0f} CPU s, {meta['matches']} matches "
-          f"(n={n}, lr={args.lr}, update every {args.update} steps, entropy {args.entropy})",
+          f"(n={n}, lr={args.lr}, update every {args.update} steps)",
           flush=True)
     while spent < budget:
         start = time.process_time()
@@ -299,11 +297,6 @@ def train(args: argparse.Namespace) -> None:
             mean_x = np.einsum("na,naf->nf", p, x)
             seat = env.to_move.astype(np.int64)
             acc[games, seat] += x[games, a] - mean_x
-            if args.entropy:
-                # d H / d w = -sum_a p_a (log p_a + H) x_a ... folded into the step below
-                logp = np.log(np.where(mask, p, 1.0))
-                h = -(p * logp).sum(1)
-                grad += args.entropy * -np.einsum("na,naf->f", p * (logp + h[:, None]), x) / n
             before = env.round.copy()
             env.step(a)
             rewards, done = env.rewards, env.done
@@ -416,7 +409,6 @@ def main(argv: list[str] | None = None) -> None:
     tr.add_argument("--n", type=int, help="games stepped together (1024)")
     tr.add_argument("--lr", type=float, help="Adam's step (0.05)")
     tr.add_argument("--update", type=int, help="steps between Adam steps (10)")
-    tr.add_argument("--entropy", type=float, help="entropy bonus (0)")
     tr.add_argument("--chunk", type=float, help="CPU s between checkpoints (120)")
     tr.add_argument("--curve-seeds", type=int,
                     help="paired seeds against greedy after each chunk (50; 0: no curve)")
