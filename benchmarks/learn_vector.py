@@ -35,12 +35,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import time
 from pathlib import Path
 
 import numpy as np
+
+from train_greedy import wilson  # the 95% interval of a win rate, beside this script
 
 PACK = "duel-classic"
 EVAL_SEEDS = 1_000_000        # evaluation and curve matches, as train_greedy.py
@@ -50,16 +51,6 @@ DEFAULTS = {"n": 1024, "lr": 0.05, "update": 10, "chunk": 120.0,
             "curve_seeds": 50, "seed": 0}
 CURVE = ("cpu_s", "matches", "decisions", "curve_matches", "win_rate", "lo", "hi",
          "mean_margin")
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion ``wins / n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class BatchFeatures:

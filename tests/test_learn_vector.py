@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +20,15 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "learn_vector.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("learn_vector", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The script as a module, its folder on the path as when it runs (it imports
+    train_greedy beside it)."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("learn_vector", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
     return module
 
 
