@@ -155,6 +155,10 @@ class VectorEnv:
         self._deck_list = list(pack.deck())
         self.layout = layout(pack, players)
         self._o = {name: start for name, start, _size in self.layout.fields}  # field offsets
+        if (self._o["hand"], self._o["rows"], self._o["row_last"]) != (
+                0, self.K, self.K + players * self.K):  # what _seat_blocks copies as one block
+            raise InputError(f"VectorEnv({pack.id}): the observation layout's first fields "
+                             "are not hand, rows, row_last")
         #: the legal mask as bit words (unpacked with numpy's little bit order: x86, ARM)
         self._words = -(-self.num_actions // 64)
         self._little = sys.byteorder == "little"
@@ -212,8 +216,16 @@ class VectorEnv:
         self._obs_f = self._obs.reshape(-1)
         self._base = np.arange(n) * self.layout.size     # game g's vector in _obs_f
         self._seat_scores = np.zeros((n, P, self.rounds + 1), np.float32)
+        #: _blk[g, s]: the first fields of seat s's vector of game g (its hand, the rows and
+        #: the rows' last slots + 1 in its relative order: layout fields hand, rows, row_last,
+        #: one after the other) as int8, kept by each step for every seat, so a turn passing
+        #: on copies the new seat's block (one take) instead of rebuilding it field by field
+        self._W = W = K + P * K + P * C
+        self._blk = np.zeros((n, P, W), np.int8)
+        self._blk_f, self._blk2 = self._blk.reshape(-1), self._blk.reshape(n * P, W)
         self._score_width = P * self.rounds + P
         self._score_views = np.zeros((n, P, self._score_width), np.float32)
+        self._score_views2 = self._score_views.reshape(n * P, self._score_width)
         #: final_obs[i]: the observation at the end of slot i's last finished match (of its
         #: seat to move then, phase "over"); final_extra[i]: what its match formula added
         #: beyond the sum of its rounds
@@ -236,6 +248,9 @@ class VectorEnv:
         hands = cards[:, rem: rem + P * h].reshape(G * P, h)
         at = (np.arange(G * P)[:, None] * K + hands).reshape(-1)
         self.hands[games] = np.bincount(at, minlength=G * P * K).reshape(G, P, K)
+        if self.keep_obs:
+            self._blk[games] = 0
+            self._blk[games, :, :K] = self.hands[games]
         self.held_bits[games] = np.bitwise_or.reduce(
             self._one << hands.astype(np.uint64), axis=-1).reshape(G, P)
         self.deck[games, :self.deck_len] = cards[:, rem + P * h:]
@@ -439,23 +454,15 @@ class VectorEnv:
     def _seat_blocks(self, g: Any) -> None:
         """Write the seat-relative fields of the kept vectors of games ``g`` (an index array
         or ``slice(None)``) for their seat to move now (after a turn passed on): its hand,
-        the rows in relative order, the hand sizes (every hand is full then), the round
-        scores and totals (``_score_views``, kept per seat from one round end to the next)."""
-        V, o, P, K, C = self._obs, self._o, self.players, self.K, self.C
-        t = self.to_move[g]
-        at = self._games[g] * P                          # row of seat 0 in the (n * P) views
-        take = np.take
-        V[g, o["hand"]:o["hand"] + K] = take(self._hands2, at + t, axis=0)
-        for i in range(P):
-            row = at + (t if i == 0 else (t + i) % P)
-            V[g, o["rows"] + i * K:o["rows"] + (i + 1) * K] = take(self._rows2, row, axis=0)
-            V[g, o["row_last"] + i * C:o["row_last"] + (i + 1) * C] = take(self._last2, row,
-                                                                           axis=0)
-        V[g, o["row_last"]:o["row_last"] + P * C] += 1
+        the rows and their last slots in relative order (the seat's block ``_blk``, one
+        take), the hand sizes (every hand is full then), the round scores and totals
+        (``_score_views``, kept per seat from one round end to the next)."""
+        V, o, P = self._obs, self._o, self.players
+        at = self._games[g] * P + self.to_move[g]        # row of the seat in the (n * P) views
+        V[g, :self._W] = np.take(self._blk2, at, axis=0)
         V[g, o["hand_sizes"]:o["hand_sizes"] + P] = self.hand_size
         rs = o["round_scores"]
-        V[g, rs:rs + self._score_width] = take(self._score_views.reshape(-1, self._score_width),
-                                               at + t, axis=0)
+        V[g, rs:rs + self._score_width] = np.take(self._score_views2, at, axis=0)
 
     def _set_score_views(self, g: np.ndarray) -> None:
         """``_score_views[g, s]``: the fields ``round_scores`` and ``totals`` (they follow
@@ -507,8 +514,8 @@ class VectorEnv:
         # the kept vectors (of the seat to move): V by game and field, F flat at b + field
         V, F, o, b = self._obs, self._obs_f, self._o, self._base[ix]
         keep = self.keep_obs
+        W, blk = self._W, self._blk_f
         if keep:
-            F[b + (o["hand"] + kind)] -= 1
             F[b + (o["pending"] + act)] = 1
             V[ix, o["hand_sizes"]] -= 1
             V[ix, o["phase"]] = 0
@@ -516,6 +523,9 @@ class VectorEnv:
         hi = gp * K + kind
         left = self._hands_f[hi] - 1
         self._hands_f[hi] = left
+        if keep:
+            F[b + (o["hand"] + kind)] = left
+            blk[gp * W + kind] = left
         gone = left == 0
         if gone.any():
             self._held_f[gp[gone]] &= ~(one << kind[gone].astype(np.uint64))
@@ -527,9 +537,18 @@ class VectorEnv:
             slot = self.slot_of[kp]
             self._last_f[ci] = slot
             bp = b[play]
-            if keep:
-                F[bp + (o["row_last"] + cp)] = slot + 1
+            if keep:  # (a row may hold several wagers of a kind)
+                P = self.players
+                last1 = slot + 1
+                F[bp + (o["row_last"] + cp)] = last1
                 F[bp + (o["rows"] + kp)] += 1
+                blk[gpp * W + kp + K] += 1                         # the mover's block
+                blk[gpp * W + cp + (K + P * K)] = last1
+                tm = gpp % P
+                for r in range(1, P):   # seat mover + r sees the mover's rows at place P - r
+                    ow = (gpp + np.where(tm + r >= P, r - P, r)) * W
+                    blk[ow + (kp + K + (P - r) * K)] += 1
+                    blk[ow + (cp + K + P * K + (P - r) * C)] = last1
             self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
                                    | self.allowed[cp, slot.astype(np.int64) + 1])
         disc = ~play
@@ -577,6 +596,8 @@ class VectorEnv:
                 V[dd, o["draw_pile"]] -= 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
+            if keep:
+                self._blk_f[gpd * self._W + cards] += 1
         if not from_deck.all():
             pile = ~from_deck
             dp, cp, gpp = d[pile], src[pile], gp[pile]
@@ -594,6 +615,8 @@ class VectorEnv:
                     F[bp[still] + (o["pile_tops"] + below)] = 1
             self._hands_f[gpp * K + taken] += 1
             self._held_f[gpp] |= one << taken.astype(np.uint64)
+            if keep:
+                self._blk_f[gpp * self._W + taken] += 1
             emptied = dep == 0
             if emptied.any():
                 self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
@@ -611,18 +634,22 @@ class VectorEnv:
                 self.last_play[d[empty]] = True
                 if keep:
                     V[d[empty], o["last_play"]] = 1
-        going = d[~ended] if ended.any() else ix
+        # the turn passes on in every game, but a game whose round ended keeps its seat to
+        # move (its final observation's); its next deal rewrites all of this
+        any_ended = ended.any()
+        tm = self.to_move[ix]
+        nxt = tm + 1
+        nxt[nxt == self.players] = 0
+        self.to_move[ix] = np.where(ended, tm, nxt) if any_ended else nxt
         if keep:
-            F[self._base[going] + (o["pending"] + self.pending_action[going])] = 0
-            V[going, o["phase"] + 1] = 0
-            V[going, o["phase"]] = 1
-        self.to_move[going] = (self.to_move[going] + 1) % self.players
-        if keep:
-            self._seat_blocks(going)
-        self.phase[going] = 0
-        self.pending_colour[going] = -1
-        self.pending_action[going] = -1
-        if ended.any():
+            F[self._base[ix] + (o["pending"] + self.pending_action[ix])] = 0
+            V[ix, o["phase"] + 1] = 0
+            V[ix, o["phase"]] = 1
+            self._seat_blocks(ix)
+        self.phase[ix] = 0
+        self.pending_colour[ix] = -1
+        self.pending_action[ix] = -1
+        if any_ended:
             self._end_rounds(d[ended])
 
     # ------------------------------------------------------------------ rounds and scores
