@@ -505,9 +505,9 @@ class VectorEnv:
         return self.step(check_actions(actions, self.n, self.legal_mask()))
 
     def _cards(self, g: np.ndarray, act: np.ndarray) -> None:
-        K, C, one = self.K, self.C, self._one
+        K, C, P = self.K, self.C, self.players
         ix = slice(None) if len(g) == self.n else g      # every game: plain slices
-        gp = g * self.players + self.to_move[ix]
+        gp = g * P + self.to_move[ix]
         play = act < K
         kind = np.where(play, act, act - K)
         colour = self.colour_of[kind]
@@ -518,54 +518,54 @@ class VectorEnv:
         if keep:
             F[b + (o["pending"] + act)] = 1
             V[ix, o["hand_sizes"]] -= 1
-            V[ix, o["phase"]] = 0
-            V[ix, o["phase"] + 1] = 1
+            V[ix, o["phase"]:o["phase"] + 2] = (0, 1)
         hi = gp * K + kind
         left = self._hands_f[hi] - 1
         self._hands_f[hi] = left
         if keep:
             F[b + (o["hand"] + kind)] = left
             blk[gp * W + kind] = left
-        gone = left == 0
-        if gone.any():
-            self._held_f[gp[gone]] &= ~(one << kind[gone].astype(np.uint64))
-        if play.any():
-            gpp, kp, cp = gp[play], kind[play], colour[play]
+        # the kinds no longer held (a bit cleared where no copy is left)
+        self._held_f[gp] &= ~((left == 0).astype(np.uint64) << kind.astype(np.uint64))
+        ip = np.flatnonzero(play)          # the games that play (index arrays: take)
+        if len(ip) == len(g):
+            idc = ip[:0]
+        else:
+            idc = np.flatnonzero(~play) if len(ip) else self._games[:len(g)]
+        if len(ip):
+            gpp, kp, cp = gp.take(ip), kind.take(ip), colour.take(ip)
             self._rows_f[gpp * K + kp] += 1
             ci = gpp * C + cp
-            self._code_f[ci] += self._code_of[kp]
-            slot = self.slot_of[kp]
+            self._code_f[ci] += self._code_of.take(kp)
+            slot = self.slot_of.take(kp)
             self._last_f[ci] = slot
-            bp = b[play]
             if keep:  # (a row may hold several wagers of a kind)
-                P = self.players
+                bp = b.take(ip)
                 last1 = slot + 1
                 F[bp + (o["row_last"] + cp)] = last1
                 F[bp + (o["rows"] + kp)] += 1
-                blk[gpp * W + kp + K] += 1                         # the mover's block
-                blk[gpp * W + cp + (K + P * K)] = last1
+                w = gpp * W
+                blk[w + (kp + K)] += 1                             # the mover's block
+                blk[w + (cp + (K + P * K))] = last1
                 tm = gpp % P
                 for r in range(1, P):   # seat mover + r sees the mover's rows at place P - r
                     ow = (gpp + np.where(tm + r >= P, r - P, r)) * W
                     blk[ow + (kp + K + (P - r) * K)] += 1
                     blk[ow + (cp + K + P * K + (P - r) * C)] = last1
-            self._accept_f[gpp] = ((self._accept_f[gpp] & ~self.colour_bits[cp])
+            self._accept_f[gpp] = ((self._accept_f.take(gpp) & ~self.colour_bits.take(cp))
                                    | self.allowed[cp, slot.astype(np.int64) + 1])
-        disc = ~play
-        if disc.any():
-            gd, kd, cd = g[disc], kind[disc], colour[disc]
+        if len(idc):
+            gd, kd, cd = g.take(idc), kind.take(idc), colour.take(idc)
             di = gd * C + cd
-            dep = self._depth_f[di]
-            had = dep > 0
-            if had.any():
-                if keep:
-                    old = self._piles_f[di[had] * self.pile_cap + dep[had] - 1]
-                    F[b[disc][had] + (o["pile_tops"] + old)] = 0
-            if keep:
-                bd = b[disc]
+            dep = self._depth_f.take(di)
+            at = di * self.pile_cap
+            if keep:  # the old top off (an empty pile: the new card's own entry, set next)
+                bd = b.take(idc)
+                old = self._piles_f.take(at + np.maximum(dep - 1, 0))
+                F[bd + (o["pile_tops"] + np.where(dep > 0, old, kd))] = 0
                 F[bd + (o["pile_tops"] + kd)] = 1
-                F[bd + (o["pile_sizes"] + cd)] += 1
-            self._piles_f[di * self.pile_cap + dep] = kd
+                F[bd + (o["pile_sizes"] + cd)] = dep + 1
+            self._piles_f[at + dep] = kd
             self._depth_f[di] = dep + 1
             self.pile_bits[gd] |= 1 << cd
         self.pending_colour[ix] = np.where(play, -1, colour)
