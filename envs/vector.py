@@ -578,55 +578,52 @@ class VectorEnv:
         self.phase[ix] = 1
 
     def _draws(self, d: np.ndarray, src: np.ndarray) -> None:
-        K, one = self.K, self._one
+        K, P, one = self.K, self.players, self._one
         ix = slice(None) if len(d) == self.n else d      # every game: plain slices
-        gp = d * self.players + self.to_move[ix]
+        gp = d * P + self.to_move[ix]
         V, F, o = self._obs, self._obs_f, self._o
         keep = self.keep_obs
         from_deck = src < 0
-        if from_deck.all():
-            dd, gpd = ix, gp
+        ipile = np.flatnonzero(~from_deck)          # the games that take a pile's top
+        if not len(ipile):
+            dd, dk, gpd = ix, d, gp
         else:
-            dd, gpd = d[from_deck], gp[from_deck]
-        if from_deck.any():
+            dk = d.take(np.flatnonzero(from_deck))
+            dd, gpd = dk, gp.take(np.flatnonzero(from_deck))
+        if len(dk):
             at = self.drawn[dd]
-            cards = self._deck_f[d[from_deck] * self.deck.shape[1] + at].astype(np.int64)
-            self.drawn[dd] = at + 1
+            cards = self._deck_f[dk * self.deck.shape[1] + at].astype(np.int64)
+            self.drawn[dd] = at = at + 1     # (at was a view of drawn when dd is a slice)
             if keep:
-                V[dd, o["draw_pile"]] -= 1
+                V[dd, o["draw_pile"]] = self.deck_len - at
+                self._blk_f[gpd * self._W + cards] += 1
             self._hands_f[gpd * K + cards] += 1
             self._held_f[gpd] |= one << cards.astype(np.uint64)
-            if keep:
-                self._blk_f[gpd * self._W + cards] += 1
-        if not from_deck.all():
-            pile = ~from_deck
-            dp, cp, gpp = d[pile], src[pile], gp[pile]
+        if len(ipile):
+            dp, cp, gpp = d.take(ipile), src.take(ipile), gp.take(ipile)
             di = dp * self.C + cp
-            dep = self._depth_f[di] - 1
+            dep = self._depth_f.take(di) - 1
             self._depth_f[di] = dep
-            taken = self._piles_f[di * self.pile_cap + dep].astype(np.int64)
-            bp = self._base[dp]
-            if keep:
+            at = di * self.pile_cap
+            taken = self._piles_f.take(at + dep).astype(np.int64)
+            if keep:  # the card under the taken one on top (an emptied pile: nothing)
+                bp = self._base.take(dp)
                 F[bp + (o["pile_tops"] + taken)] = 0
-                F[bp + (o["pile_sizes"] + cp)] -= 1
+                F[bp + (o["pile_sizes"] + cp)] = dep
                 still = dep > 0
-                if still.any():
-                    below = self._piles_f[di[still] * self.pile_cap + dep[still] - 1]
-                    F[bp[still] + (o["pile_tops"] + below)] = 1
+                below = self._piles_f.take(at + np.maximum(dep - 1, 0))
+                F[bp + (o["pile_tops"] + np.where(still, below, taken))] = still
+                self._blk_f[gpp * self._W + taken] += 1
             self._hands_f[gpp * K + taken] += 1
             self._held_f[gpp] |= one << taken.astype(np.uint64)
-            if keep:
-                self._blk_f[gpp * self._W + taken] += 1
-            emptied = dep == 0
-            if emptied.any():
-                self.pile_bits[dp[emptied]] &= ~(1 << cp[emptied])
+            self.pile_bits[dp] &= ~((dep == 0).astype(np.int64) << cp)
         # close the turns
-        self.turn[ix] += 1
+        turn = self.turn[ix] + 1
+        self.turn[ix] = turn
         if keep:
-            V[ix, o["turn"]] += 1
-            V[ix, o["hand_sizes"]] += 1
+            V[ix, o["turn"]] = turn
         empty = from_deck & (self.drawn[ix] >= self.deck_len)
-        ended = self.turn[ix] >= self.pack.turn_cap
+        ended = turn >= self.pack.turn_cap
         if empty.any():
             if self.immediately:
                 ended |= empty
@@ -639,13 +636,12 @@ class VectorEnv:
         any_ended = ended.any()
         tm = self.to_move[ix]
         nxt = tm + 1
-        nxt[nxt == self.players] = 0
+        nxt[nxt == P] = 0
         self.to_move[ix] = np.where(ended, tm, nxt) if any_ended else nxt
         if keep:
             F[self._base[ix] + (o["pending"] + self.pending_action[ix])] = 0
-            V[ix, o["phase"] + 1] = 0
-            V[ix, o["phase"]] = 1
-            self._seat_blocks(ix)
+            V[ix, o["phase"]:o["phase"] + 2] = (1, 0)
+            self._seat_blocks(ix)     # (the hand sizes too: every hand is full)
         self.phase[ix] = 0
         self.pending_colour[ix] = -1
         self.pending_action[ix] = -1
