@@ -273,7 +273,26 @@ class VectorEnv:
                 return
             self.last_play[games] = True
         if self.keep_obs:
-            self._obs[games] = self._encode(games, self.to_move[games])
+            self._obs[games] = self._dealt_vectors(games)
+
+    def _dealt_vectors(self, g: np.ndarray) -> np.ndarray:
+        """``(len(g), size)``: the vectors of games ``g`` just dealt, of their seat to move
+        (what :meth:`_encode` gives then, from the few fields a deal sets: no card played,
+        no pile, turn 0, the card decision)."""
+        o, P = self._o, self.players
+        v = np.zeros((len(g), self.layout.size), np.float32)
+        at = g * P + self.to_move[g]
+        v[:, :self._W] = np.take(self._blk2, at, axis=0)
+        v[:, o["draw_pile"]] = self.deck_len
+        v[:, o["hand_sizes"]:o["hand_sizes"] + P] = self.hand_size
+        v[:, o["round"]] = self.round[g]
+        v[:, o["rounds"]] = self.rounds
+        v[:, o["to_move"]] = 1
+        v[:, o["phase"]] = 1
+        v[:, o["last_play"]] = self.last_play[g]
+        rs = o["round_scores"]
+        v[:, rs:rs + self._score_width] = np.take(self._score_views2, at, axis=0)
+        return v
 
     def _shuffled(self, games: np.ndarray) -> np.ndarray:
         """``(len(games), deck)``: each game's deck for its round now, shuffled as
