@@ -139,9 +139,11 @@ class VectorEnv:
         self.rounds = pack.rounds
         self.immediately = not tables.last_play  # round_end.draw_pile_empty, compiled
         self._next_starter = tables.next_starter  # match.next_starter(_tie), compiled
-        #: _exp_table[round - 1, colour, code]: an expedition's score, code = the row's
-        #: number slots as bits 1..S-1 plus wagers << S (filled on first use)
-        self._exp_table = np.full((self.rounds, self.C, (pack.wagers + 1) << self.S),
+        #: _exp_table[colour, code]: an expedition's score by the pack's expedition formula
+        #: (``scoring.expedition(colour, values, wagers)``, one row's alone, whatever the
+        #: round), code = the row's number slots as bits 1..S-1 plus wagers << S (filled on
+        #: first use)
+        self._exp_table = np.full((self.C, (pack.wagers + 1) << self.S),
                                   np.iinfo(np.int32).min, np.int32)
         self._code_of = np.where(np.arange(self.K) % self.S == 0, 1 << self.S,
                                  1 << (np.arange(self.K) % self.S)).astype(np.int32)
@@ -674,24 +676,17 @@ class VectorEnv:
             P, C, S = self.players, self.C, self.S
             return self._scores_by_formula(games, self.rows[games].reshape(len(games), P, C, S))
         codes = self.row_code[games]                                 # (G, P, C)
-        rnd = (self.round[games] - 1)[:, None, None]
         table = self._exp_table
-        got = table[rnd, self._colours, codes]
+        got = table[self._colours, codes]
         missing = got == np.iinfo(np.int32).min
         if missing.any():
-            rb = np.broadcast_to(rnd, codes.shape)[missing].tolist()
             cb = np.broadcast_to(self._colours, codes.shape)[missing].tolist()
-            for r, c, code in set(zip(rb, cb, codes[missing].tolist())):
-                table[r, c, code] = self._one_expedition(r + 1, c, code & ((1 << self.S) - 1),
-                                                         code >> self.S)
-            got = table[rnd, self._colours, codes]
+            expedition = self.pack.scoring.expedition
+            for c, code in set(zip(cb, codes[missing].tolist())):
+                values = [int(self._values[s]) for s in range(1, self.S) if code >> s & 1]
+                table[c, code] = expedition(c, values, code >> self.S)
+            got = table[self._colours, codes]
         return got.sum(-1)
-
-    def _one_expedition(self, round_number: int, colour: int, bits: int, wagers: int) -> int:
-        values = [int(self._values[s]) for s in range(1, self.S) if bits >> s & 1]
-        spec = [(c, values if c == colour else [], wagers if c == colour else 0)
-                for c in range(self.C)]
-        return int(self.pack.scoring.round(spec, (), 0, 0, round_number).expeditions[colour])
 
     def _scores_by_formula(self, games: np.ndarray, rows: np.ndarray) -> np.ndarray:
         out = np.zeros((len(games), self.players), np.int64)
