@@ -819,11 +819,16 @@ def sample_masks(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         cum[i] += cum[i - 1]
     total = cum[-1]
     pick = (rng.random(n) * total).astype(np.int16)
-    j = np.minimum(np.count_nonzero(cum <= pick, axis=0), B - 1)       # the word
-    rows = np.arange(n)
-    k = pick - np.where(j > 0, cum[j - 1, rows], 0)                     # its k-th True
-    byte = ((words[rows, j] * _GATHER) >> np.uint64(56)).astype(np.int64)
-    return np.where(total > 0, j * 8 + _SEL[byte, k], -1)
+    j = np.count_nonzero(cum <= pick, axis=0)                           # the word
+    np.minimum(j, B - 1, out=j)
+    rows = np.arange(n)            # (flat indices and take: faster than 2-d fancy indexing)
+    below = cum.reshape(-1).take(j * n + rows - n, mode="clip")        # Trues before it
+    below[j == 0] = 0
+    byte = (words.reshape(-1).take(rows * B + j) * _GATHER) >> np.uint64(56)
+    ids = j * 8 + _SEL.reshape(-1).take(byte.astype(np.int64) * 8 + (pick - below))
+    if not total.all():
+        ids[total == 0] = -1
+    return ids
 
 
 def _place(words: np.ndarray, rows: np.ndarray, bits: np.ndarray, offset: int,
@@ -1065,7 +1070,8 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
         infos["to_move"] = core.to_move.copy()
         infos["rewards"] = rewards
         obs = core.observe() if self.copy else core.observe_view()
-        return (obs, rewards[self._rows, acting], done.copy(),
+        return (obs, rewards.reshape(-1).take(self._rows * self.players + acting),
+                done.copy(),
                 np.zeros(self.num_envs, bool), infos)
 
     def action_masks(self) -> np.ndarray:
