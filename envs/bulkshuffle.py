@@ -62,6 +62,8 @@ def _states(kw: np.ndarray) -> np.ndarray:
     mt[:] = _BASE[:, None]
     tmp = np.empty(B, np.uint32)
     m1, m2 = np.uint32(1664525), np.uint32(1566083941)
+    # init_by_array adds key word j and j: added together once (uint32 wraps the same)
+    kw = kw + np.arange(L, dtype=np.uint32)[:, None]
     i = 1
     for k in range(max(_N, L)):
         p = mt[i - 1]
@@ -71,8 +73,6 @@ def _states(kw: np.ndarray) -> np.ndarray:
         row = mt[i]
         np.bitwise_xor(row, tmp, out=row)
         np.add(row, kw[k % L], out=row)
-        if k % L:
-            np.add(row, np.uint32(k % L), out=row)
         i += 1
         if i >= _N:
             mt[0] = mt[_N - 1]
@@ -95,14 +95,25 @@ def _states(kw: np.ndarray) -> np.ndarray:
 
 def _outputs(mt: np.ndarray, count: int) -> np.ndarray:
     """The first ``count`` (at most 227) tempered outputs of each state: ``(count, B)``."""
-    y = mt[:count] & np.uint32(0x80000000)
-    y |= mt[1:count + 1] & np.uint32(0x7FFFFFFF)
-    x = mt[_M:_M + count] ^ (y >> 1)
-    x ^= (y & np.uint32(1)) * np.uint32(0x9908B0DF)
-    x ^= x >> 11
-    x ^= (x << 7) & np.uint32(0x9D2C5680)
-    x ^= (x << 15) & np.uint32(0xEFC60000)
-    x ^= x >> 18
+    u = np.uint32
+    x = np.bitwise_and(mt[:count], u(0x80000000))      # two arrays, the rest in place
+    t = np.bitwise_and(mt[1:count + 1], u(0x7FFFFFFF))
+    x |= t                                              # y
+    np.bitwise_and(x, u(1), out=t)
+    t *= u(0x9908B0DF)
+    x >>= u(1)
+    x ^= mt[_M:_M + count]
+    x ^= t                                              # the twisted word, then tempered
+    np.right_shift(x, u(11), out=t)
+    x ^= t
+    np.left_shift(x, u(7), out=t)
+    t &= u(0x9D2C5680)
+    x ^= t
+    np.left_shift(x, u(15), out=t)
+    t &= u(0xEFC60000)
+    x ^= t
+    np.right_shift(x, u(18), out=t)
+    x ^= t
     return x
 
 

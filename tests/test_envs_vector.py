@@ -172,3 +172,22 @@ def test_observations_built_on_demand_equal_the_kept_ones():
         kept.step(a)
         lazy.step(a)
     assert np.array_equal(kept.final_obs, lazy.final_obs) and kept.matches_done >= 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(DUELS), st.integers(0, 2), st.integers(-2**40, 2**40), st.integers(1, 9))
+def test_kept_vectors_equal_vectors_built_whole(pack_id, extra_players, seed, n):
+    """The vectors a step keeps (only the fields it changes, each seat's block of hand, rows
+    and last slots copied when the turn passes) equal the vectors built from the arrays
+    whole, at every step of random play, every pack and seat count; so do every seat's
+    kept blocks (``_blk``) against its own vector."""
+    pack = load_pack(pack_id)
+    players = min(pack.min_players + extra_players, pack.max_players)
+    env = VectorEnv(pack, n, seed=seed, players=players)
+    rng = np.random.default_rng(seed % 1000)
+    W = env._W
+    for _ in range(400):
+        assert np.array_equal(env.observe_view(), env._encode(env._games, env.to_move))
+        every = env.observe_all()
+        assert np.array_equal(every[:, :, :W], env._blk.astype(np.float32))
+        env.step(env.random_actions(rng))
