@@ -119,19 +119,11 @@ def openspiel(matches: int, observe: str = "") -> tuple[float, float]:
 
 def vector(n: int, steps: int) -> tuple[float, float]:
     """(matches, decisions) per CPU second of VectorEnv with random_actions, no observation
-    kept nor read (benchmarks/bench_vector.py measures a learner's loop, with both)."""
-    from lostcities.envs import VectorEnv
+    kept nor read (benchmarks/bench_vector.py measures a learner's loop, with both), after
+    900 steps (past the first matches, so that matches end all the time)."""
+    from bench_vector import bare_loop  # the same loop, beside this script
 
-    env = VectorEnv("duel-classic", n, seed=0, keep_obs=False)
-    rng = np.random.default_rng(0)
-    for _ in range(900):  # past the first matches, so that matches end all the time
-        env.step(env.random_actions(rng))
-    before = env.matches_done
-    t = time.process_time()
-    for _ in range(steps):
-        env.step(env.random_actions(rng))
-    dt = time.process_time() - t
-    return (env.matches_done - before) / dt, steps * n / dt
+    return bare_loop(n, steps, 900)
 
 
 def main() -> None:
