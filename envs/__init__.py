@@ -18,7 +18,7 @@ _LAZY: dict[str, str] = {
     # that importing it never puts a module in the constructor's place (gym_env.py: the old
     # path, deprecated); the first use of any of these registers the Gymnasium ids
     **dict.fromkeys(("LostCitiesGym", "gym_env", "GYM_ID", "GYM_IDS", "gym_id",
-                     "register_envs"), ".gymnasium_env"),
+                     "register_envs", "SELFPLAY_IDS", "selfplay_id"), ".gymnasium_env"),
     **dict.fromkeys(("LostCitiesGame", "LostCitiesState", "register_openspiel",
                      "OPENSPIEL_NAME"), ".openspiel_game"),
     **dict.fromkeys(("VectorEnv", "round_deal", "ScalarBatch", "LostCitiesVectorEnv",

@@ -12,8 +12,9 @@ An episode is one match. Each ``step`` is one decision of the agent's seat (an a
 :func:`lostcities.engine.action_space`); the other seats' whole turns are played by their
 bots in between. The observation is the seat's float32 vector (lostcities.envs.observe),
 bounded by the pack (``Layout.low``/``high``). The legal ids: :meth:`LostCitiesGym.action_masks`
-(bool, sb3-contrib's MaskablePPO convention) and ``info["action_mask"]`` (int8, the same ids);
-both all False once the match is over.
+(what sb3-contrib's MaskablePPO calls) and ``info["action_mask"]``, the same int8 0/1 array
+(the adapters' one mask convention: what ``action_space.sample(mask=...)`` takes); all 0 once
+the match is over.
 
 Rewards as in the AEC environment (lostcities.envs.pettingzoo_env): ``"points"``, the seat's
 round score at each round's end (and the match formula's extra at the end), or ``"win"``,
@@ -45,6 +46,9 @@ from .text import render
 GYM_ID = "lostcities/LostCities-v0"
 #: the entry point every id names
 ENTRY_POINT = "lostcities.envs.gymnasium_env:LostCitiesGym"
+#: the vector entry point of the self-play ids: ``gymnasium.make_vec`` builds the batched
+#: self-play environment (lostcities.envs.vector), imported only then
+VECTOR_ENTRY_POINT = "lostcities.envs.vector:vector_env"
 
 
 class RenderModeError(InputError, TypeError):
@@ -56,6 +60,13 @@ class RenderModeError(InputError, TypeError):
 def gym_id(pack_id: str) -> str:
     """The Gymnasium id of built-in pack ``pack_id``: ``lostcities/<pack_id>-v0``."""
     return f"lostcities/{pack_id}-v0"
+
+
+def selfplay_id(pack_id: str) -> str:
+    """The ``gymnasium.make_vec`` id of built-in pack ``pack_id``'s batched self-play
+    environment: ``lostcities/<pack_id>-selfplay-v0``."""
+    return f"lostcities/{pack_id}-selfplay-v0"
+
 #: the built-in bots an opponent may be
 OPPONENTS = ("random", "greedy", "expert", "ismcts")
 
@@ -105,9 +116,9 @@ class LostCitiesGym(gymnasium.Env):
         return mask
 
     def action_masks(self) -> np.ndarray:
-        """The legal action ids now, as a bool array of ``action_space.n`` (sb3-contrib's
-        ``MaskablePPO`` calls it before each step); all False once the match is over."""
-        return self._mask().astype(bool)
+        """The legal action ids now, an int8 0/1 array of ``action_space.n`` (sb3-contrib's
+        ``MaskablePPO`` calls it before each step); all 0 once the match is over."""
+        return self._mask()
 
     def _obs(self) -> np.ndarray:
         return self.layout.encode(observation(self.state, self.seat))
@@ -179,14 +190,23 @@ def gym_env(pack: Any = "duel-classic", opponent: str = "expert", seat: int = 0,
 
 def register_envs() -> list[str]:
     """Register every id with Gymnasium (done on import; again only for a missing id):
-    :data:`GYM_ID` and ``lostcities/<pack id>-v0`` for each built-in pack. The ids."""
+    :data:`GYM_ID` and ``lostcities/<pack id>-v0`` for each built-in pack (the ids
+    returned), and each pack's self-play id for ``gymnasium.make_vec`` (:func:`selfplay_id`,
+    :data:`SELFPLAY_IDS`: a vector entry point only; ``gymnasium.make`` of one is
+    Gymnasium's error, there is no single self-play environment)."""
     ids = {GYM_ID: {}}
     ids.update((gym_id(p), {"pack": p}) for p in builtin_ids())
     for env_id, kwargs in ids.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)
+    for p in builtin_ids():
+        if selfplay_id(p) not in gymnasium.registry:
+            gymnasium.register(id=selfplay_id(p), vector_entry_point=VECTOR_ENTRY_POINT,
+                               kwargs={"pack": p})
     return list(ids)
 
 
-#: every id registered: GYM_ID, then one per built-in pack
+#: every id registered for ``gymnasium.make``: GYM_ID, then one per built-in pack
 GYM_IDS: tuple[str, ...] = tuple(register_envs())
+#: every id registered for ``gymnasium.make_vec`` only: one per built-in pack
+SELFPLAY_IDS: tuple[str, ...] = tuple(selfplay_id(p) for p in builtin_ids())

@@ -8,7 +8,7 @@ interface (board packs). Below, the numpy engine: ``VectorEnv(pack, n, seed=...)
 
 Every game is at one decision; ``step(actions)`` takes one action id per game (the ids of
 :func:`lostcities.engine.action_space`) and applies them all with array operations;
-``legal_mask()`` is a boolean array ``(n, num_actions)``. A game whose match ends starts
+``legal_mask()`` is an int8 0/1 array ``(n, num_actions)``. A game whose match ends starts
 the next match at once (auto-reset). Slot ``i`` plays the matches of seeds ``seed + i``,
 ``seed + i + n``, ``seed + i + 2n``..., each dealt exactly as ``new_game(pack, players,
 that_seed)`` deals it (``round_deal``), so a slot's match equals the scalar engine's match
@@ -35,13 +35,14 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from lostcities.engine import (Deal, action_space, is_over, legal_action_mask, new_game,
-                               observation, push_action, round_scores, shuffle_deal, totals)
+                               observation, push_action, round_scores, shuffle_deal, totals,
+                               winners)
 from lostcities.engine.tooling import tables_of
 from lostcities.engine.errors import InputError
 
 from .bulkshuffle import agrees_with_python, shuffle_orders
 from .observe import layout
-from .pettingzoo_env import new_seed, pack_of
+from .pettingzoo_env import check_reward, new_seed, pack_of
 
 def round_deal(pack: Any, players: int, seed: int, round_number: int) -> Deal:
     """The deal of round ``round_number`` of ``new_game(pack, players, seed)``: the
@@ -68,6 +69,8 @@ def supported(pack: Any) -> Optional[str]:
         return f"{pack.copies} copies of each number card are not batched"
     if pack.wagers and t.wagers_after_numbers:
         return "wagers after numbers are not batched"
+    if pack.tie_break:
+        return f"match.tie_break {', '.join(pack.tie_break)} is not batched"
     return None
 
 
@@ -209,6 +212,7 @@ class VectorEnv:
         self.matches_started = n
         self.matches_done = 0
         self.last_totals = np.zeros((n, P), np.int64)
+        self.last_winners = np.zeros((n, P), bool)
         self.rewards = np.zeros((n, P), np.float32)
         self.done = np.zeros(n, bool)
         #: _obs: the seat to move's observation vector of every game, kept up to date by each
@@ -354,8 +358,9 @@ class VectorEnv:
         return np.flatnonzero(card), np.flatnonzero(~card)
 
     def legal_mask(self) -> np.ndarray:
-        """``(n, num_actions)`` booleans: the legal ids of each game's decision now (a new
-        array, unpacked from bit words of the rows' and piles' bit masks)."""
+        """``(n, num_actions)`` int8 0/1 (the adapters' one mask convention, docs/rl.md):
+        the legal ids of each game's decision now (a new array, unpacked from bit words of
+        the rows' and piles' bit masks)."""
         if not self._little:
             return self._legal_mask_slow()
         n, K, C = self.n, self.K, self.C
@@ -370,11 +375,11 @@ class VectorEnv:
             bits = (piles.astype(np.uint64) << self._one) | self._one     # deck, then piles
             _place(words, d, bits, 2 * K, C + 1)
         return np.unpackbits(words.view(np.uint8), axis=1, count=self.num_actions,
-                             bitorder="little").view(bool)
+                             bitorder="little").view(np.int8)
 
     def _legal_mask_slow(self) -> np.ndarray:
         n, K = self.n, self.K
-        mask = np.zeros((n, self.num_actions), bool)
+        mask = np.zeros((n, self.num_actions), np.int8)
         card = self.phase == 0
         g, d = np.flatnonzero(card), np.flatnonzero(~card)
         mask[g, :2 * K] = self._card_block(g)
@@ -733,6 +738,8 @@ class VectorEnv:
         if len(fin):
             self.done[fin] = True
             self.last_totals[fin] = self.totals_of(fin)
+            best = self.last_totals[fin].max(1, keepdims=True)     # no tie break: supported()
+            self.last_winners[fin] = self.last_totals[fin] == best
             self.final_extra[fin] = self.last_totals[fin] - self.scores[fin].sum(1)
             self.final_obs[fin] = self._encode(fin, self.to_move[fin], over=True)
             self._seat_scores[fin] = 0
@@ -799,20 +806,22 @@ _GATHER = np.uint64(0x0102040810204080)
 
 
 def sample_masks(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One id per row of the boolean ``mask (n, num_actions)``, uniformly among the row's
-    True entries (-1 for a row with none): a random policy over the legal ids. Each row is
-    read as words of eight booleans; the chosen id's word is found by counting, its place
-    in the word by a table, about one pass over the mask in all."""
-    mask = np.asarray(mask, bool)
+    """One id per row of ``mask (n, num_actions)`` (int8 0/1 as the adapters give it, or
+    bool), uniformly among the row's legal (nonzero) entries (-1 for a row with none): a
+    random policy over the legal ids. Each row is read as words of eight booleans; the
+    chosen id's word is found by counting, its place in the word by a table, about one
+    pass over the mask in all."""
+    mask = np.asarray(mask)
     n, A = mask.shape
     if sys.byteorder != "little":
+        mask = mask != 0
         counts = mask.sum(1)
         pick = (rng.random(n) * counts).astype(np.int64)
         ids = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
         return np.where(counts > 0, ids, -1)
     B = -(-A // 8)
     pad = np.zeros((n, 8 * B), bool)
-    pad[:, :A] = mask
+    pad[:, :A] = mask                                  # (nonzero -> True, as a copy)
     words = pad.view(np.uint64)                                        # (n, B)
     cum = np.ascontiguousarray(np.bitwise_count(words).T, dtype=np.int16)  # (B, n)
     for i in range(1, B):
@@ -889,6 +898,7 @@ class ScalarBatch:
         self._rounds_seen = [0] * n
         self.matches_started, self.matches_done = n, 0
         self.last_totals = np.zeros((n, P), np.int64)
+        self.last_winners = np.zeros((n, P), bool)
         self.rewards = np.zeros((n, P), np.float32)
         self.done = np.zeros(n, bool)
         self.final_obs = np.zeros((n, size), np.float32)
@@ -904,8 +914,8 @@ class ScalarBatch:
         return np.fromiter((g.to_move for g in self.games), np.int64, self.n)
 
     def legal_mask(self) -> np.ndarray:
-        """``(n, num_actions)`` booleans: the legal ids of each game's decision now."""
-        return np.array([legal_action_mask(g) for g in self.games], bool).reshape(
+        """``(n, num_actions)`` int8 0/1: the legal ids of each game's decision now."""
+        return np.array([legal_action_mask(g) for g in self.games], np.int8).reshape(
             self.n, self.num_actions)
 
     def observe(self) -> np.ndarray:
@@ -939,6 +949,7 @@ class ScalarBatch:
             if is_over(g):
                 self.done[i] = True
                 self.last_totals[i] = totals(g)
+                self.last_winners[i] = [p in winners(g) for p in range(P)]
                 self.final_extra[i] = self.last_totals[i] - np.sum(scores, axis=0)
                 lay.encode(observation(g, g.to_move), out=self.final_obs[i])
                 self.matches_done += 1
@@ -979,7 +990,7 @@ def check_actions(actions: Any, n: int, mask: np.ndarray) -> np.ndarray:
         legal = np.zeros(n, bool)
         legal[inside] = mask[np.flatnonzero(inside), a[inside]]
     if not legal.all():
-        i = int(np.flatnonzero(~legal)[0])
+        i = int(np.flatnonzero(legal == 0)[0])
         raise InputError(f"step: game {i}: action {int(a[i])} is not legal now")
     return a
 
@@ -1004,15 +1015,19 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
     "Vector environments"): every decision of every seat is a step (self-play), the
     observation is the vector of each game's seat to move, a finished match starts the next
     at once (``autoreset_mode`` ``SAME_STEP``: the last observation in ``infos["final_obs"]``).
-    ``infos["action_mask"]`` and :meth:`action_masks` are the boolean masks of the next
-    decisions. ``rewards[i]`` is the reward, on this step, of the seat that made game ``i``'s
+    ``infos["action_mask"]`` and :meth:`action_masks` are the masks of the next decisions
+    (int8 0/1, what ``action_space.sample(mask=...)`` takes). ``reward`` as the scalar
+    adapters': ``"points"`` (round scores as rounds end, and the match formula's extra) or
+    ``"win"`` (0 until a match ends; then +1 to a single winner, 0 to each seat of a shared
+    win, -1 to the others). ``rewards[i]`` is the reward, on this step, of the seat that made game ``i``'s
     decision; every seat's is ``infos["rewards"] (n, players)``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, pack: Any = "duel-classic", num_envs: int = 1,
                  seed: Optional[int] = None, players: int = 2, backend: str = "auto",
-                 copy: bool = True, check: bool = True):
+                 copy: bool = True, check: bool = True, reward: str = "points"):
+        self.reward_kind = check_reward(reward)
         self.core = _core(pack, num_envs, seed, players, backend)
         self.pack = self.core.pack
         self.backend = "numpy" if isinstance(self.core, VectorEnv) else "scalar"
@@ -1055,15 +1070,25 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
             actions = check_actions(actions, self.num_envs, self._mask)
         acting = core.to_move.copy()
         seat_rewards, done = core.step(actions)
-        rewards = seat_rewards.astype(np.float32)
+        ended = done.any()
+        if self.reward_kind == "points":
+            rewards = seat_rewards.astype(np.float32)
+            if ended:
+                rewards[done] += core.final_extra[done]
+        else:
+            rewards = np.zeros(seat_rewards.shape, np.float32)
+            if ended:
+                won = core.last_winners[done]
+                single = won.sum(1, keepdims=True) == 1
+                rewards[done] = np.where(won, np.where(single, 1.0, 0.0), -1.0)
         infos: dict[str, Any] = {}
-        if done.any():
-            rewards[done] += core.final_extra[done]
+        if ended:
             final = np.zeros(core.final_obs.shape, np.float32)  # (calloc: untouched pages are free)
             final[done] = core.final_obs[done]
             infos["final_obs"] = final
             infos["_final_obs"] = done.copy()
-            infos["final_info"] = {"totals": core.last_totals.copy(), "_totals": done.copy()}
+            infos["final_info"] = {"totals": core.last_totals.copy(), "_totals": done.copy(),
+                                   "winners": core.last_winners.copy(), "_winners": done.copy()}
             infos["_final_info"] = done.copy()
         self._mask = core.legal_mask()
         infos["action_mask"] = self._mask
@@ -1075,7 +1100,7 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
                 np.zeros(self.num_envs, bool), infos)
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, num_actions)`` booleans: the legal ids of each game's next decision
+        """``(num_envs, num_actions)`` int8 0/1: the legal ids of each game's next decision
         (what sb3-contrib's maskable algorithms call)."""
         return self._mask
 
@@ -1086,7 +1111,7 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
 
     def seat_view(self) -> dict[str, dict[str, np.ndarray]]:
         """A PettingZoo-style view of every seat: ``{"player_p": {"observation": (n, size),
-        "action_mask": (n, num_actions)}}``, the mask all False in the games where the seat
+        "action_mask": (n, num_actions)}}``, the mask all 0 in the games where the seat
         is not to move (as the AEC environment's)."""
         every = self.core.observe_all()
         to_move = self.core.to_move
@@ -1097,6 +1122,6 @@ class LostCitiesVectorEnv(gym.vector.VectorEnv):
 
 def vector_env(pack: Any = "duel-classic", num_envs: int = 1, seed: Optional[int] = None,
                players: int = 2, backend: str = "auto", copy: bool = True,
-               check: bool = True) -> LostCitiesVectorEnv:
+               check: bool = True, reward: str = "points") -> LostCitiesVectorEnv:
     """A :class:`LostCitiesVectorEnv` of ``num_envs`` matches of ``pack``."""
-    return LostCitiesVectorEnv(pack, num_envs, seed, players, backend, copy, check)
+    return LostCitiesVectorEnv(pack, num_envs, seed, players, backend, copy, check, reward)

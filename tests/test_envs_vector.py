@@ -97,7 +97,7 @@ def test_unsupported_packs_and_bad_ids_are_refused():
         VectorEnv("duel-classic", 0)
     env = VectorEnv("duel-classic", 3, seed=1)
     mask = env.legal_mask()
-    bad = np.array([int(np.flatnonzero(mask[0])[0]), int(np.flatnonzero(~mask[1])[0]), 0])
+    bad = np.array([int(np.flatnonzero(mask[0])[0]), int(np.flatnonzero(mask[1] == 0)[0]), 0])
     with pytest.raises(InputError, match="step: game 1: action .* is not legal now"):
         env.checked_step(bad)
     with pytest.raises(InputError, match="3 action ids expected"):

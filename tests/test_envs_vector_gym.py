@@ -12,7 +12,7 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip ins
 gym = pytest.importorskip("gymnasium", reason="the rl extra is not installed (pip install 'lostcities[rl]')")
 
 from lostcities.engine import (InputError, is_over, legal_action_mask, load_pack,  # noqa: E402
-                               new_game, observation, round_scores, step, totals)
+                               new_game, observation, round_scores, step, totals, winners)
 from lostcities.envs import layout, sample_masks, vector_env  # noqa: E402
 
 from enginehelpers import builtin_ids  # noqa: E402
@@ -22,7 +22,7 @@ NUMPY = {"duel-basic", "duel-classic", "duel-deck-after-discard", "duel-equal", 
          "duel-six"}
 
 
-def _play_against_scalar(env, pack, players, seed, steps, rng):
+def _play_against_scalar(env, pack, players, seed, steps, rng, reward="points"):
     """Step ``env`` with random legal ids from its mask, the same ids in scalar games of the
     same seeds, comparing everything at every step; the number of matches finished."""
     n = env.num_envs
@@ -33,8 +33,8 @@ def _play_against_scalar(env, pack, players, seed, steps, rng):
     finished = 0
     for _ in range(steps):
         mask = info["action_mask"]
-        assert mask.dtype == bool and mask.shape == (n, env.single_action_space.n)
-        assert np.array_equal(mask, np.array([legal_action_mask(g) for g in games], bool))
+        assert mask.dtype == np.int8 and mask.shape == (n, env.single_action_space.n)
+        assert np.array_equal(mask, np.array([legal_action_mask(g) for g in games], np.int8))
         assert np.array_equal(env.action_masks(), mask)
         assert info["to_move"].tolist() == [g.to_move for g in games]
         for i, g in enumerate(games):
@@ -48,11 +48,18 @@ def _play_against_scalar(env, pack, players, seed, steps, rng):
             games[i] = step(games[i], int(actions[i]))
             scores = round_scores(games[i])
             want = np.zeros(players)
-            if len(scores) > before:
+            if len(scores) > before and reward == "points":
                 want += scores[-1]
             assert term[i] == is_over(games[i])
             if term[i]:
-                want += np.array(totals(games[i])) - np.sum(scores, axis=0)
+                won = winners(games[i])
+                if reward == "points":
+                    want += np.array(totals(games[i])) - np.sum(scores, axis=0)
+                else:   # written from the rule's words, not from the environment's code
+                    want += [(1 if len(won) == 1 else 0) if p in won else -1
+                             for p in range(players)]
+                assert info["final_info"]["winners"][i].tolist() == [p in won
+                                                                     for p in range(players)]
                 assert info["_final_obs"][i]
                 assert np.array_equal(info["final_obs"][i],
                                       lay.encode(observation(games[i], games[i].to_move)))
@@ -76,6 +83,25 @@ def test_every_pack_equals_the_scalar_engine(pack_id):
     steps = 1200 if pack.family == "duel" else 2000
     finished = _play_against_scalar(env, pack, players, 40, steps, np.random.default_rng(5))
     assert finished >= 1  # the auto-reset and the final observation were compared too
+
+
+@pytest.mark.parametrize("pack_id,backend", [("duel-classic", "numpy"),
+                                             ("duel-classic", "scalar"),
+                                             ("duel-grenoble", "numpy"),
+                                             ("board-short", "scalar")])
+def test_win_rewards_equal_the_scalar_engines_winners(pack_id, backend):
+    pack = load_pack(pack_id)
+    players = pack.min_players
+    env = vector_env(pack, 3, seed=21, players=players, backend=backend, reward="win")
+    steps = 1500 if pack.family == "duel" else 2000
+    finished = _play_against_scalar(env, pack, players, 21, steps, np.random.default_rng(8),
+                                    reward="win")
+    assert finished >= 1
+
+
+def test_an_unknown_reward_is_one_line():
+    with pytest.raises(InputError, match="reward must be one of points, win, not 'money'"):
+        vector_env("duel-classic", 2, reward="money")
 
 
 def test_scalar_backend_on_a_duel_pack():
@@ -149,7 +175,8 @@ def test_every_seat_and_the_seat_view():
                 assert np.array_equal(mine["observation"][i], every[i, p])
                 moving = info["to_move"][i] == p
                 assert np.array_equal(mine["action_mask"][i],
-                                      info["action_mask"][i] if moving else np.zeros(106, bool))
+                                      info["action_mask"][i] if moving else np.zeros(106, np.int8))
+                assert mine["action_mask"].dtype == np.int8
             mover = info["to_move"][i]
             assert np.array_equal(every[i, mover], env.core.observe()[i])
         assert len(games) == 3
@@ -194,7 +221,7 @@ def test_bad_input_is_one_line():
     env = vector_env("duel-classic", 3, seed=1)
     _, info = env.reset()
     mask = info["action_mask"]
-    bad = np.array([np.flatnonzero(mask[0])[0], np.flatnonzero(~mask[1])[0], 0])
+    bad = np.array([np.flatnonzero(mask[0])[0], np.flatnonzero(mask[1] == 0)[0], 0])
     with pytest.raises(InputError, match="step: game 1: action .* is not legal now"):
         env.step(bad)
     for wrong in ([0], "x", [[0, 1, 2]], [0.5, 1.0, 2.0]):
@@ -206,3 +233,51 @@ def test_bad_input_is_one_line():
         vector_env("board-classic", 2, backend="numpy")
     with pytest.raises(InputError, match="n must be"):
         vector_env("board-classic", 0)
+
+
+def test_sample_masks_reads_the_int8_masks_as_their_booleans():
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    mask = np.random.default_rng(1).random((64, 106)) < 0.1
+    mask[7] = False
+    assert np.array_equal(sample_masks(mask.astype(np.int8), rng_a), sample_masks(mask, rng_b))
+
+
+@pytest.mark.parametrize("pack", ["duel-classic", "board-short"])
+def test_gymnasiums_own_sampler_takes_the_vector_masks(pack):
+    """The batch space's sampler asserts int8 masks: a whole run of steps drawn by
+    ``action_space.sample(mask=tuple(masks))`` is legal on both backends."""
+    env = vector_env(pack, 4, seed=2)
+    _, info = env.reset(seed=2)
+    env.action_space.seed(2)
+    for _ in range(150):
+        actions = env.action_space.sample(mask=tuple(info["action_mask"]))
+        _, _, _, _, info = env.step(actions)       # checked: an illegal id would raise
+
+
+@pytest.mark.parametrize("pack_id", builtin_ids())
+def test_make_vec_builds_the_batched_self_play_environment_of_every_pack(pack_id):
+    """``gymnasium.make_vec("lostcities/<pack>-selfplay-v0", num_envs=n, ...)`` is the
+    vector environment itself (its vector entry point), keywords passed through; its games
+    are vector_env's of the same seed."""
+    from lostcities.envs import SELFPLAY_IDS, selfplay_id
+    assert selfplay_id(pack_id) in SELFPLAY_IDS
+    pack = load_pack(pack_id)
+    env = gym.make_vec(selfplay_id(pack_id), num_envs=3, seed=6, players=pack.min_players)
+    assert isinstance(env, gym.vector.VectorEnv) and env.num_envs == 3
+    assert env.spec.id == selfplay_id(pack_id) and env.pack.id == pack_id
+    assert env.backend == ("numpy" if pack_id in NUMPY else "scalar")
+    twin = vector_env(pack_id, 3, seed=6, players=pack.min_players)
+    obs, info = env.reset(seed=6)
+    obs2, info2 = twin.reset(seed=6)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        assert np.array_equal(obs, obs2) and np.array_equal(info["action_mask"],
+                                                            info2["action_mask"])
+        a = sample_masks(info["action_mask"], rng)
+        obs, _, _, _, info = env.step(a)
+        obs2, _, _, _, info2 = twin.step(a)
+
+
+def test_a_self_play_id_is_not_a_single_environment():
+    with pytest.raises(gym.error.Error, match="entry_point is not specified"):
+        gym.make("lostcities/duel-classic-selfplay-v0")

@@ -60,7 +60,7 @@ def test_policy_samples_only_legal_ids():
     for _ in range(50):
         mask = env.legal_mask()
         p = lv.policy(feats(env.observe_view()), mask, w)
-        assert np.allclose(p.sum(1), 1) and not (p[~mask] > 0).any()
+        assert np.allclose(p.sum(1), 1) and not (p[mask == 0] > 0).any()
         a = lv.sample(p, rng)
         assert mask[np.arange(env.n), a].all()
         env.step(a)
