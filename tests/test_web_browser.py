@@ -716,15 +716,18 @@ CHOOSING = (f"(arg) => ({CHOICE_SHOWN}) || Number(document.body.dataset.turns) >
 
 
 def say_choices_as_lc_play(page: Any, pack: Any) -> int:
-    """The choice buttons shown say each move left in the words lc play and the turn log use
+    """The choice buttons shown say each answer of the decision asked (a pawn, an advance:
+    ``data-choice``, ``pawn=0``, ``step=b``) in the words lc play and the turn log use
     (:func:`lostcities.entry.option_notes`, the same catalogue keys): the count
     compared."""
     cat = Catalogue("en")
+    card = page.locator("#hand .card.selected").get_attribute("data-card")
     shown = page.evaluate("() => [...document.querySelectorAll('#choice [data-choice]')]"
-                          ".map(b => [b.title, b.textContent])")
-    for text, words in shown:
-        move = Move.parse(text, pack)
-        assert words == (said(option_notes(pack, move), cat) or cat("web.choice.plain")), text
+                          ".map(b => [b.dataset.choice, b.textContent])")
+    for decision, words in shown:
+        move = Move.parse(" ".join(filter(None, ["p", card, decision, "deck"])), pack)
+        assert words == (said(option_notes(pack, move), cat) or cat("web.choice.plain")), \
+            decision
     return len(shown)
 
 
