@@ -67,6 +67,8 @@ scoring:
 """
 #: the tiny pack's hand size, and its turns in a round (the cards left to draw)
 TINY_HAND, TINY_TURNS = 3, 4
+#: no card travels across the table (motion.js) any more: a screenshot shows them still
+STILL = "document.querySelectorAll('.flyer, .travel').length === 0"
 
 
 @pytest.fixture(scope="module")
@@ -216,6 +218,7 @@ def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
         expected = {f"discard:{colour}"} | ({f"play:{colour}"} if may_play else set())
         assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
         if shot:
+            player.until(STILL)
             player.screenshot(shot)
         player.page.locator(f'[data-target="{target}"]').click()
     player.until("document.body.dataset.phase === 'draw'")
@@ -788,6 +791,7 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     assert crossings and int(crossings[0]) == view["board"]["crossings"], crossings
     board.scroll_into_view_if_needed()
     page.evaluate("() => window.scrollTo(0, 0)")
+    ada.until(STILL)
     ada.screenshot("board.png")
     ada.assert_clean()
     keep_for_readme("board.png", "table-board.png")

@@ -20,7 +20,7 @@ from browser_support import (Player, Server, WsSeat, may_join_row, row_of)
 from lostcities.engine import Move, load_pack
 from lostcities.entry import option_notes, said
 from lostcities.i18n import Catalogue, load_messages
-from test_web_browser import keep_for_readme, open_player
+from test_web_browser import STILL, keep_for_readme, open_player
 
 #: the browser tests' fixtures: one chromium and one server for the module, the contexts a
 #: test opens
@@ -32,10 +32,14 @@ pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:Depre
 
 #: a phone's screen (CSS pixels), as Playwright's iPhone 12 to 14
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+#: the board game's turns tapped on the phone before it is photographed
+PHONE_TURNS = 3
 #: the most keys a whole duel turn may take
 MOST_KEYS = 4
 #: the duel turns played by the keyboard
 KEYBOARD_TURNS = 12
+#: the most turns of the board game played until a pawn and an advance were both asked
+BOARD_TURNS = 30
 #: of every three turns of Ada's, the one that discards, and the one after it that draws
 #: from a discard pile
 DISCARD_AT, PILE_AT = 1, 2
@@ -146,7 +150,7 @@ def test_an_opponents_play_and_draw_travel_unless_motion_is_reduced(
             if turn["draw"]:
                 ada.until("window.__started.some(a => a.name === 'fly' && a.flyer)")
             assert max(page.evaluate("() => window.__running")) > 0
-            ada.until("document.querySelectorAll('.flyer, .travel').length === 0")
+            ada.until(STILL)
         assert theirs.split()[1] == card
         ada.assert_clean()
     finally:
@@ -222,6 +226,30 @@ def board_against_a_bot(ada: Player) -> str:
     return room
 
 
+def tap_turn(ada: Player) -> None:
+    """Ada's board turn by taps on a touch screen: her lowest card onto its row (else onto
+    a pile), the first answer of each decision asked, the deck; then the bot's turn."""
+    page = ada.page
+    turns = ada.turns()
+    card = sorted(ada.hand(), key=lambda c: int(c[1:]) if c[1:].isdigit() else 0)[0]
+    page.locator(f'#hand .card[data-card="{card}"]').first.tap()
+    ada.until("!!document.querySelector('#hand .card.selected')")
+    live = ada.live("[data-target]", "data-target")
+    page.locator(f'[data-target="{f"play:{card[0]}" if f"play:{card[0]}" in live else live[0]}"]').tap()
+    while ada.turns() == turns:
+        ada.until("document.body.dataset.phase !== 'card' || Number(document.body.dataset.turns) > arg",
+                  turns)
+        if ada.attr("phase") == "choice":
+            depth = page.locator("#choice").get_attribute("data-depth")
+            page.locator("#choice [data-choice]").first.tap()
+            ada.until("document.body.dataset.phase !== 'choice' || "
+                      "document.querySelector('#choice').dataset.depth !== arg", depth)
+        elif ada.attr("phase") == "draw":
+            page.locator('[data-draw="deck"]').tap()
+            ada.until("Number(document.body.dataset.turns) > arg", turns)
+    ada.until("document.body.dataset.phase === 'card'")
+
+
 def hand_on_first_screen(ada: Player) -> dict[str, float]:
     """The hand's box, the page not scrolled."""
     page = ada.page
@@ -241,6 +269,9 @@ def test_a_phone_shows_the_board_games_hand_on_the_first_screen(
     messages = load_messages("en")
     assert toggle.is_visible() and toggle.inner_text() == messages["web.board.show"]
     assert page.locator("#board").is_hidden(), "a phone starts with the board folded"
+    for _ in range(PHONE_TURNS):
+        tap_turn(ada)
+    ada.until(STILL)
     box = hand_on_first_screen(ada)
     assert box["scroll"] == 0 and 0 <= box["top"] and box["bottom"] <= 844, box
     shot = ada.screenshot("phone-board.png")
@@ -333,7 +364,7 @@ def test_the_board_game_asks_the_pawn_and_each_advance_before_the_draw(
     cat = Catalogue("en")
     messages = load_messages("en")
     asked = {"pawn": 0, "step": 0}
-    for mine in range(12):
+    for _ in range(BOARD_TURNS):
         ada.until("document.body.dataset.phase === 'card'")
         turns = ada.turns()
         hand = ada.hand()
@@ -371,7 +402,7 @@ def test_the_board_game_asks_the_pawn_and_each_advance_before_the_draw(
         if ada.attr("phase") == "draw":
             page.keyboard.press("d")
         ada.until("Number(document.body.dataset.turns) > arg", turns)
-        if asked["pawn"] and mine >= 5:
+        if asked["pawn"] and asked["step"]:
             break
-    assert asked["pawn"], f"no turn asked which pawn to send: {json.dumps(asked)}"
+    assert asked["pawn"] and asked["step"], f"a decision never asked: {json.dumps(asked)}"
     ada.assert_clean()

@@ -9,6 +9,9 @@ import { $, S } from "./state.js";
 const REDUCED = window.matchMedia("(prefers-reduced-motion: reduce)");
 /** how long a card travels, and when the draw starts after the play (ms; table.css too) */
 const PLAY_MS = 450;
+/** past this, a card still marked travelling is put still anyway (an animation that could
+ * not run, e.g. in a hidden tab, sends no animationend) */
+const AT_MOST_MS = 2000;
 /** the `turn` messages whose state is not drawn yet */
 let pending = [];
 /** my hand as drawn after N turns (N -> cards), for the card my last turn drew */
@@ -53,6 +56,7 @@ function arrive(node, from, delay) {
   const done = () => node.classList.remove("travel");
   node.addEventListener("animationend", done, { once: true });
   node.addEventListener("animationcancel", done, { once: true });
+  setTimeout(done, AT_MOST_MS);
 }
 
 /** A card back travelling from the rect `from` to the rect `to`, gone when it arrives. */
@@ -69,6 +73,7 @@ function fly(from, to, delay) {
   const gone = () => card.remove();
   card.addEventListener("animationend", gone, { once: true });
   card.addEventListener("animationcancel", gone, { once: true });
+  setTimeout(gone, AT_MOST_MS);
 }
 
 function sideOf(seat) {
