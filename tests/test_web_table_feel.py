@@ -211,6 +211,45 @@ def test_whole_duel_turns_by_keyboard_in_four_keys_at_most(
         bob.close()
 
 
+#: the keys a fuzzed player presses: the table's, their other case, keys the table does not
+#: use, and the keys that act on the element focused (Tab is left out: it may reach the
+#: Leave button, which Enter would press)
+FUZZ_KEYS = ["1", "2", "3", "5", "8", "9", "0", "p", "d", "P", "D", "y", "b", "w", "g", "r",
+             "Y", "x", ".", "q", "Escape", "Enter", " ", "ArrowLeft", "Backspace"]
+#: my turn again, or the match over: whatever the keys sent, the server has answered it
+ANSWERED = "['card', 'choice', 'draw', 'over'].includes(document.body.dataset.phase)"
+
+
+def test_any_keys_pressed_send_only_legal_moves(
+        browser: Any, server: Server, players: list[Player]) -> None:
+    """Keys pressed at random on a duel against a bot: the page never sends a move the
+    server refuses, never fails, and the match goes on."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+    room = server.new_room("duel-classic")
+    ada = open_player(players, browser, server, "Ada")
+    ada.open_room(room)
+    ada.type_line("/join Ada")
+    ada.until("document.body.dataset.seat === '0'")
+    ada.type_line("/bot")
+    ada.until("document.querySelectorAll('.seat[data-seat]').length >= 2")
+    ada.page.locator("#btn-start").click()
+    ada.until("document.body.dataset.phase === 'card'")
+    page = ada.page
+
+    @settings(max_examples=25, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.sampled_from(FUZZ_KEYS), min_size=1, max_size=12))
+    def pressed(keys: list[str]) -> None:
+        for key in keys:
+            page.keyboard.press(key)
+        ada.until(ANSWERED)
+        assert page.locator("#error").is_hidden(), (keys, page.locator("#error").inner_text())
+
+    pressed()
+    assert ada.turns() > 0, "no key sequence played a turn"
+    ada.assert_clean()
+
+
 # ------------------------------------------------------------------ the phone
 
 def board_against_a_bot(ada: Player) -> str:
@@ -235,10 +274,11 @@ def tap_turn(ada: Player) -> None:
     page.locator(f'#hand .card[data-card="{card}"]').first.tap()
     ada.until("!!document.querySelector('#hand .card.selected')")
     live = ada.live("[data-target]", "data-target")
-    page.locator(f'[data-target="{f"play:{card[0]}" if f"play:{card[0]}" in live else live[0]}"]').tap()
+    target = f"play:{card[0]}" if f"play:{card[0]}" in live else live[0]
+    page.locator(f'[data-target="{target}"]').tap()
     while ada.turns() == turns:
-        ada.until("document.body.dataset.phase !== 'card' || Number(document.body.dataset.turns) > arg",
-                  turns)
+        ada.until("document.body.dataset.phase !== 'card' || "
+                  "Number(document.body.dataset.turns) > arg", turns)
         if ada.attr("phase") == "choice":
             depth = page.locator("#choice").get_attribute("data-depth")
             page.locator("#choice [data-choice]").first.tap()

@@ -31,7 +31,7 @@ export function renderBoard() {
   const face = getFace();
   const toggle = $("btn-board");
   toggle.hidden = !board;
-  toggle.textContent = t(folded() ? "web.board.show" : "web.board.hide");
+  toggle.textContent = folded() ? t("web.board.show") : t("web.board.hide");
   toggle.setAttribute("aria-expanded", folded() ? "false" : "true");
   box.hidden = !board || folded();
   box.replaceChildren();

@@ -47,7 +47,8 @@ function chooseNth(n) {
 
 function onKey(e) {
   if (e.ctrlKey || e.altKey || e.metaKey || e.isComposing) return;
-  if (e.target instanceof Element && e.target.closest("input, select, textarea, [contenteditable]")) return;
+  const typing = "input, select, textarea, [contenteditable]";
+  if (e.target instanceof Element && e.target.closest(typing)) return;
   if (e.key === "Escape") {
     if (S.sel || S.choices) { S.sel = null; S.placed = null; S.choices = null; render(); }
     return;
@@ -80,7 +81,8 @@ export function renderKeys() {
   const v = S.view;
   const cards = v && Array.isArray(v.hand) ? Math.min(v.hand.length, 10) : 0;
   box.hidden = !(S.seat !== null && S.info && S.info.status === "playing" && cards);
-  const key = JSON.stringify([cards, box.hidden, getFace().colours.map((c) => c.key), t("web.keys.title")]);
+  const colours = getFace().colours.map((c) => c.key);
+  const key = JSON.stringify([cards, box.hidden, colours, t("web.keys.title")]);
   if (box.hidden || box.dataset.key === key) return;
   box.dataset.key = key;
   box.replaceChildren(el("span", "keys-title", t("web.keys.title")));
@@ -94,7 +96,7 @@ export function renderKeys() {
   item(["P"], t("web.keys.play"));
   item(["D"], t("web.keys.discard"));
   item([deckKey().toUpperCase()], t("web.keys.deck"));
-  item(getFace().colours.map((c) => c.key.toUpperCase()), t("web.keys.pile"));
+  item(colours.map((c) => c.toUpperCase()), t("web.keys.pile"));
   if (getFace().board) item(["1", "2", "…"], t("web.keys.choice"));
   item(["Esc"], t("web.keys.back"));
 }

@@ -89,7 +89,8 @@ function sourceOf(draw) {
 function cardPut(turn) {
   const card = CSS.escape(turn.card);
   if (turn.action === "play") {
-    const shown = document.querySelectorAll(`.band[data-of-seat="${turn.seat}"] [data-shown="${card}"]`);
+    const row = `.band[data-of-seat="${turn.seat}"]`;
+    const shown = document.querySelectorAll(`${row} [data-shown="${card}"]`);
     return shown[shown.length - 1] || null;
   }
   return document.querySelector(`.pile [data-shown="${card}"]`);
@@ -101,7 +102,8 @@ function showTheirTurn(turn) {
   const put = cardPut(turn);
   if (put) arrive(put, side.getBoundingClientRect(), 0);
   const source = turn.draw ? sourceOf(turn.draw) : null;
-  if (source) fly(source.getBoundingClientRect(), side.getBoundingClientRect(), put ? PLAY_MS - 100 : 0);
+  const after = put ? PLAY_MS - 100 : 0; // the draw starts as the card put lands
+  if (source) fly(source.getBoundingClientRect(), side.getBoundingClientRect(), after);
 }
 
 /** The card my turn drew: the one taken from a pile, else the one my hand has more. */
