@@ -69,7 +69,7 @@ export function movesOf(card, action, draw) {
 }
 
 /** The decisions of a move past its card and before its draw: ["pawn=0", "step=b"]. */
-export function decisionsOf(move) {
+function decisionsOf(move) {
   return move.options.split(" ").filter(Boolean);
 }
 
@@ -78,7 +78,7 @@ function movesLeft(draw) {
   const taken = S.placed.options;
   return movesOf(S.sel.card, S.placed.action, draw).filter((m) => {
     const own = decisionsOf(m);
-    return taken.every((d, i) => own[i] === d);
+    return taken.every((d, i) => (own[i] || "") === d); // "": no more decision
   });
 }
 

@@ -49,8 +49,9 @@ function focusPlace() {
   }
   if (active.dataset.target) places.push(`[data-target="${CSS.escape(active.dataset.target)}"]`);
   if (active.dataset.draw) places.push(`[data-draw="${CSS.escape(active.dataset.draw)}"]`);
-  if (active.dataset.choice !== undefined) places.push("#choice [data-choice]", "#hand .card.selected");
-  return { active, places: [...places, "#hand .card.selected", "#hand .card[data-card]", "#hand"] };
+  if (active.dataset.choice !== undefined) places.push("#choice [data-choice]");
+  places.push("#hand .card.selected", "#hand .card[data-card]", "#hand");
+  return { active, places };
 }
 
 /** Put the focus back in its place in the table when the redraw took its element away,
