@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -32,6 +32,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:Depre
 
 #: a phone's screen (CSS pixels), as Playwright's iPhone 12 to 14
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+#: the most turns of Ada's in the dusk duel until she draws back a dusk card
+DUSK_TURNS = 6
 #: the board game's turns tapped on the phone before it is photographed
 PHONE_TURNS = 3
 #: the most keys a whole duel turn may take
@@ -43,6 +45,19 @@ BOARD_TURNS = 30
 #: of every three turns of Ada's, the one that discards, and the one after it that draws
 #: from a discard pile
 DISCARD_AT, PILE_AT = 1, 2
+
+#: a house pack with a colour keyed d, the letter that draws from the deck elsewhere
+DUSK_PACK = """\
+extends: duel-classic
+name: Dusk duel
+description: "House rule of the keyboard test: a colour keyed d."
+house_rule: true
+deck:
+  colours:
+    - {key: y, name: yellow}
+    - {key: b, name: blue}
+    - {key: d, name: dusk}
+"""
 
 #: records, in the page, each animation that starts (its name and the card it moves) and,
 #: at every change of the page, how many animations run then
@@ -58,11 +73,25 @@ RECORD_MOTION = """() => {
 }"""
 
 
-def seated_duel(players: list[Player], browser: Any, server: Server,
+@pytest.fixture(scope="module")
+def dusk_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A real lc serve whose --packs folder holds DUSK_PACK as dusk-duel.yaml."""
+    tmp_path = tmp_path_factory.mktemp("serve")
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "dusk-duel.yaml").write_text(DUSK_PACK, encoding="utf-8")
+    running = Server(tmp_path, "--packs", str(packs))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def seated_duel(players: list[Player], browser: Any, server: Server, pack: str = "duel-classic",
                 **options: Any) -> tuple[Player, WsSeat, str]:
-    """A duel-classic room: Ada in the browser (seat 0, to move first), Bob over a plain
+    """A room of ``pack``: Ada in the browser (seat 0, to move first), Bob over a plain
     socket (seat 1), the match started; and the room's id."""
-    room = server.new_room("duel-classic")
+    room = server.new_room(pack)
     ada = Player(browser, server, name="Ada", **options)
     players.append(ada)
     ada.open_room(room)
@@ -248,6 +277,45 @@ def test_any_keys_pressed_send_only_legal_moves(
     pressed()
     assert ada.turns() > 0, "no key sequence played a turn"
     ada.assert_clean()
+
+
+def test_the_deck_key_is_a_full_stop_when_a_colour_is_keyed_d(
+        browser: Any, dusk_server: Server, players: list[Player]) -> None:
+    """In a pack with a colour keyed d, D still discards a card chosen, and in the draw
+    D takes that colour's pile; the deck is drawn with "." (and the legend says so). Ada
+    discards a dusk card while their pile is empty, another card once it is not (she may
+    not take back the card just discarded), Bob discards his dusk cards."""
+    ada, bob, room = seated_duel(players, browser, dusk_server, "dusk-duel")
+    try:
+        page = ada.page
+        page.locator("#keys").wait_for(state="visible")
+        keys = page.locator("#keys kbd").all_inner_texts()
+        assert "." in keys and {"Y", "B", "D"} <= set(keys), keys
+        drawn = set()
+        for number in range(0, 2 * DUSK_TURNS, 2):
+            hand = ada.hand()
+            dusk_pile = dusk_server.room(room)["view"]["pile_sizes"][2]
+            card = next((c for c in hand if (c[0] == "d") == (not dusk_pile)), hand[0])
+            for key in (str(hand.index(card) + 1), "d"):
+                page.keyboard.press(key)
+            ada.until("document.body.dataset.phase === 'draw'")
+            draw = "d" if "d" in ada.live("[data-draw]", "data-draw") else "deck"
+            page.keyboard.press("d" if draw == "d" else ".")
+            assert turn_message(bob, number)["move"] == f"d {card} {draw}"
+            drawn.add(draw)
+            if drawn == {"d", "deck"}:
+                break
+            legal = bob.at(number + 1)["legal"]
+            bob.send({"type": "move", "move": next(
+                (m for m in legal if m.startswith("d d") and m.endswith(" deck")),
+                next(m for m in legal if m.endswith(" deck")))})
+            turn_message(bob, number + 1)
+            ada.until_turns(number + 2)
+            ada.until("document.body.dataset.phase === 'card'")
+        assert drawn == {"d", "deck"}, drawn
+        ada.assert_clean()
+    finally:
+        bob.close()
 
 
 # ------------------------------------------------------------------ the phone
