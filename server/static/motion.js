@@ -14,7 +14,7 @@ const PLAY_MS = 450;
 const AT_MOST_MS = 2000;
 /** the `turn` messages whose state is not drawn yet */
 let pending = [];
-/** my hand as drawn after N turns (N -> cards), for the card my last turn drew */
+/** my hand as drawn after N turns (N -> {round, cards}), for the card my last turn drew */
 const hands = new Map();
 
 /** A new `turn` message (not one sent again on reconnecting): played once its state is drawn. */
@@ -30,7 +30,7 @@ export function showTurns() {
   if (!S.info) return;
   const turns = S.info.turns;
   if (S.view && Array.isArray(S.view.hand) && !hands.has(turns)) {
-    hands.set(turns, [...S.view.hand]);
+    hands.set(turns, { round: S.view.round, cards: [...S.view.hand] });
     for (const old of hands.keys()) if (old < turns - 2) hands.delete(old);
   }
   const shown = pending.filter((m) => m.number < turns);
@@ -106,12 +106,15 @@ function showTheirTurn(turn) {
   if (source) fly(source.getBoundingClientRect(), side.getBoundingClientRect(), after);
 }
 
-/** The card my turn drew: the one taken from a pile, else the one my hand has more. */
+/** The card my turn drew: the one taken from a pile, else the one my hand has more (none
+ * when the turn ended the round: the hand is a new deal). */
 function showMyDraw(turn) {
   if (!turn.draw) return;
   let drawn = turn.taken;
-  const before = hands.get(turn.number);
-  if (!drawn && before) {
+  const seen = hands.get(turn.number);
+  const before = seen && seen.round === S.view.round ? seen.cards : null;
+  if (!before) return;
+  if (!drawn) {
     const left = before.filter((card, i) => i !== before.indexOf(turn.card));
     for (const card of S.view.hand) {
       const at = left.indexOf(card);
