@@ -124,14 +124,18 @@ class Server:
 
 class Player:
     """One browser context (its own localStorage) with one page, recording every console
-    error or warning and every uncaught page error for the whole test."""
+    error or warning and every uncaught page error for the whole test; ``options``: more
+    of the context's (Playwright's ``new_context``: ``viewport``, ``is_mobile``,
+    ``has_touch``, ``reduced_motion``...)."""
 
     def __init__(self, browser: Any, server: Server, locale: str = "en-GB",
-                 name: str = "Player"):
+                 name: str = "Player", **options: Any):
         self.server = server
         self.name = name
-        self.context = browser.new_context(locale=locale, viewport=VIEWPORT,
-                                           extra_http_headers={"Accept-Language": locale})
+        options.setdefault("viewport", VIEWPORT)
+        self.context = browser.new_context(locale=locale,
+                                           extra_http_headers={"Accept-Language": locale},
+                                           **options)
         self.context.set_default_timeout(BOUND_MS)
         self.page = self.context.new_page()
         self.problems: list[str] = []

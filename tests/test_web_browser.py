@@ -67,6 +67,8 @@ scoring:
 """
 #: the tiny pack's hand size, and its turns in a round (the cards left to draw)
 TINY_HAND, TINY_TURNS = 3, 4
+#: no card travels across the table (motion.js) any more: a screenshot shows them still
+STILL = "document.querySelectorAll('.flyer, .travel').length === 0"
 
 
 @pytest.fixture(scope="module")
@@ -216,6 +218,7 @@ def duel_turn(player: Player, seat: int, view: dict[str, Any], number: int,
         expected = {f"discard:{colour}"} | ({f"play:{colour}"} if may_play else set())
         assert live == expected, f"turn {number}: {card} lights {sorted(live)}"
         if shot:
+            player.until(STILL)
             player.screenshot(shot)
         player.page.locator(f'[data-target="{target}"]').click()
     player.until("document.body.dataset.phase === 'draw'")
@@ -716,15 +719,18 @@ CHOOSING = (f"(arg) => ({CHOICE_SHOWN}) || Number(document.body.dataset.turns) >
 
 
 def say_choices_as_lc_play(page: Any, pack: Any) -> int:
-    """The choice buttons shown say each move left in the words lc play and the turn log use
+    """The choice buttons shown say each answer of the decision asked (a pawn, an advance:
+    ``data-choice``, ``pawn=0``, ``step=b``) in the words lc play and the turn log use
     (:func:`lostcities.entry.option_notes`, the same catalogue keys): the count
     compared."""
     cat = Catalogue("en")
+    card = page.locator("#hand .card.selected").get_attribute("data-card")
     shown = page.evaluate("() => [...document.querySelectorAll('#choice [data-choice]')]"
-                          ".map(b => [b.title, b.textContent])")
-    for text, words in shown:
-        move = Move.parse(text, pack)
-        assert words == (said(option_notes(pack, move), cat) or cat("web.choice.plain")), text
+                          ".map(b => [b.dataset.choice, b.textContent])")
+    for decision, words in shown:
+        move = Move.parse(" ".join(filter(None, ["p", card, decision, "deck"])), pack)
+        assert words == (said(option_notes(pack, move), cat) or cat("web.choice.plain")), \
+            decision
     return len(shown)
 
 
@@ -785,6 +791,7 @@ def test_a_board_game_shows_tracks_and_pawns(browser: Any, server: Server,
     assert crossings and int(crossings[0]) == view["board"]["crossings"], crossings
     board.scroll_into_view_if_needed()
     page.evaluate("() => window.scrollTo(0, 0)")
+    ada.until(STILL)
     ada.screenshot("board.png")
     ada.assert_clean()
     keep_for_readme("board.png", "table-board.png")

@@ -268,8 +268,11 @@ def test_every_label_the_page_asks_for_exists() -> None:
         asked |= parse(STATIC.joinpath(name).read_text(encoding="utf-8")).labels
     for entry in STATIC.iterdir():
         if entry.name.endswith(".js"):
-            asked |= set(re.findall(r'\bt\("([a-z][a-z0-9.-]+)"',
-                                    entry.read_text(encoding="utf-8")))
+            text = entry.read_text(encoding="utf-8")
+            asked |= set(re.findall(r'\bt\("([a-z][a-z0-9.-]+)"', text))
+            # a sentence that says how to point: its mouse and its finger form
+            pointing = re.findall(r'\btPointer\("([a-z][a-z0-9.-]+)"', text)
+            asked |= {f"{key}.{form}" for key in pointing for form in ("fine", "coarse")}
     # keys built at run time: the connection's states and the tile kinds
     asked |= {f"web.conn.{s}" for s in ("connecting", "online", "retry", "offline", "gone")}
     asked |= {f"web.tile.{k}" for k in ("points", "artefact", "step")}

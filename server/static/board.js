@@ -1,16 +1,41 @@
 // The board of the board packs (#board): the tracks with their spaces, tiles and pawns, the
-// bridge, and the pawns still in the centre.
-import { t } from "./i18n.js";
+// bridge, and the pawns still in the centre; a button (#btn-board) folds it away, so that a
+// phone shows the hand without scrolling past it: folded at first on a narrow screen, then
+// as the player last left it (kept in the browser).
+import { safeGet, safeSet, t } from "./i18n.js";
 import { colourClass, colourLabel, colourSymbol, getFace } from "./cards.js";
-import { $, el, nameOf, S } from "./state.js";
+import { $, el, nameOf, render, S } from "./state.js";
+
+const FOLD_KEY = "lc-board";
+/** a screen this narrow starts with the board folded */
+const NARROW = "(max-width: 700px)";
+
+/** Whether the board is folded away: as the player left it, else folded on a narrow screen. */
+function folded() {
+  const kept = safeGet(FOLD_KEY);
+  if (kept === "folded" || kept === "open") return kept === "folded";
+  return window.matchMedia(NARROW).matches;
+}
+
+/** Wire #btn-board (once, when the page starts). */
+export function wireBoard() {
+  $("btn-board").addEventListener("click", () => {
+    safeSet(FOLD_KEY, folded() ? "open" : "folded");
+    render();
+  });
+}
 
 export function renderBoard() {
   const box = $("board");
   const board = S.view && S.view.board;
   const face = getFace();
-  box.hidden = !board;
+  const toggle = $("btn-board");
+  toggle.hidden = !board;
+  toggle.textContent = folded() ? t("web.board.show") : t("web.board.hide");
+  toggle.setAttribute("aria-expanded", folded() ? "false" : "true");
+  box.hidden = !board || folded();
   box.replaceChildren();
-  if (!board) return;
+  if (!board || folded()) return;
   const head = el("div", "board-head");
   head.append(el("strong", "", t("web.board.title")));
   const crossings = el("span", "crossings", board.crossings_to_end

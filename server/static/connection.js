@@ -6,6 +6,7 @@ import { $, liveOf, MAX_TURNS, render, ROOM_ID, S, send, showError, TOKEN_KEY } 
 import { parseMove, resetTurn } from "./moves.js";
 import { renderRound } from "./sheets.js";
 import { addChat, renderTurns } from "./table.js";
+import { noteTurn, showTurns } from "./motion.js";
 
 export function hello() {
   const message = { type: "hello", lang: currentLang() };
@@ -104,6 +105,7 @@ function receive(m) {
       S.turns.push(m);
       if (S.turns.length > MAX_TURNS) S.turns.shift();
       renderTurns();
+      if (S.ready) noteTurn(m); // not one of the turns sent again on connecting
       break;
     }
     case "round": S.round = m; renderRound(); break;
@@ -143,6 +145,7 @@ function onState(m) {
   else if (m.room.turns !== before || !sameStatus) S.live = null;
   render();
   renderTurns();
+  showTurns();
   if (S.view && !Array.isArray(S.view.live)) refreshScores(m.room.turns);
 }
 

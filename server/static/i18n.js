@@ -4,6 +4,8 @@
 // {colour:f} says a colour in the feminine (colour.NAME.f: "la défausse verte"), as
 // lostcities.i18n.Catalogue does; a built-in pack's name and description are pack.ID.name
 // and pack.ID.description, a house pack's own stay as written (builtinPackText, packText).
+// A sentence that says how to point (click, tap) has two forms, KEY.fine for a mouse and
+// KEY.coarse for a finger (tPointer), chosen by the screen's `(pointer: coarse)`.
 
 export const LANGS = ["en", "fr"];
 const SINGULAR = { en: [1], fr: [0, 1] };
@@ -92,6 +94,18 @@ export function feminine(name) {
   }
   const first = name.charAt(0);
   return first !== first.toLowerCase() ? form.charAt(0).toUpperCase() + form.slice(1) : form;
+}
+
+/** The screen's pointer: "coarse" (a finger on a touch screen) or "fine" (a mouse). */
+export function pointer() {
+  return typeof window.matchMedia === "function" && window.matchMedia("(pointer: coarse)").matches
+    ? "coarse" : "fine";
+}
+
+/** The message `key` in the form of this screen's pointer: KEY.coarse ("tap") on a touch
+ * screen, else KEY.fine ("click"). */
+export function tPointer(key, params = {}) {
+  return t(`${key}.${pointer()}`, params);
 }
 
 /** A pack's name (field "name") or description (field "description") in the current

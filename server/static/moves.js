@@ -1,7 +1,9 @@
 // The move entry (room.js's header tells the whole path): a turn is built by narrowing the
-// `legal` list of the last `state` message, first a card, then a target (my row or its
-// discard pile), then a draw (the deck or a pile), then, if several moves still remain (board
-// packs), a button of #choice; the one move left is sent as a `move` message.
+// `legal` list of the last `state` message in the order the engine decides it: a card, a
+// target (my row or its discard pile), then in the board game each decision the moves left
+// still differ by (the pawn a new row sends, each advance due: one button of #choice per
+// answer, in words), then the draw (the deck or a pile); the one move left is sent as a
+// `move` message.
 import { colourLabel, getFace, parseCard } from "./cards.js";
 import { t } from "./i18n.js";
 import { render, S, send, showError } from "./state.js";
@@ -43,19 +45,41 @@ export function resetTurn() {
   S.sent = false;
 }
 
-/** The phase of the contract: lobby, over, card, draw or wait. */
+/** The phase of the contract: lobby, over, card, choice (a pawn or an advance to choose,
+ * board packs), draw or wait. */
 export function phase() {
   if (!S.ready) return "wait"; // offline, or my seat not yet confirmed by the server
   const status = S.info ? S.info.status : "lobby";
   if (status === "lobby" || status === "over") return status;
   if (!S.legal || S.sent || S.seat === null) return "wait";
-  return S.placed ? "draw" : "card";
+  if (!S.placed) return "card";
+  return S.choices ? "choice" : "draw";
+}
+
+/** Whether I am entering a move now (a card, a choice or a draw to make). */
+export function myTurn() {
+  const p = phase();
+  return p === "card" || p === "choice" || p === "draw";
 }
 
 /** The legal moves of card `card` (with `action` when given, and `draw` when given). */
 export function movesOf(card, action, draw) {
   return (S.legal || []).filter((m) => m.card === card && (!action || m.action === action)
     && (draw === undefined || m.draw === draw));
+}
+
+/** The decisions of a move past its card and before its draw: ["pawn=0", "step=b"]. */
+function decisionsOf(move) {
+  return move.options.split(" ").filter(Boolean);
+}
+
+/** The moves of the placed card that agree with the decisions taken so far. */
+function movesLeft(draw) {
+  const taken = S.placed.options;
+  return movesOf(S.sel.card, S.placed.action, draw).filter((m) => {
+    const own = decisionsOf(m);
+    return taken.every((d, i) => (own[i] || "") === d); // "": no more decision
+  });
 }
 
 /** Whether the selected card may go to target "play:KEY" / "discard:KEY". */
@@ -65,13 +89,14 @@ export function targetOk(target) {
   return parseCard(S.sel.card).key === key && movesOf(S.sel.card, action).length > 0;
 }
 
-/** Whether the placed card's turn may end drawing from `source` ("deck" or a colour key). */
+/** Whether the placed card's turn, its decisions taken, may end drawing from `source`
+ * ("deck" or a colour key). */
 export function drawOk(source) {
-  return !!(S.sel && S.placed) && movesOf(S.sel.card, S.placed.action, source).length > 0;
+  return phase() === "draw" && movesLeft(source).length > 0;
 }
 
 export function select(card, index) {
-  if (phase() !== "card" && phase() !== "draw") return;
+  if (!myTurn()) return;
   const same = S.sel && S.sel.index === index;
   S.placed = null;
   S.choices = null;
@@ -83,25 +108,48 @@ export function select(card, index) {
 export function place(target) {
   if (!targetOk(target)) return;
   const [action, key] = target.split(":");
-  S.placed = { action, key };
-  const moves = movesOf(S.sel.card, action);
-  if (moves.every((m) => m.draw === null)) finish(moves); // the last play: no draw
-  else render();
+  S.placed = { action, key, options: [] };
+  decide();
+}
+
+/** Take a decision of #choice (a `data-choice`: "pawn=0", "step=b", "step=none"). */
+export function choose(decision) {
+  if (phase() !== "choice" || !S.choices.some((c) => c.decision === decision)) return;
+  S.placed.options.push(decision);
+  decide();
+}
+
+/** The next decision the moves left differ by: asked (#choice), or taken when there is one
+ * answer only; once none is left, the draw (or, when no move left draws, the move sent). */
+function decide() {
+  for (;;) {
+    const left = movesLeft();
+    const depth = S.placed.options.length;
+    const answers = [...new Set(left.map((m) => decisionsOf(m)[depth] || ""))];
+    if (answers.length === 1 && answers[0]) {
+      S.placed.options.push(answers[0]);
+      continue;
+    }
+    if (answers.length > 1) {
+      S.choices = answers.map((decision) => ({ decision, words: decisionWords(decision) }));
+      render();
+      return;
+    }
+    S.choices = null;
+    if (left.every((m) => m.draw === null)) sendMove(left[0].text); // no draw: the last play
+    else render();
+    return;
+  }
+}
+
+/** One decision in words, as optionWords says it ("" for "no more decision"). */
+function decisionWords(decision) {
+  return optionWords({ card: S.sel.card, options: decision }) || t("web.choice.plain");
 }
 
 export function draw(source) {
   if (!drawOk(source)) return;
-  finish(movesOf(S.sel.card, S.placed.action, source));
-}
-
-/** Send the one move left, or show the choice between those left. */
-function finish(moves) {
-  if (moves.length === 1) {
-    sendMove(moves[0].text);
-    return;
-  }
-  S.choices = moves;
-  render();
+  sendMove(movesLeft(source)[0].text);
 }
 
 export function sendMove(text) {

@@ -4,18 +4,22 @@
 // is authoritative, the page only sends intentions. A turn is one `move` message in the
 // engine's notation ("p r5 deck", "d r5 g", "p g3 pawn=0 step=b deck"), built by narrowing the
 // `legal` list of the last `state` message: first a card, then a target (my row or its
-// discard pile), then a draw (the deck or a pile), then, if several moves still remain (board
-// packs), a button of #choice. Text from the network is set with textContent only.
+// discard pile), then, in the board packs, a button of #choice for each decision the moves
+// left differ by (a pawn, an advance), then a draw (the deck or a pile). Text from the
+// network is set with textContent only.
 //
 // This module starts the page (main) and wires its buttons (wire); the rest is in
 // state.js (S, constants, helpers), connection.js, moves.js (the move entry), table.js (the
-// rendering), board.js (the board packs) and sheets.js (the round and match sheets).
+// rendering), board.js (the board packs), keys.js (the keyboard), motion.js (the turns
+// animated) and sheets.js (the round and match sheets).
 import { applyLabels, safeGet, safeSet, setLang, startLang, t } from "./i18n.js";
 import { setFace } from "./cards.js";
 import { $, render, ROOM_ID, S, send, showError } from "./state.js";
 import { line } from "./moves.js";
 import { renderTurns } from "./table.js";
 import { connect, hello, reconnectNow, setConn } from "./connection.js";
+import { wireKeys } from "./keys.js";
+import { wireBoard } from "./board.js";
 
 function wire() {
   $("btn-join").addEventListener("click", () => {
@@ -48,9 +52,10 @@ function wire() {
       render();
     });
   }
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && (S.sel || S.choices)) { S.sel = null; S.placed = null; S.choices = null; render(); }
-  });
+  wireKeys();
+  wireBoard();
+  // a pointer that changes (a tablet's keyboard and mouse plugged in) changes the words
+  window.matchMedia("(pointer: coarse)").addEventListener("change", () => render());
   $("lang").addEventListener("change", async () => {
     $("lang").value = await setLang($("lang").value);
     applyLabels();

@@ -1,13 +1,15 @@
 // The table's rendering: `render` draws the whole page from `S` (the header, the seats, the
-// rows and piles, the board, the buttons, the hand, the choice, the prompt, the sheets, the
-// hint); the last turns and the chat are drawn as their messages come.
-import { currentLang, packText, t } from "./i18n.js";
+// rows and piles, the board, the buttons, the hand, the choice, the prompt, the keys, the
+// sheets, the hint), keeping the focus in the table; the last turns and the chat are drawn
+// as their messages come.
+import { currentLang, packText, t, tPointer } from "./i18n.js";
 import { cardElement, cardWords, colourClass, colourLabel, colourSymbol, getFace }
   from "./cards.js";
 import { $, el, liveOf, MAX_CHAT, nameOf, ROOM_ID, S, setRender, toMove } from "./state.js";
-import { draw, drawOk, movesOf, optionWords, parseMove, phase, place, select, sendMove,
+import { choose, draw, drawOk, movesOf, myTurn, parseMove, phase, place, select,
   targetOk } from "./moves.js";
 import { renderBoard } from "./board.js";
+import { renderKeys } from "./keys.js";
 import { renderHint, renderMatch, renderRoundSheet } from "./sheets.js";
 
 export function render() {
@@ -20,6 +22,7 @@ export function render() {
   body.dataset.turns = info ? String(info.turns) : "0";
   body.dataset.round = S.view ? String(S.view.round) : "";
   body.classList.toggle("is-board", !!getFace().board);
+  const focused = focusPlace();
   renderHeader();
   renderSeats();
   renderTable();
@@ -28,9 +31,40 @@ export function render() {
   renderHand();
   renderChoice();
   renderPrompt();
+  renderKeys();
   renderRoundSheet();
   renderMatch();
   renderHint();
+  keepFocus(focused);
+}
+
+/** Where the focus is in the table, as selectors that find its place again after a redraw
+ * (the element itself may be replaced): null when it is not in the table. */
+function focusPlace() {
+  const active = document.activeElement;
+  if (!active || !active.closest || !active.closest(".felt")) return null;
+  const places = [];
+  if (active.dataset.index !== undefined) {
+    places.push(`#hand .card[data-index="${active.dataset.index}"]`, "#hand .card:last-child");
+  }
+  if (active.dataset.target) places.push(`[data-target="${CSS.escape(active.dataset.target)}"]`);
+  if (active.dataset.draw) places.push(`[data-draw="${CSS.escape(active.dataset.draw)}"]`);
+  if (active.dataset.choice !== undefined) places.push("#choice [data-choice]");
+  places.push("#hand .card.selected", "#hand .card[data-card]", "#hand");
+  return { active, places };
+}
+
+/** Put the focus back in its place in the table when the redraw took its element away,
+ * without scrolling: a move never sends the focus (and the page) back to the top. */
+function keepFocus(focused) {
+  if (!focused || (focused.active.isConnected && document.activeElement === focused.active)) return;
+  for (const selector of focused.places) {
+    const node = document.querySelector(selector);
+    if (node && !node.closest("[hidden]")) {
+      node.focus({ preventScroll: true });
+      if (document.activeElement === node) return;
+    }
+  }
 }
 
 function renderHeader() {
@@ -144,6 +178,7 @@ function pilesBand() {
   const band = el("div", "band piles");
   band.append(el("div", "band-label", t("table.discards")));
   const drawing = phase() === "draw";
+  const choosing = phase() === "choice";
   face.colours.forEach((colour, c) => {
     const pile = el("div", `pile ${colourClass(c)}`);
     const target = `discard:${colour.key}`;
@@ -163,8 +198,8 @@ function pilesBand() {
     }
     pile.append(el("span", "depth", size ? t("web.pile.depth", { count: size }) : colourLabel(colour.key)));
     if (drawing) pile.classList.toggle("dim", !drawOk(colour.key));
-    else pile.classList.toggle("dim", !!S.sel && !targetOk(target));
-    pile.classList.toggle("ok", drawing ? drawOk(colour.key) : !!S.sel && targetOk(target));
+    else pile.classList.toggle("dim", choosing || (!!S.sel && !targetOk(target)));
+    pile.classList.toggle("ok", drawing ? drawOk(colour.key) : !choosing && !!S.sel && targetOk(target));
     band.append(pile);
   });
   const deck = el("div", "deck");
@@ -235,9 +270,10 @@ function makeTarget(node, target) {
 function renderHand() {
   const hand = $("hand");
   const v = S.view;
-  const key = JSON.stringify([v && v.hand, S.seat, S.legal && S.legal.length, currentLang()]);
+  const key = JSON.stringify([v && v.hand, S.seat, currentLang(), $("btn-join").hidden]);
   if (hand.dataset.key !== key) {
-    // rebuilt only when the hand changes, so a drag under way keeps its element
+    // rebuilt only when the hand changes, so a drag under way, or a card drawn travelling
+    // into it, keeps its element
     hand.dataset.key = key;
     hand.replaceChildren();
     const cards = v && Array.isArray(v.hand) ? v.hand : [];
@@ -273,7 +309,7 @@ function handCard(card, index) {
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(card, index); }
   });
   node.addEventListener("dragstart", (e) => {
-    if (phase() !== "card" && phase() !== "draw") { e.preventDefault(); return; }
+    if (!myTurn()) { e.preventDefault(); return; }
     e.dataTransfer.setData("text/plain", card);
     e.dataTransfer.effectAllowed = "move";
     S.sel = { card, index };
@@ -292,15 +328,25 @@ function renderChoice() {
   box.replaceChildren();
   box.hidden = !S.choices;
   if (!S.choices) return;
-  box.append(el("span", "choice-title", t("web.choice.title")));
-  for (const move of S.choices) {
-    const button = el("button", "btn", optionWords(move) || t("web.choice.plain"));
+  box.dataset.depth = String(S.placed.options.length); // the decisions taken before this one
+  box.append(el("span", "choice-title", choiceQuestion()));
+  S.choices.forEach((choice, n) => {
+    const button = el("button", "btn", choice.words);
     button.type = "button";
-    button.dataset.choice = move.options;
-    button.title = move.text;
-    button.addEventListener("click", () => sendMove(move.text));
+    button.dataset.choice = choice.decision;
+    if (n < 10) button.dataset.key = String((n + 1) % 10);
+    button.addEventListener("click", () => choose(choice.decision));
     box.append(button);
+  });
+}
+
+/** The question #choice asks: which pawn a new row sends, or which pawn an advance moves. */
+function choiceQuestion() {
+  const first = S.choices[0].decision;
+  if (first.startsWith("pawn=")) {
+    return t("web.choice.pawn", { colour: colourLabel(S.placed.key) });
   }
+  return first.startsWith("step=") ? t("web.choice.step") : t("web.choice.title");
 }
 
 function renderButtons() {
@@ -322,7 +368,7 @@ function renderButtons() {
   show("btn-cont", canCont);
   $("btn-cont").disabled = canCont && (info.cont || []).includes(S.seat);
   show("btn-hint", !!info && info.hints === true && seated && status === "playing");
-  $("btn-hint").disabled = !(phase() === "card" || phase() === "draw");
+  $("btn-hint").disabled = !myTurn();
   show("btn-leave", seated);
 }
 
@@ -331,16 +377,17 @@ function renderPrompt() {
   const prompt = $("prompt");
   let text = "";
   if (!S.ready && S.info) text = t("web.conn.offline");
-  else if (p === "card") text = S.sel ? t("web.prompt.target") : t("web.prompt.card");
-  else if (p === "draw") text = S.choices ? t("web.choice.title") : t("web.prompt.draw");
+  else if (p === "card") text = S.sel ? t("web.prompt.target") : tPointer("web.prompt.card");
+  else if (p === "choice") text = choiceQuestion();
+  else if (p === "draw") text = tPointer("web.prompt.draw");
   else if (p === "wait" && S.sent) text = t("web.prompt.sent");
   else if (p === "wait" && toMove() !== null) text = t("web.prompt.wait", { name: nameOf(toMove()) });
   else if (p === "lobby" && S.info) text = t("web.prompt.lobby", { min: S.info.min_players });
   else if (p === "over") text = t("web.prompt.over");
   prompt.textContent = text;
-  prompt.classList.toggle("your-turn", p === "card" || p === "draw");
+  prompt.classList.toggle("your-turn", myTurn());
   const face = getFace();
-  document.title = `${p === "card" || p === "draw" ? "● " : ""}${
+  document.title = `${myTurn() ? "● " : ""}${
     packText(face.pack, "name", face.name) || t("web.brand")}`;
 }
 
