@@ -5,8 +5,12 @@ import { colourClass, colourLabel, colourSymbol, getFace } from "./cards.js";
 import { $, el, nameOf, S } from "./state.js";
 
 export function renderBoard() {
-  const box = $("board");
-  const board = S.view && S.view.board;
+  drawBoard($("board"), S.view && S.view.board, nameOf);
+}
+
+/** Draw `board` (a VIEW's board) into `box`, each seat's name said by `nameOf(seat)`; the
+ * room's table and the replay page both draw the board with it. */
+export function drawBoard(box, board, nameOf) {
   const face = getFace();
   box.hidden = !board;
   box.replaceChildren();
@@ -40,7 +44,7 @@ export function renderBoard() {
         if (tile.track === colour.key && tile.space === space) cell.append(tileElement(tile));
       }
       board.pawns.forEach((pawns, seat) => pawns.forEach((pawn) => {
-        if (pawn.track === colour.key && pawn.space === space) cell.append(pawnElement(seat, pawn.leader));
+        if (pawn.track === colour.key && pawn.space === space) cell.append(pawnElement(seat, pawn.leader, nameOf));
       }));
       track.append(cell);
       if (space === board.bridge_after && space < board.spaces) {
@@ -59,7 +63,7 @@ export function renderBoard() {
     const waiting = pawns.filter((p) => p.track === null);
     const line = el("span", "centre-line");
     line.append(el("span", "", `${nameOf(seat)}: `));
-    waiting.forEach((p) => line.append(pawnElement(seat, p.leader)));
+    waiting.forEach((p) => line.append(pawnElement(seat, p.leader, nameOf)));
     if (!waiting.length) line.append(el("span", "muted", "—"));
     centre.append(line);
   });
@@ -74,7 +78,7 @@ function tileElement(tile) {
   return node;
 }
 
-function pawnElement(seat, leader) {
+function pawnElement(seat, leader, nameOf) {
   const node = el("span", `pawn seat-${seat % 4}`, leader ? `${seat + 1}★` : String(seat + 1));
   node.dataset.seat = String(seat);
   if (leader) node.dataset.leader = "1";
