@@ -83,6 +83,11 @@ function games() {
   pick.value = String(R.game);
 }
 
+/** The frame the address asks for (#N), else the deal. */
+function frameAsked() {
+  return Number((location.hash.match(/^#(\d{1,6})$/) || [])[1] || 0);
+}
+
 function go(index) {
   if (!R.replay) return;
   const last = R.replay.frames.length - 1;
@@ -268,6 +273,7 @@ function wire() {
     R.at = 0;
     load();
   });
+  window.addEventListener("hashchange", () => go(frameAsked()));
   $("lang").addEventListener("change", async () => {
     $("lang").value = await setLang($("lang").value);
     applyLabels();
@@ -285,8 +291,7 @@ async function main() {
   $("drop").hidden = !!MATCH_ID;
   wire();
   if (MATCH_ID) {
-    const asked = Number((location.hash.match(/^#(\d{1,6})$/) || [])[1] || 0);
-    R.at = asked;
+    R.at = frameAsked();
     await load();
   }
 }
