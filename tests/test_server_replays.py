@@ -122,6 +122,9 @@ def test_a_finished_match_has_a_public_replay_equal_to_its_record(tmp_path: Path
         french = client.get(f"{link}/frames?lang=fr").json()
         assert french["frames"][1]["words"] != first["words"]
         assert " et " in french["frames"][1]["words"]
+    # a restarted server serves the same replay under the same id
+    with TestClient(tiny_app(tmp_path)) as client:
+        assert client.get(f"{link}/frames?lang=en").json() == answer
 
 
 def test_an_unfinished_or_unknown_match_is_a_404_of_one_line(tmp_path: Path) -> None:
