@@ -296,6 +296,8 @@ class Room:
         self.turns = 0
         #: records written, by file name (the last one is the current match's)
         self.record_names: list[str] = []
+        #: the public ids of the room's finished matches (their replays), oldest first
+        self.replays: list[str] = []
         #: the bots of this room, one per seat and name (a cache: bots hold no state
         #: the room needs; their moves are seeded by the turn number)
         self.bots: dict[tuple[int, str], Any] = {}
@@ -349,6 +351,7 @@ class Room:
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
                    hints=row.hints, clock=clock)
         room.seats = store.seats(room_id)
+        room.replays = store.room_matches(room_id)
         room._check_seats(row.labels if row.status != LOBBY else None)
         now = clock()
         for i, seat in enumerate(room.seats):  # absent since now, as far as anyone knows
@@ -426,6 +429,7 @@ class Room:
             "continuation": bool(self.pack.continuation),
             "cont": [s.seat for s in self.seats if s.wants_cont],
             "turns": self.turns,
+            "replay": f"/matches/{self.replays[-1]}" if self.replays else None,
         }
 
     def view_for(self, seat: Optional[int]) -> dict[str, Any]:
@@ -790,6 +794,8 @@ class Room:
             events.append(self._round_message(after))
         if over:
             self.status = OVER
+            if planned.match is not None:
+                self.replays.append(planned.match)
             events.append(self._match_message(after, planned.match))
         return Outcome(events=events, changed=True)
 

@@ -234,6 +234,9 @@ class Store(Protocol):
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match of this public id, or None."""
 
+    def room_matches(self, room_id: str) -> list[str]:
+        """The public ids of the room's finished matches, the first finished first."""
+
     def turns(self, room_id: str) -> list[TurnRow]:
         """Every turn of the room, in order."""
 
@@ -626,6 +629,10 @@ class SQLiteStore:
                 and type(finished) in (int, float)):
             return None
         return MatchRow(mid, room, rounds, float(finished))
+
+    def room_matches(self, room_id: str) -> list[str]:
+        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
+                                              "ORDER BY rounds, finished", (room_id,))]
 
     # ------------------------------------------------------------- chat
 

@@ -178,6 +178,10 @@ def test_a_finished_match_is_replayed_turn_by_turn_with_the_keys(
     ada.close(), bob.close()
     record = json.loads((server.data / "rooms" / "records" / end["record"]).read_text())
     link = end["replay"]
+    # the room's page, opened after the end, links to the replay from the match's sheet
+    watcher.open_room(room)
+    watcher.until("!document.getElementById('match-replay').hidden")
+    assert watcher.page.get_attribute("#match-replay", "href") == link
     watcher.page.goto(server.url + link)
     step_through(watcher, record)
     assert watcher.page.input_value("#share-url") == f"{server.url}{link}#{int(watcher.attr('frame'))}"

@@ -115,7 +115,7 @@ function draw() {
   $("btn-prev").disabled = R.at === 0;
   $("btn-next").disabled = R.at === last;
   $("btn-last").disabled = R.at === last;
-  $("position").textContent = t("web.replay.position", {
+  $("position").textContent = t(frame.seat === null ? "web.replay.position-deal" : "web.replay.position", {
     frame: R.at + 1, frames: last + 1, round: frame.round, rounds: replay.rounds, turn: frame.turn });
   $("words").textContent = frame.seat === null
     ? t("web.replay.deal", { round: frame.round, rounds: replay.rounds, name: nameOf(frame.starter) })

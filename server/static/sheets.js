@@ -112,7 +112,9 @@ export function renderMatch() {
   const best = Math.max(...totals);
   const winners = S.match && S.match.winners ? S.match.winners : totals.map((x, i) => (x === best ? i : -1)).filter((i) => i >= 0);
   $("match-winner").textContent = winnerLine(v.players, winners, totals);
-  const replay = S.match && typeof S.match.replay === "string" ? S.match.replay : "";
+  // the match's replay: said when it ended, or by the room (a page that came in after)
+  const said = S.match && typeof S.match.replay === "string" ? S.match.replay : S.info.replay;
+  const replay = typeof said === "string" ? said : "";
   $("match-replay").hidden = !replay;
   if (replay) $("match-replay").href = replay;
   const humans = S.info.seats.filter((s) => s.kind === "human").length;
