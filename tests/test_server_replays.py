@@ -179,6 +179,12 @@ def test_a_dropped_record_replays_as_lc_replay_checks_it(tmp_path: Path) -> None
         assert said["error"] == "error.bad-record"
         assert said["text"].startswith("cet enregistrement ne se rejoue pas : games.jsonl:1: "
                                        "round 2: scores are")
+        # a match continued past what a replay shows: one line, before any replaying
+        long = json.loads(lines[0])
+        long["rounds"] = long["rounds"] * 7
+        reply = client.post("/replays", content=json.dumps(long).encode(), headers=NDJSON)
+        assert reply.status_code == 400
+        assert "21 rounds: a replay shows at most 20" in reply.json()["text"]
         for query, status, key in (("?game=3", 400, "error.bad-record"),
                                    ("?game=0", 400, "error.bad-game"),
                                    ("?game=x", 400, "error.bad-game")):

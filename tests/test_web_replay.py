@@ -204,16 +204,23 @@ def test_a_finished_match_is_replayed_turn_by_turn_with_the_keys(
     watcher.assert_clean()
 
 
-def record_lines(pack: str, seeds: tuple[int, ...]) -> list[str]:
+#: a player's name in a record that would be markup if a page took it for HTML (within the
+#: 40 characters a replay shows of a name)
+MARKUP_NAME = "<img src=x onerror=window.__pwned=1>"
+
+
+def record_lines(pack: str, seeds: tuple[int, ...],
+                 names: tuple[str, str] = ("Ada", "Bob")) -> list[str]:
     """Records of random matches of ``pack``, one a seed (as lc simulate --record writes)."""
     rules = load_pack(pack)
-    return [dumps(playout(new_game(rules, ["Ada", "Bob"], seed), random.Random(seed)))
+    return [dumps(playout(new_game(rules, list(names), seed), random.Random(seed)))
             for seed in seeds]
 
 
 def test_a_chosen_record_file_is_replayed_and_a_bad_one_refused_in_one_line(
         browser: Any, server: Server, players: list[Player], tmp_path: Path) -> None:
-    lines = record_lines("duel-classic", (11, 12))
+    lines = record_lines("duel-classic", (11,)) + \
+        record_lines("duel-classic", (12,), (MARKUP_NAME, "Bob"))
     file = tmp_path / "two-matches.jsonl"
     file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     reader = Player(browser, server, name="reader")
@@ -225,6 +232,9 @@ def test_a_chosen_record_file_is_replayed_and_a_bad_one_refused_in_one_line(
     reader.page.select_option("#game", "2")  # the file's second match
     reader.until("document.body.dataset.frame === '0'")
     step_through(reader, json.loads(lines[1]))
+    assert reader.page.evaluate("() => [window.__pwned, document.querySelectorAll("
+                                "'main img').length]") == [None, 0]
+    assert MARKUP_NAME in reader.page.inner_text("#felt")  # shown as the text it is
     # dropped on the page (a real drop event), changed: lc replay's refusal, in one line
     changed = json.loads(lines[0])
     changed["totals"][0] += 5
