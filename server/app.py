@@ -55,7 +55,7 @@ from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, sa
 from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
-from .web import lang_asked, refusal, replay_answer, routes as web_routes
+from .web import COMMON_HEADERS, lang_asked, refusal, replay_answer, routes as web_routes
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing
@@ -798,7 +798,7 @@ async def upload_replay(request: Request) -> Response:
         return refusal(request, 400, "error.bad-record", reason=clean_text(str(err), 300))
     finally:
         hub.replays.give_back()
-    return JSONResponse(answer)
+    return JSONResponse(answer, headers=COMMON_HEADERS)
 
 
 async def room_of(request: Request) -> "Room | Response":

@@ -179,9 +179,7 @@ async def room_rules(request: Request) -> Response:
     room = await _find_room(request)
     if room is None:
         return _not_found(request)
-    lang = request.query_params.get("lang", "")
-    if lang not in LANGS:
-        lang = lang_of(request.headers.get("accept-language", ""))
+    lang = lang_asked(request)
     text = await request.app.state.hub.run(lambda: render(explain(room.pack), lang, "html"))
     return HTMLResponse(text, headers={"Content-Security-Policy": rules_policy(text),
                                        **COMMON_HEADERS})
