@@ -158,12 +158,16 @@ class Desk:
         return True
 
     def give_back(self) -> None:
+        """A replay taken with :meth:`take` is built (or failed)."""
         self.busy -= 1
 
     def kept_frames(self, key: tuple[str, str]) -> Optional[dict[str, Any]]:
+        """The answer kept for (match id, language), or None."""
         return self.kept.get(key)
 
     def keep_frames(self, key: tuple[str, str], answer: dict[str, Any]) -> None:
+        """Keep ``answer`` for (match id, language), forgetting the oldest beyond
+        :attr:`keep`."""
         self.kept.pop(key, None)
         while len(self.kept) >= self.keep:
             self.kept.pop(next(iter(self.kept)))

@@ -776,8 +776,7 @@ class Room:
                             status=OVER if over else None,
                             finishes=None if planned.match is None else (planned.match, rounds))
         if over:
-            self._write_record(self._record_name(len(planned.after.finished)),
-                               dumps(planned.after) + "\n")
+            self._write_record(self._record_name(rounds), dumps(planned.after) + "\n")
 
     def played(self, planned: PlannedTurn) -> Outcome:
         """Make a stored turn the room's (:meth:`store_turn` has committed it): the
