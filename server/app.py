@@ -52,9 +52,10 @@ from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
+from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
-from .web import routes as web_routes
+from .web import COMMON_HEADERS, lang_asked, refusal, replay_answer, routes as web_routes
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing
@@ -256,6 +257,8 @@ class Hub:
         #: tasks that outlive the connection that started them (a seat going away)
         self.background: set[asyncio.Task[None]] = set()
         self.bots = BotScheduler(limits, clock=clock)
+        #: the replays' cache and their count at once (:mod:`.replays`)
+        self.replays = Desk(limits.replays_at_once)
         self.io_pool = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="lc-room")
         #: the rooms left out, each said once in the log: room id -> why (a stored row
         #: damaged, a stored turn refused: every request for it answers 503)
@@ -747,6 +750,57 @@ async def new_room(request: Request) -> Response:
                          "ws": f"/rooms/{room.id}/ws"}, status_code=201)
 
 
+#: the content type of a record file sent to ``POST /replays`` (JSON Lines): one an HTML
+#: form cannot send, so another site's page cannot make this server replay its files
+RECORD_TYPE = "application/x-ndjson"
+#: ``?game=`` of ``POST /replays``: at most this many digits
+GAME_DIGITS = 6
+
+
+def dropped_replay(text: str, game: int, name: str, lang: str) -> dict[str, Any]:
+    """The replay answer of match ``game`` of a dropped record file's ``text``: read and
+    replayed by the library, every check of ``lc replay``; :class:`LostCitiesError` in
+    one line otherwise."""
+    data, where, games = read_match(text, game, name)
+    return replay_answer(frames(data, lang, where), games=games)
+
+
+async def upload_replay(request: Request) -> Response:
+    """``POST /replays?game=K&name=FILE&lang=xx``: a record file the replay page read
+    (its bytes, ``Content-Type: application/x-ndjson``, at most ``Limits.replay_bytes``),
+    replayed and checked by the library as ``lc replay FILE --game K`` does; its frames,
+    or one error line in the language asked (400 ``error.bad-record``)."""
+    hub: Hub = request.app.state.hub
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != RECORD_TYPE:
+        return refusal(request, 415, "error.not-record-type")
+    asked = request.query_params.get("game", "1")
+    if not (asked.isdigit() and asked.isascii() and len(asked) <= GAME_DIGITS and int(asked)):
+        return refusal(request, 400, "error.bad-game", game=clean_text(asked, 20))
+    name = clean_text(request.query_params.get("name", ""), 80) or "record"
+    limit = hub.limits.replay_bytes
+    try:
+        body = await asyncio.wait_for(read_body(request, limit), hub.limits.head_seconds)
+    except asyncio.TimeoutError:
+        return refusal(request, 408, "error.too-slow", seconds=f"{hub.limits.head_seconds:g}")
+    if body is None:
+        return refusal(request, 413, "error.record-too-big", limit=limit)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return refusal(request, 400, "error.bad-record",
+                       reason=f"{name}: byte {err.start}: not UTF-8 text")
+    if not hub.replays.take():
+        return refusal(request, 503, "error.replays-busy")
+    try:
+        answer = await hub.run(dropped_replay, text, int(asked), name, lang_asked(request))
+    except LostCitiesError as err:
+        return refusal(request, 400, "error.bad-record", reason=clean_text(str(err), 300))
+    finally:
+        hub.replays.give_back()
+    return JSONResponse(answer, headers=COMMON_HEADERS)
+
+
 async def room_of(request: Request) -> "Room | Response":
     """The room named by the request's ``room_id``, or the error answer: 404 no such room
     (or not an id), 503 a stored room that cannot be rebuilt."""
@@ -904,6 +958,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
     app = Starlette(routes=[
         *web_routes(), Route("/packs", list_packs),
         Route("/rooms", new_room, methods=["POST"]),
+        Route("/replays", upload_replay, methods=["POST"]),
         Route("/rooms/{room_id}", room_state),
         Route("/rooms/{room_id}/pack", room_pack),
         WebSocketRoute("/rooms/{room_id}/ws", room_socket),

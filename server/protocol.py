@@ -71,6 +71,11 @@ class Limits:
     bot_threads: int = 32
     bot_queue: int = 64
     hint_seconds: float = 1.0
+    #: a record file dropped on the replay page (``POST /replays``), in bytes; replays
+    #: built at once (a dropped file's, a finished match's first visit), beyond which
+    #: one is refused (``error.replays-busy``)
+    replay_bytes: int = 2 * 1024 * 1024
+    replays_at_once: int = 2
 
 
 LIMITS = Limits()

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView, apply,
                                continue_match, dumps, embedded_pack, is_over, legal_moves,
@@ -57,6 +57,28 @@ def new_room_id() -> str:
 def is_room_id(text: str) -> bool:
     """Whether ``text`` has the form of a room id."""
     return len(text) == 8 and all(c in ROOM_ID_CHARS for c in text)
+
+
+def new_match_id() -> str:
+    """A finished match's public id (its replay, ``/matches/ID``): 16 lower-case base32
+    characters (80 bits from ``secrets``), nothing of its room's id."""
+    return base64.b32encode(secrets.token_bytes(10)).decode("ascii").lower()
+
+
+def is_match_id(text: str) -> bool:
+    """Whether ``text`` has the form of a match's public id."""
+    return len(text) == 16 and all(c in ROOM_ID_CHARS for c in text)
+
+
+def record_name(room_id: str, rounds: int) -> str:
+    """The file name of the record of room ``room_id``'s match that ended after ``rounds``
+    rounds, in the server's ``records/`` folder."""
+    return f"room-{room_id}-{rounds}.jsonl"
+
+
+def finishing(after: "GameState") -> Optional[str]:
+    """The public id the match gets when the turn that led to ``after`` ends it, else None."""
+    return new_match_id() if is_over(after) else None
 
 
 #: the bot ``/bot`` seats when no name is given
@@ -126,6 +148,48 @@ def taken_card(pack: "RulePack", before: "GameState", move: Move) -> Optional[in
         return move.card  # a pack that lets a discard be taken straight back
     pile = before.piles[move.draw]
     return pile[-1] if pile else None
+
+
+def round_sheet(state: "GameState", names: Sequence[str]) -> dict[str, Any]:
+    """The last finished round's scoring, as ``lc play`` shows it: each started row with
+    the pack's breakdown columns and score, each engaged pawn with its space and score,
+    the tokens and artefacts taken, each seat's round score (``names``: each seat's
+    name); the totals after it. The room's ``round`` message and a replay's round ends
+    (:mod:`.replays`) both say a round with it."""
+    result = state.finished[-1]
+    pack = state.pack
+    codec = pack.cards
+    keys = codec.keys
+    n = len(state.players)
+    rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(n)]
+    for i, move in enumerate(result.moves):
+        if move.action == "play":
+            rows[(result.starter + i) % n][codec.colour_of[move.card]].append(move.card)
+    scoring = pack.scoring
+    expeditions = "expedition" in pack.scoring_spec.formulas
+    columns = list(scoring.columns) if expeditions else []
+    seats = []
+    for seat in range(n):
+        shown = []
+        for colour, row in enumerate(rows[seat] if expeditions else []):
+            if not row:
+                continue
+            values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
+            wagers = len(row) - len(values)
+            parts = scoring.breakdown(colour, values, wagers)
+            shown.append({"colour": keys[colour], "cards": [codec.format(k) for k in row],
+                          "parts": {name: int(parts[name]) for name in columns},
+                          "score": int(scoring.expedition(colour, values, wagers))})
+        pawns = [{"track": keys[track], "space": space, "leader": bool(leader),
+                  "score": int(scoring.pawn(track, space, leader))}
+                 for track, space, leader in (result.pawns[seat] if result.pawns else ())
+                 if track >= 0]
+        seats.append({"name": names[seat], "rows": shown, "pawns": pawns,
+                      "tokens": int(result.tokens[seat]) if result.tokens else 0,
+                      "artefacts": int(result.artefacts[seat]) if result.artefacts else 0,
+                      "score": int(result.scores[seat])})
+    return {"number": result.number, "end": result.end,
+            "columns": columns, "seats": seats, "totals": [int(t) for t in totals(state)]}
 
 
 def unreadable(text: str, pack: "RulePack", reason: str) -> dict[str, Any]:
@@ -201,6 +265,8 @@ class PlannedTurn:
     move: Move
     before: "GameState"
     after: "GameState"
+    #: the public id the match gets when this turn ends it (:func:`finishing`), else None
+    match: Optional[str] = None
 
 
 class Room:
@@ -230,6 +296,8 @@ class Room:
         self.turns = 0
         #: records written, by file name (the last one is the current match's)
         self.record_names: list[str] = []
+        #: the public ids of the room's finished matches (their replays), oldest first
+        self.replays: list[str] = []
         #: the bots of this room, one per seat and name (a cache: bots hold no state
         #: the room needs; their moves are seeded by the turn number)
         self.bots: dict[tuple[int, str], Any] = {}
@@ -283,6 +351,7 @@ class Room:
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
                    hints=row.hints, clock=clock)
         room.seats = store.seats(room_id)
+        room.replays = store.room_matches(room_id)
         room._check_seats(row.labels if row.status != LOBBY else None)
         now = clock()
         for i, seat in enumerate(room.seats):  # absent since now, as far as anyone knows
@@ -360,6 +429,7 @@ class Room:
             "continuation": bool(self.pack.continuation),
             "cont": [s.seat for s in self.seats if s.wants_cont],
             "turns": self.turns,
+            "replay": f"/matches/{self.replays[-1]}" if self.replays else None,
         }
 
     def view_for(self, seat: Optional[int]) -> dict[str, Any]:
@@ -636,7 +706,7 @@ class Room:
             refusal = err.refusal
             return refused("error.illegal", reason={"key": refusal.key,
                                                     "params": dict(refusal.params)})
-        return PlannedTurn(self.turns, move, state, after)
+        return PlannedTurn(self.turns, move, state, after, finishing(after))
 
     def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
         """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
@@ -686,7 +756,8 @@ class Room:
         before = self.state
         assert before is not None
         try:
-            return PlannedTurn(self.turns, move, before, apply(before, move))
+            after = apply(before, move)
+            return PlannedTurn(self.turns, move, before, after, finishing(after))
         except IllegalMoveError as err:  # a built-in bot never does this; refuse, not crash
             raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
                             f"{err.refusal}") from None
@@ -700,11 +771,12 @@ class Room:
             raise RoomError(f"room {self.id}: turn {planned.number} was planned on a "
                             f"state the room has left")
         over = is_over(planned.after)
+        rounds = len(planned.after.finished)
         self.store.add_turn(self.id, planned.number, MOVE, str(planned.move),
-                            status=OVER if over else None)
+                            status=OVER if over else None,
+                            finishes=None if planned.match is None else (planned.match, rounds))
         if over:
-            self._write_record(self._record_name(len(planned.after.finished)),
-                               dumps(planned.after) + "\n")
+            self._write_record(self._record_name(rounds), dumps(planned.after) + "\n")
 
     def played(self, planned: PlannedTurn) -> Outcome:
         """Make a stored turn the room's (:meth:`store_turn` has committed it): the
@@ -721,7 +793,9 @@ class Room:
             events.append(self._round_message(after))
         if over:
             self.status = OVER
-            events.append(self._match_message(after))
+            if planned.match is not None:
+                self.replays.append(planned.match)
+            events.append(self._match_message(after, planned.match))
         return Outcome(events=events, changed=True)
 
     def _turn_message(self, before: "GameState", move: Move) -> dict[str, Any]:
@@ -741,43 +815,9 @@ class Room:
     # ------------------------------------------------------------- round and match end
 
     def _round_message(self, state: "GameState") -> dict[str, Any]:
-        """The finished round's scoring, as ``lc play`` shows it: each started row with
-        the pack's breakdown columns and score, each engaged pawn with its space and
-        score, the tokens and artefacts taken, each seat's round score; the totals."""
-        result = state.finished[-1]
-        pack = self.pack
-        codec = pack.cards
-        keys = codec.keys
-        n = len(state.players)
-        rows: list[list[list[int]]] = [[[] for _ in pack.colours] for _ in range(n)]
-        for i, move in enumerate(result.moves):
-            if move.action == "play":
-                rows[(result.starter + i) % n][codec.colour_of[move.card]].append(move.card)
-        scoring = pack.scoring
-        expeditions = "expedition" in pack.scoring_spec.formulas
-        columns = list(scoring.columns) if expeditions else []
-        seats = []
-        for seat in range(n):
-            shown = []
-            for colour, row in enumerate(rows[seat] if expeditions else []):
-                if not row:
-                    continue
-                values = [codec.value_of[k] for k in row if codec.value_of[k] is not None]
-                wagers = len(row) - len(values)
-                parts = scoring.breakdown(colour, values, wagers)
-                shown.append({"colour": keys[colour], "cards": [codec.format(k) for k in row],
-                              "parts": {name: int(parts[name]) for name in columns},
-                              "score": int(scoring.expedition(colour, values, wagers))})
-            pawns = [{"track": keys[track], "space": space, "leader": bool(leader),
-                      "score": int(scoring.pawn(track, space, leader))}
-                     for track, space, leader in (result.pawns[seat] if result.pawns else ())
-                     if track >= 0]
-            seats.append({"name": self.name_of(seat), "rows": shown, "pawns": pawns,
-                          "tokens": int(result.tokens[seat]) if result.tokens else 0,
-                          "artefacts": int(result.artefacts[seat]) if result.artefacts else 0,
-                          "score": int(result.scores[seat])})
-        return {"type": "round", "number": result.number, "end": result.end,
-                "columns": columns, "seats": seats, "totals": [int(t) for t in totals(state)]}
+        """The ``round`` message of the round that just ended (:func:`round_sheet`)."""
+        return {"type": "round", **round_sheet(state, [self.name_of(seat) for seat in
+                                                       range(len(state.players))])}
 
     def _matches_over(self) -> list[int]:
         """The number of finished rounds at each match end so far (one per CONT, plus the
@@ -789,17 +829,19 @@ class Room:
         return ends
 
     def _record_name(self, rounds: int) -> str:
-        return f"room-{self.id}-{rounds}.jsonl"
+        return record_name(self.id, rounds)
 
-    def _match_message(self, state: "GameState") -> dict[str, Any]:
-        """The ``match`` message (its record written by :meth:`store_turn`)."""
+    def _match_message(self, state: "GameState", match: Optional[str]) -> dict[str, Any]:
+        """The ``match`` message (its record written by :meth:`store_turn`); ``replay``:
+        the page of the match's replay (its public id ``match``)."""
         name = self._record_name(len(state.finished))
         self.record_names.append(name)
         return {"type": "match", "rounds": [list(r.scores) for r in state.finished],
                 "totals": [int(t) for t in totals(state)],
                 "winners": [int(w) for w in winners(state)],
                 "names": [self.name_of(w) for w in winners(state)],
-                "record": name, "can_continue": bool(self.pack.continuation)}
+                "record": name, "can_continue": bool(self.pack.continuation),
+                **({} if match is None else {"replay": f"/matches/{match}"})}
 
     def _write_record(self, name: str, text: str) -> None:
         """Write a match record beside the database, atomically (a temporary file renamed);

@@ -32,7 +32,7 @@ from typing import Optional, Protocol, Sequence
 
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -108,6 +108,18 @@ class TurnRow:
 
 
 @dataclass(frozen=True)
+class MatchRow:
+    """A finished match's public id (its replay page, ``/matches/ID``), the room it was
+    played in and its rounds: its record is ``records/room-ROOM-ROUNDS.jsonl``. Kept when
+    the room expires (the record stays)."""
+
+    id: str
+    room: str
+    rounds: int
+    finished: float
+
+
+@dataclass(frozen=True)
 class ChatRow:
     """A stored chat line."""
 
@@ -126,6 +138,8 @@ class _QueuedTurn:
     kind: str
     text: str
     status: Optional[str]
+    #: the public id and the rounds of the match this turn finishes (its replay), or None
+    finishes: Optional[tuple[str, int]] = None
     done: bool = False
     error: Optional[StoreError] = None
 
@@ -209,10 +223,19 @@ class Store(Protocol):
         """The match is dealt with these player labels: status ``playing``."""
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
-                 status: Optional[str] = None) -> None:
+                 status: Optional[str] = None,
+                 finishes: Optional[tuple[str, int]] = None) -> None:
         """Append turn ``number`` (the count of turns so far: a concurrent writer that
         appended first makes this a :class:`StoreError`), setting the room's status if
-        given; a CONT also clears every seat's ``wants_cont``."""
+        given; a CONT also clears every seat's ``wants_cont``. ``finishes``: the turn
+        ends a match, which gets this public id and number of rounds (:class:`MatchRow`),
+        in the same transaction."""
+
+    def match(self, match_id: str) -> Optional[MatchRow]:
+        """The finished match of this public id, or None."""
+
+    def room_matches(self, room_id: str) -> list[str]:
+        """The public ids of the room's finished matches, the first finished first."""
 
     def turns(self, room_id: str) -> list[TurnRow]:
         """Every turn of the room, in order."""
@@ -246,6 +269,8 @@ CREATE TABLE IF NOT EXISTS turns (
 CREATE TABLE IF NOT EXISTS chat (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
     name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY, room TEXT NOT NULL, rounds INTEGER NOT NULL, finished REAL NOT NULL);
 """
 
 #: version -> the statements that bring a database of that version to the next one
@@ -254,6 +279,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE rooms ADD COLUMN pack_sha256 TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE rooms ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE seats ADD COLUMN seen REAL NOT NULL DEFAULT 0"),
+    # the finished matches' public ids (their replays); matches finished before have none
+    2: ("CREATE TABLE IF NOT EXISTS matches (id TEXT PRIMARY KEY, room TEXT NOT NULL, "
+        "rounds INTEGER NOT NULL, finished REAL NOT NULL)",),
 }
 
 
@@ -514,12 +542,13 @@ class SQLiteStore:
     # ------------------------------------------------------------- turns
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
-                 status: Optional[str] = None) -> None:
+                 status: Optional[str] = None,
+                 finishes: Optional[tuple[str, int]] = None) -> None:
         # Group commit: the turn is queued, and whichever writer gets the lock first
         # commits every queued turn in one transaction (one fsync for many rooms); a
         # writer whose turn another committed meanwhile finds it done. Still committed
         # before this returns.
-        turn = _QueuedTurn(room_id, number, kind, text, status)
+        turn = _QueuedTurn(room_id, number, kind, text, status, finishes)
         with self._queue_lock:
             self._queue.append(turn)
         with self._lock:
@@ -556,6 +585,9 @@ class SQLiteStore:
                                    (turn.status, turn.room))
                     if turn.kind == CONT:
                         db.execute("UPDATE seats SET wants_cont=0 WHERE room=?", (turn.room,))
+                    if turn.finishes is not None:
+                        db.execute("INSERT INTO matches VALUES (?, ?, ?, ?)",
+                                   (turn.finishes[0], turn.room, turn.finishes[1], time.time()))
                 except (StoreError, sqlite3.IntegrityError) as err:
                     db.execute("ROLLBACK TO turn")
                     turn.error = err if isinstance(err, StoreError) else StoreError(
@@ -583,6 +615,24 @@ class SQLiteStore:
         if [t.number for t in turns] != list(range(len(turns))):
             raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
         return turns
+
+    # ------------------------------------------------------------- finished matches
+
+    def match(self, match_id: str) -> Optional[MatchRow]:
+        """The finished match, or None (also for a row this server did not write)."""
+        rows = self._read("SELECT id, room, rounds, finished FROM matches WHERE id=?",
+                          (match_id,))
+        if not rows:
+            return None
+        mid, room, rounds, finished = rows[0]
+        if not (type(mid) is str and type(room) is str and type(rounds) is int
+                and type(finished) in (int, float)):
+            return None
+        return MatchRow(mid, room, rounds, float(finished))
+
+    def room_matches(self, room_id: str) -> list[str]:
+        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
+                                              "ORDER BY rounds, finished", (room_id,))]
 
     # ------------------------------------------------------------- chat
 

@@ -14,7 +14,12 @@ routes here only hand out the files, the catalogue and what the page needs to dr
   board's points per space);
 - ``GET /rooms/{room_id}/scores``: the running scores (what each seat would score if the
   round ended now: the rows are public);
-- ``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, a standalone page.
+- ``GET /rooms/{room_id}/rules?lang=xx``: the rulebook of the room's pack, a standalone page;
+- ``GET /matches/{match_id}``: the replay page of a finished match, and
+  ``GET /matches/{match_id}/frames?lang=xx`` its frames (:mod:`.replays`; 404 with one line
+  for an id of no finished match);
+- ``GET /replay``: the replay page that opens a record file dropped on it (the file is sent
+  to ``POST /replays``, :mod:`.app`, and replayed by the library there).
 
 Every answer carries a Content-Security-Policy that lets only this server's own scripts,
 styles and WebSocket in (the pages have no inline script), and ``nosniff``.
@@ -25,20 +30,23 @@ import base64
 import hashlib
 import re
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, MutableMapping, Optional
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from lostcities.engine import live_scores, totals
-from lostcities.engine.tooling import explain
+from lostcities.engine import LostCitiesError, RecordError, live_scores, read_records, totals
+from lostcities.engine.tooling import explain, open_text
 from lostcities.i18n import LANGS, load_messages
 from lostcities.i18n.rulebook import render
 
-from .protocol import lang_of
-from .room import RoomError, is_room_id
+from .protocol import clean_text, lang_of, say
+from .replays import frames
+from .room import RoomError, is_match_id, is_room_id, record_name
+from .store import StoreError
 
 if TYPE_CHECKING:
     from .room import Room
@@ -171,12 +179,94 @@ async def room_rules(request: Request) -> Response:
     room = await _find_room(request)
     if room is None:
         return _not_found(request)
-    lang = request.query_params.get("lang", "")
-    if lang not in LANGS:
-        lang = lang_of(request.headers.get("accept-language", ""))
+    lang = lang_asked(request)
     text = await request.app.state.hub.run(lambda: render(explain(room.pack), lang, "html"))
     return HTMLResponse(text, headers={"Content-Security-Policy": rules_policy(text),
                                        **COMMON_HEADERS})
+
+
+def lang_asked(request: Request) -> str:
+    """The language a request asks for: ``?lang=`` (en, fr), else its ``Accept-Language``."""
+    lang = request.query_params.get("lang", "")
+    return lang if lang in LANGS else lang_of(request.headers.get("accept-language", ""))
+
+
+def replay_answer(replayed: dict[str, Any], match: Optional[str] = None,
+                  games: int = 1) -> dict[str, Any]:
+    """The JSON of a replay (:func:`.replays.frames`), the same for a finished match and a
+    dropped file: its pack as the page draws it (:func:`pack_face`), ``match``: the
+    match's public id (None for a dropped file), ``games``: the matches in the file."""
+    return {**replayed, "pack": pack_face(replayed["pack"]), "match": match, "games": games}
+
+
+def refusal(request: Request, status: int, key: str, **params: Any) -> JSONResponse:
+    """An error answer of one line, ``{"error": KEY, "text": ...}``, in the language asked."""
+    return JSONResponse({"error": key, "text": say(lang_asked(request), key, **params)},
+                        status_code=status, headers=COMMON_HEADERS)
+
+
+async def _finished_match(request: Request) -> Optional[Path]:
+    """The record of the finished match the request's ``match_id`` names, or None (no such
+    id, or its record is not written yet)."""
+    match_id = request.path_params["match_id"]
+    if not is_match_id(match_id):
+        return None
+    hub = request.app.state.hub
+    try:
+        row = await hub.run(hub.store.match, match_id)
+    except StoreError:
+        return None
+    if row is None:
+        return None
+    path = hub.records / record_name(row.room, row.rounds)
+    return path if path.is_file() else None
+
+
+async def match_page(request: Request) -> Response:
+    """``GET /matches/{match_id}``: the replay page of a finished match (404, one line, for
+    an id of no finished match: a match is public once it is over, never before)."""
+    if await _finished_match(request) is None:
+        return PlainTextResponse(say(lang_asked(request), "error.no-replay") + "\n",
+                                 status_code=404, headers=COMMON_HEADERS)
+    return _page(request, "replay.html")
+
+
+def match_replay(path: Path, lang: str, match_id: str) -> dict[str, Any]:
+    """:func:`replay_answer` of the record at ``path`` (a file the room wrote: its first
+    line), replayed and checked by the library as ``lc replay`` does."""
+    with open_text(path) as stream:
+        for lineno, data in read_records(stream, path.name):
+            return replay_answer(frames(data, lang, f"{path.name}:{lineno}"), match_id)
+    raise RecordError(f"{path.name}: no records in the file")
+
+
+async def match_frames(request: Request) -> Response:
+    """``GET /matches/{match_id}/frames?lang=xx``: the finished match's replay
+    (:func:`replay_answer`), its turns said in ``lang`` (else the browser's language); 404
+    with one line for an id of no finished match; 503 ``error.replays-busy``."""
+    path = await _finished_match(request)
+    if path is None:
+        return refusal(request, 404, "error.no-replay")
+    hub = request.app.state.hub
+    lang = lang_asked(request)
+    key = (request.path_params["match_id"], lang)
+    answer = hub.replays.kept_frames(key)
+    if answer is None:
+        if not hub.replays.take():
+            return refusal(request, 503, "error.replays-busy")
+        try:
+            answer = await hub.run(match_replay, path, lang, key[0])
+        except LostCitiesError as err:  # a record file changed since the room wrote it
+            return refusal(request, 503, "error.bad-record", reason=clean_text(str(err), 300))
+        finally:
+            hub.replays.give_back()
+        hub.replays.keep_frames(key, answer)
+    return JSONResponse(answer, headers=COMMON_HEADERS)
+
+
+async def replay_page(request: Request) -> Response:
+    """``GET /replay``: the replay page that opens a record file dropped on it."""
+    return _page(request, "replay.html")
 
 
 def rules_policy(page: str) -> str:
@@ -227,4 +317,7 @@ def routes() -> list[BaseRoute]:
             Route("/rooms/{room_id}/table", room_table),
             Route("/rooms/{room_id}/rules", room_rules),
             Route("/rooms/{room_id}/scores", room_scores),
+            Route("/matches/{match_id}", match_page),
+            Route("/matches/{match_id}/frames", match_frames),
+            Route("/replay", replay_page),
             Mount("/static", app=StaticWithHeaders(), name="static")]

@@ -335,7 +335,14 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
         str(SCHEMA_VERSION)
+    # version 3's finished matches (their replays): none finished before the migration
+    assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 0
     db.close()
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    try:
+        assert store.match("aaaaaaaaaaaaaaaa") is None
+    finally:
+        store.close()
 
 
 def test_a_newer_database_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -84,6 +84,27 @@ def test_a_refused_turn_among_concurrent_ones_refuses_no_other(tmp_path: Path) -
     store.close()
 
 
+def test_a_finished_match_is_stored_with_its_last_turn_or_not_at_all(tmp_path: Path) -> None:
+    """The match's public id is written in the transaction of the turn that ends it: a
+    refused turn leaves no match behind, and the id outlives the room (its record stays)."""
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    ids = rooms(store, 2)
+    store.add_turn(ids[0], 0, MOVE, "p r2 deck")
+    with pytest.raises(StoreError):  # turn 0 again: refused, and its match with it
+        store.add_turn(ids[0], 0, MOVE, "p r3 deck", status="over",
+                       finishes=("aaaaaaaaaaaaaaaa", 3))
+    assert store.match("aaaaaaaaaaaaaaaa") is None
+    store.add_turn(ids[0], 1, MOVE, "p r3 deck", status="over",
+                   finishes=("aaaaaaaaaaaaaaaa", 3))
+    found = store.match("aaaaaaaaaaaaaaaa")
+    assert (found.room, found.rounds) == (ids[0], 3)
+    store.delete_rooms([ids[0]])  # the room expired: its replay stays
+    store.close()
+    again = SQLiteStore(tmp_path / "rooms.sqlite3")
+    assert again.room(ids[0]) is None and again.match("aaaaaaaaaaaaaaaa") == found
+    again.close()
+
+
 def test_info_texts_number_seats_from_one_and_the_protocol_from_zero(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "rooms.sqlite3")
     room = Room.create(store, "abcdefgh", load_pack("duel-classic"), "builtin:duel-classic")

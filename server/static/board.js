@@ -26,8 +26,12 @@ export function wireBoard() {
 }
 
 export function renderBoard() {
-  const box = $("board");
-  const board = S.view && S.view.board;
+  drawBoard($("board"), S.view && S.view.board, nameOf);
+}
+
+/** Draw `board` (a VIEW's board) into `box`, each seat's name said by `nameOf(seat)`; the
+ * room's table and the replay page both draw the board with it. */
+export function drawBoard(box, board, nameOf) {
   const face = getFace();
   const toggle = $("btn-board");
   toggle.hidden = !board;
@@ -65,7 +69,7 @@ export function renderBoard() {
         if (tile.track === colour.key && tile.space === space) cell.append(tileElement(tile));
       }
       board.pawns.forEach((pawns, seat) => pawns.forEach((pawn) => {
-        if (pawn.track === colour.key && pawn.space === space) cell.append(pawnElement(seat, pawn.leader));
+        if (pawn.track === colour.key && pawn.space === space) cell.append(pawnElement(seat, pawn.leader, nameOf));
       }));
       track.append(cell);
       if (space === board.bridge_after && space < board.spaces) {
@@ -84,7 +88,7 @@ export function renderBoard() {
     const waiting = pawns.filter((p) => p.track === null);
     const line = el("span", "centre-line");
     line.append(el("span", "", `${nameOf(seat)}: `));
-    waiting.forEach((p) => line.append(pawnElement(seat, p.leader)));
+    waiting.forEach((p) => line.append(pawnElement(seat, p.leader, nameOf)));
     if (!waiting.length) line.append(el("span", "muted", "—"));
     centre.append(line);
   });
@@ -99,7 +103,7 @@ function tileElement(tile) {
   return node;
 }
 
-function pawnElement(seat, leader) {
+function pawnElement(seat, leader, nameOf) {
   const node = el("span", `pawn seat-${seat % 4}`, leader ? `${seat + 1}★` : String(seat + 1));
   node.dataset.seat = String(seat);
   if (leader) node.dataset.leader = "1";

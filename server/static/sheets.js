@@ -18,10 +18,27 @@ export function renderRoundSheet() {
   const r = S.round;
   sheet.hidden = !r;
   if (!r) return;
+  $("round-title").textContent = roundTitle(r);
+  $("round-tables").replaceChildren(...roundTables(r));
+  $("round-totals").textContent = roundTotals(r);
+}
+
+/** A round sheet's title: "Round 2 over (the draw pile is empty)". */
+export function roundTitle(r) {
   const reason = t(`end.${r.end}`) === `end.${r.end}` ? r.end : t(`end.${r.end}`);
-  $("round-title").textContent = t("result.title", { round: r.number, reason });
-  const box = $("round-tables");
-  box.replaceChildren();
+  return t("result.title", { round: r.number, reason });
+}
+
+/** The totals after a round, one line. */
+export function roundTotals(r) {
+  return `${t("table.totals", { rounds: r.number })} ${
+    r.seats.map((s, i) => `${s.name}: ${r.totals[i]}`).join(" · ")}`;
+}
+
+/** The tables of a round sheet (a `round` message: the room's, or a replay frame's sheet):
+ * each row's cards and scoring, or each pawn's space and score in the board game. */
+export function roundTables(r) {
+  const box = [];
   const columns = Array.isArray(r.columns) ? r.columns : [];
   const hasRows = r.seats.some((s) => (s.rows || []).length) || columns.length;
   const hasPawns = r.seats.some((s) => (s.pawns || []).length) || !!getFace().board;
@@ -52,7 +69,7 @@ export function renderRoundSheet() {
         table.append(total);
       }
     });
-    box.append(table);
+    box.push(table);
   }
   if (hasPawns) {
     const table = el("table", "score-table");
@@ -78,10 +95,9 @@ export function renderRoundSheet() {
       total.append(cell("td", ""), cell("td", t("result.round-total")), cell("td", ""), cell("td", seat.score, "num strong"));
       table.append(tokens, artefacts, total);
     });
-    box.append(table);
+    box.push(table);
   }
-  $("round-totals").textContent = `${t("table.totals", { rounds: r.number })} ${
-    r.seats.map((s, i) => `${s.name}: ${r.totals[i]}`).join(" · ")}`;
+  return box;
 }
 
 export function renderMatch() {
@@ -92,28 +108,15 @@ export function renderMatch() {
   if (!over) return;
   const rounds = S.match && S.match.rounds ? S.match.rounds : v.round_scores;
   const totals = S.match && S.match.totals ? S.match.totals : v.totals;
-  const table = el("table", "score-table");
-  const head = el("tr");
-  head.append(cell("th", t("result.player")));
-  rounds.forEach((_, i) => head.append(cell("th", t("result.round-n", { round: i + 1 }))));
-  const bonus = v.players.map((_, s) => totals[s] - rounds.reduce((sum, r) => sum + (r[s] || 0), 0));
-  if (bonus.some(Boolean)) head.append(cell("th", t("result.match-bonus")));
-  head.append(cell("th", t("result.total")));
-  table.append(head);
-  v.players.forEach((name, s) => {
-    const tr = el("tr");
-    tr.append(cell("td", name));
-    rounds.forEach((r) => tr.append(cell("td", r[s], "num")));
-    if (bonus.some(Boolean)) tr.append(cell("td", bonus[s], "num"));
-    tr.append(cell("td", totals[s], "num strong"));
-    table.append(tr);
-  });
-  $("match-table").replaceChildren(table);
+  $("match-table").replaceChildren(matchTable(v.players, rounds, totals));
   const best = Math.max(...totals);
   const winners = S.match && S.match.winners ? S.match.winners : totals.map((x, i) => (x === best ? i : -1)).filter((i) => i >= 0);
-  const names = winners.map((w) => v.players[w]);
-  $("match-winner").textContent = t(names.length === 1 ? "result.winner" : "result.shared",
-    { names: names.join(t("result.and")), score: totals[winners[0]] });
+  $("match-winner").textContent = winnerLine(v.players, winners, totals);
+  // the match's replay: said when it ended, or by the room (a page that came in after)
+  const said = S.match && typeof S.match.replay === "string" ? S.match.replay : S.info.replay;
+  const replay = typeof said === "string" ? said : "";
+  $("match-replay").hidden = !replay;
+  if (replay) $("match-replay").href = replay;
   const humans = S.info.seats.filter((s) => s.kind === "human").length;
   const me = S.info.seats.find((s) => s.seat === S.seat);
   const canCont = S.info.continuation && me && me.kind === "human";
@@ -121,6 +124,34 @@ export function renderMatch() {
     ? t("web.match.cont", { asked: (S.info.cont || []).length, needed: humans }) : "";
   $("match-cont-btn").hidden = !canCont;
   $("match-cont-btn").disabled = !!canCont && (S.info.cont || []).includes(S.seat);
+}
+
+/** The match's sheet: each player's score in each round, the match bonus if any, the total. */
+export function matchTable(players, rounds, totals) {
+  const table = el("table", "score-table");
+  const head = el("tr");
+  head.append(cell("th", t("result.player")));
+  rounds.forEach((_, i) => head.append(cell("th", t("result.round-n", { round: i + 1 }))));
+  const bonus = players.map((_, s) => totals[s] - rounds.reduce((sum, r) => sum + (r[s] || 0), 0));
+  if (bonus.some(Boolean)) head.append(cell("th", t("result.match-bonus")));
+  head.append(cell("th", t("result.total")));
+  table.append(head);
+  players.forEach((name, s) => {
+    const tr = el("tr");
+    tr.append(cell("td", name));
+    rounds.forEach((r) => tr.append(cell("td", r[s], "num")));
+    if (bonus.some(Boolean)) tr.append(cell("td", bonus[s], "num"));
+    tr.append(cell("td", totals[s], "num strong"));
+    table.append(tr);
+  });
+  return table;
+}
+
+/** "Winner: Ada, with 90 points." (or the shared win). */
+export function winnerLine(players, winners, totals) {
+  const names = winners.map((w) => players[w]);
+  return t(names.length === 1 ? "result.winner" : "result.shared",
+    { names: names.join(t("result.and")), score: totals[winners[0]] });
 }
 
 export function renderHint() {

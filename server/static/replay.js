@@ -1,0 +1,299 @@
+// The replay pages: /matches/ID (a finished match of this server) and /replay (a record file
+// the user drops or chooses). Both step through the same frames (server/replays.py): the
+// server reads the record and replays it with the library, checking it as `lc replay` does;
+// this page never judges a record, it only draws the frames and sends a dropped file's text.
+//
+// Keys: Right or j the next frame, Left or k the previous one, Home the deal, End the last.
+// The frame shown is kept in the address (#N), so the share link opens the same turn.
+import { applyLabels, currentLang, packText, setLang, startLang, t } from "./i18n.js";
+import { cardElement, colourClass, colourLabel, colourSymbol, getFace, setFace } from "./cards.js";
+import { $, el } from "./state.js";
+import { drawBoard } from "./board.js";
+import { matchTable, roundTables, roundTitle, roundTotals, winnerLine } from "./sheets.js";
+
+const MATCH_ID = (location.pathname.match(/^\/matches\/([a-z2-7]{16})\/?$/) || [])[1] || "";
+/** the most of a chosen file the page reads and sends (the server's own limit is lower) */
+const READ_BYTES = 8 * 1024 * 1024;
+
+const R = {
+  replay: null, // the server's answer: pack, players, frames, totals, winners, games
+  at: 0, // the frame shown
+  text: null, // a dropped file's text (sent again in another language)
+  fileName: "",
+  game: 1,
+};
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = !text;
+}
+
+/** The error line of a refused request: the server's own (in the page's language). */
+async function refusalText(answer) {
+  try {
+    const body = await answer.json();
+    if (body && typeof body.text === "string") return body.text;
+  } catch { /* not JSON: said by its status */ }
+  return t("web.error.http", { status: answer.status });
+}
+
+async function load() {
+  showError("");
+  $("loading").hidden = false;
+  let answer;
+  try {
+    if (MATCH_ID) {
+      answer = await fetch(`/matches/${MATCH_ID}/frames?lang=${currentLang()}`);
+    } else {
+      const query = new URLSearchParams({ game: String(R.game), name: R.fileName, lang: currentLang() });
+      answer = await fetch(`/replays?${query}`, {
+        method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body: R.text });
+    }
+  } catch {
+    $("loading").hidden = true;
+    showError(t("web.error.network"));
+    return;
+  }
+  $("loading").hidden = true;
+  if (!answer.ok) {
+    showError(await refusalText(answer));
+    if (!MATCH_ID) { R.replay = null; draw(); }
+    return;
+  }
+  R.replay = await answer.json();
+  setFace(R.replay.pack);
+  R.at = Math.min(R.at, R.replay.frames.length - 1);
+  games();
+  draw();
+}
+
+/** The match picker of a file of several matches. */
+function games() {
+  const count = R.replay.games || 1;
+  $("game-pick").hidden = MATCH_ID !== "" || count < 2;
+  const pick = $("game");
+  if (pick.options.length !== count) {
+    pick.replaceChildren();
+    for (let k = 1; k <= count; k += 1) {
+      const option = el("option", "", t("web.replay.game-n", { game: k, games: count }));
+      option.value = String(k);
+      pick.append(option);
+    }
+  }
+  pick.value = String(R.game);
+}
+
+/** The frame the address asks for (#N), else the deal. */
+function frameAsked() {
+  return Number((location.hash.match(/^#(\d{1,6})$/) || [])[1] || 0);
+}
+
+function go(index) {
+  if (!R.replay) return;
+  const last = R.replay.frames.length - 1;
+  R.at = Math.max(0, Math.min(last, index));
+  draw();
+}
+
+function nameOf(seat) {
+  return R.replay && R.replay.players[seat] !== undefined ? R.replay.players[seat] : `#${seat + 1}`;
+}
+
+function draw() {
+  const body = document.body;
+  const replay = R.replay;
+  $("felt").hidden = !replay;
+  body.dataset.ready = replay ? "1" : "0";
+  body.dataset.frames = replay ? String(replay.frames.length) : "0";
+  body.dataset.frame = replay ? String(R.at) : "";
+  if (!replay) { $("pack-name").textContent = ""; return; }
+  const frame = replay.frames[R.at];
+  const face = getFace();
+  $("pack-name").textContent = packText(face.pack, "name", face.name);
+  const last = replay.frames.length - 1;
+  $("btn-first").disabled = R.at === 0;
+  $("btn-prev").disabled = R.at === 0;
+  $("btn-next").disabled = R.at === last;
+  $("btn-last").disabled = R.at === last;
+  $("position").textContent = t(frame.seat === null ? "web.replay.position-deal" : "web.replay.position", {
+    frame: R.at + 1, frames: last + 1, round: frame.round, rounds: replay.rounds, turn: frame.turn });
+  $("words").textContent = frame.seat === null
+    ? t("web.replay.deal", { round: frame.round, rounds: replay.rounds, name: nameOf(frame.starter) })
+    : frame.words;
+  drawTable(frame.table);
+  drawBoard($("board"), frame.table && frame.table.board, nameOf);
+  drawSheet(frame, R.at === last);
+  if (MATCH_ID) {
+    const url = `${location.origin}/matches/${MATCH_ID}${R.at ? `#${R.at}` : ""}`;
+    $("share-url").value = url;
+    history.replaceState(null, "", R.at ? `#${R.at}` : location.pathname);
+  }
+  document.title = `${t("web.replay.title")} · ${packText(face.pack, "name", face.name) || t("web.brand")}`;
+}
+
+function drawTable(table) {
+  const box = $("table");
+  box.replaceChildren();
+  box.hidden = !table;
+  if (!table) return;
+  box.style.setProperty("--colours", String(getFace().colours.length));
+  const n = table.rows.length;
+  // seat 1 (and the others) above the piles, seat 0 below, as the room shows a spectator
+  for (let seat = 1; seat < n; seat += 1) box.append(seatBand(table, seat));
+  box.append(pilesBand(table));
+  box.append(seatBand(table, 0));
+}
+
+function seatBand(table, seat) {
+  const wrap = el("div", "replay-seat");
+  wrap.dataset.seat = String(seat);
+  const band = el("div", `band rows${seat === table.to_move ? " moving" : ""}`);
+  band.dataset.ofSeat = String(seat);
+  const label = el("div", "band-label");
+  label.append(el("span", "band-name", nameOf(seat)));
+  const score = el("span", "band-score", String(table.live[seat]));
+  score.title = t("table.round-score");
+  label.append(score);
+  band.append(label);
+  getFace().colours.forEach((colour, c) => {
+    const cell = el("div", `row-cell ${colourClass(c)}`);
+    cell.dataset.colour = colour.key;
+    const cards = table.rows[seat][c] || [];
+    if (!cards.length) cell.append(el("span", "row-empty", colourSymbol(c)));
+    for (const card of cards) {
+      const shown = cardElement(card, "in-row");
+      shown.dataset.card = card;
+      cell.append(shown);
+    }
+    band.append(cell);
+  });
+  band.append(el("div", "band-end"));
+  const hand = el("div", "hand replay-hand");
+  hand.dataset.seat = String(seat);
+  hand.setAttribute("aria-label", t("web.replay.hand", { name: nameOf(seat) }));
+  hand.append(el("span", "hand-label", t("web.replay.hand", { name: nameOf(seat) })));
+  for (const card of table.hands[seat]) {
+    const shown = cardElement(card, "in-hand");
+    shown.dataset.card = card;
+    hand.append(shown);
+  }
+  wrap.append(band, hand);
+  return wrap;
+}
+
+function pilesBand(table) {
+  const band = el("div", "band piles");
+  band.append(el("div", "band-label", t("table.discards")));
+  getFace().colours.forEach((colour, c) => {
+    const pile = el("div", `pile ${colourClass(c)}`);
+    pile.dataset.colour = colour.key;
+    const top = table.pile_tops[c];
+    const size = table.pile_sizes[c] || 0;
+    pile.dataset.top = top || "";
+    if (top) pile.append(cardElement(top));
+    else pile.append(el("span", "pile-empty", colourSymbol(c)));
+    pile.append(el("span", "depth", size ? t("web.pile.depth", { count: size }) : colourLabel(colour.key)));
+    band.append(pile);
+  });
+  const deck = el("div", "deck");
+  const back = el("div", "card back");
+  back.append(el("span", "big", "◈"));
+  deck.append(back);
+  const count = el("span", "depth");
+  count.append(el("span", "", t("web.deck.label")), " ");
+  const number = el("strong", "", String(table.draw_pile));
+  number.id = "deck-count";
+  count.append(number);
+  deck.append(count);
+  band.append(deck);
+  return band;
+}
+
+function drawSheet(frame, last) {
+  const sheet = frame.sheet;
+  $("sheet").hidden = !sheet;
+  if (!sheet) return;
+  $("sheet-title").textContent = roundTitle(sheet);
+  $("sheet-tables").replaceChildren(...roundTables(sheet));
+  $("sheet-totals").textContent = roundTotals(sheet);
+  const replay = R.replay;
+  $("match-box").hidden = !last;
+  if (!last) return;
+  const rounds = replay.frames.filter((f) => f.sheet).map((f) => f.sheet.seats.map((s) => s.score));
+  $("match-table").replaceChildren(matchTable(replay.players, rounds, replay.totals));
+  $("match-winner").textContent = winnerLine(replay.players, replay.winners, replay.totals);
+}
+
+function readFile(file) {
+  if (!file) return;
+  R.fileName = file.name.slice(0, 80);
+  $("file-name").textContent = R.fileName;
+  const reader = new FileReader();
+  reader.addEventListener("load", () => {
+    R.text = String(reader.result);
+    R.game = 1;
+    R.at = 0;
+    $("game").replaceChildren();
+    load();
+  });
+  reader.addEventListener("error", () => showError(t("web.replay.unreadable")));
+  reader.readAsText(file.slice(0, READ_BYTES));
+}
+
+function wire() {
+  $("btn-first").addEventListener("click", () => go(0));
+  $("btn-prev").addEventListener("click", () => go(R.at - 1));
+  $("btn-next").addEventListener("click", () => go(R.at + 1));
+  $("btn-last").addEventListener("click", () => go(Infinity));
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const tag = e.target && e.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const moves = { ArrowRight: R.at + 1, j: R.at + 1, ArrowLeft: R.at - 1, k: R.at - 1, Home: 0, End: Infinity };
+    if (!(e.key in moves) || !R.replay) return;
+    e.preventDefault();
+    go(moves[e.key]);
+  });
+  $("btn-copy").addEventListener("click", async () => {
+    const input = $("share-url");
+    try { await navigator.clipboard.writeText(input.value); } catch { input.select(); }
+    $("btn-copy").textContent = t("web.room.copied");
+  });
+  $("file").addEventListener("change", () => readFile($("file").files[0]));
+  const zone = $("drop");
+  zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("drop-ok"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("drop-ok"));
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.classList.remove("drop-ok");
+    readFile(e.dataTransfer && e.dataTransfer.files[0]);
+  });
+  $("game").addEventListener("change", () => {
+    R.game = Number($("game").value) || 1;
+    R.at = 0;
+    load();
+  });
+  window.addEventListener("hashchange", () => go(frameAsked()));
+  $("lang").addEventListener("change", async () => {
+    $("lang").value = await setLang($("lang").value);
+    applyLabels();
+    $("share-url").setAttribute("aria-label", t("web.replay.share"));
+    if (R.replay) load(); // the turns are said in the new language
+  });
+}
+
+async function main() {
+  $("lang").value = await setLang(startLang());
+  applyLabels();
+  $("share-url").setAttribute("aria-label", t("web.replay.share"));
+  document.body.dataset.mode = MATCH_ID ? "match" : "file";
+  $("share").hidden = !MATCH_ID;
+  $("drop").hidden = !!MATCH_ID;
+  wire();
+  if (MATCH_ID) {
+    R.at = frameAsked();
+    await load();
+  }
+}
+
+main();
