@@ -4,9 +4,9 @@ the players waiting for the same pack.
 
 Nothing here knows the network: :class:`Lobby` keeps one summary a listed room
 (:func:`room_summary`, the one place that says what the lobby shows of a room) and tells
-each :class:`Watcher` what changed among the rooms its filter shows, at most
-``shown`` a section (the others counted: ``more``); :class:`MatchQueue` keeps who waits
-for what. The transport (:mod:`.lobby_web`) encodes, sends and reads the sockets.
+each :class:`Watcher` what changed among the rooms its filter shows, the newest
+``shown`` of each section (the others counted: ``more``); :class:`MatchQueue` keeps who
+waits for what. The transport (:mod:`.lobby_web`) encodes, sends and reads the sockets.
 """
 from __future__ import annotations
 
@@ -146,11 +146,17 @@ class Lobby:
 
     def _add(self, watcher: Watcher, summary: Summary,
              said: Callable[[dict[str, Any]], str]) -> None:
-        """Send ``summary`` to ``watcher`` if its section has room (else it is counted)."""
+        """Send ``summary`` to ``watcher`` if it is among the newest ``shown`` rooms of its
+        section (the oldest shown one then makes way: ``removed``), else it is counted."""
         shown = watcher.shown[summary["section"]]
-        if len(shown) < self.shown:
-            shown.add(summary["room"])
-            watcher.send(said({"type": "added", "room": summary}))
+        if len(shown) >= self.shown:
+            oldest = min(shown, key=self.order.__getitem__)
+            if self.order[oldest] > self.order[summary["room"]]:
+                return
+            shown.discard(oldest)
+            watcher.send(self.encode({"type": "removed", "room": oldest}))
+        shown.add(summary["room"])
+        watcher.send(said({"type": "added", "room": summary}))
 
     def _fill(self, watcher: Watcher, section: str) -> None:
         """A room left ``section`` of ``watcher``: the newest one it was not sent takes
