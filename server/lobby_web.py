@@ -59,24 +59,35 @@ async def lobby_page(request: Request) -> Response:
     return JSONResponse(hub.lobby.snapshot(Watcher(lambda text: None, pack)))
 
 
+class NotStarted(Exception):
+    """A quick match's room refused a seat or its start: :attr:`message` says why (the
+    room's own ``error``)."""
+
+    def __init__(self, message: dict[str, Any]):
+        super().__init__(message.get("key", "?"))
+        self.message = message
+
+
 async def quick_room(hub: "Hub", pack: str, humans: int,
                      bot: Optional[str] = None) -> tuple["Room", list[str]]:
     """A new listed room of ``pack`` with ``humans`` players seated (then ``bot``, if
-    given), started: the room and each human seat's token, in seat order. A store that
-    refuses the writes: :class:`StoreError`; a pack not served: :class:`KeyError`."""
+    given), started, as the room's own commands do it (``/join``, ``/bot``, ``/start``):
+    the room and each human seat's token, in seat order. A store that refuses the
+    writes: :class:`StoreError`; a pack not served: :class:`KeyError`; a command the room
+    refused: :class:`NotStarted`."""
     room = await hub.create_room(pack, listed=True)
     tokens: list[str] = []
     async with hub.lock(room.id):
         for _ in range(humans):
             outcome = await hub.run(room.line, None, "/join")
-            if outcome.token is None:  # a room just made has its seats free
-                raise StoreError(f"room {room.id}: a quick match's seat was refused")
+            if outcome.token is None:
+                raise NotStarted(outcome.replies[0])
             tokens.append(outcome.token)
         commands = [f"/bot {bot}"] if bot is not None else []
         for command in commands + ["/start"]:
             outcome = await hub.run(room.line, 0, command)
             if not outcome.changed:
-                raise StoreError(f"room {room.id}: {command} was refused")
+                raise NotStarted(outcome.replies[0])
     hub.deliver(room, Outcome(changed=True))
     return room, tokens
 
@@ -117,8 +128,12 @@ class LobbyClient:
     def refusal(self, pack: str) -> Optional[dict[str, Any]]:
         """Why this client may not open a room of ``pack`` now (an ``error``), or None."""
         hub = self.hub
-        if hub.shelf.ref(pack) is None:
+        ref = hub.shelf.ref(pack)
+        if ref is None:
             return _error("error.no-pack", pack=pack[:80])
+        fewest = hub.shelf.find(ref).min_players
+        if fewest > 2:  # two players, or one and a bot
+            return _error("error.quick-players", pack=pack, min=fewest)
         key = hub.quota.refusal(self.client.address)
         if key is not None:
             return _error(key, rooms=hub.limits.address_rooms,
@@ -163,6 +178,10 @@ class LobbyClient:
         hub = self.hub
         try:
             room, tokens = await quick_room(hub, pack, len(players), bot)
+        except NotStarted as refusal:
+            for player in players:
+                player.client.send(refusal.message)
+            return
         except (StoreError, KeyError):
             for player in players:
                 player.client.send(_error("error.cannot-save"))

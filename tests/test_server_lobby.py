@@ -369,3 +369,22 @@ def test_the_match_queue_pairs_first_come_by_key() -> None:
     assert queue.join(duel, "bob") == "ada"
     assert queue.leave("cy") and not queue.leave("cy")
     assert queue.summary() == [] and queue.keys == {}
+
+
+def test_a_quick_match_needs_a_pack_two_can_play(tmp_path: Path) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "three.yaml").write_text(
+        "extends: board-classic\nid: three\nplayers: {min: 3, max: 4}\n"
+        "deck:\n  removed_unseen: []\n", encoding="utf-8")
+    with TestClient(create_app(tmp_path / "data", packs, limits=FAST)) as client, \
+            lobby(client) as socket:
+        page = Page(socket)
+        assert client.app.state.hub.shelf.problems == []
+        for message in ({"type": "queue", "pack": "three"},
+                        {"type": "play_bot", "pack": "three", "strength": "easy"}):
+            page.send(message)
+            got = page.ping()
+            assert [m.get("key") for m in got] == ["error.quick-players"], got
+            assert "3" in got[0]["text"]
+        assert client.app.state.hub.store.count_rooms() == 0 and page.waiting == []
