@@ -230,6 +230,21 @@ def test_bad_lobby_messages_get_one_error_each(tmp_path: Path) -> None:
         assert [m.get("key") for m in page.ping()] == ["error.not-json"]
 
 
+def test_rated_and_clock_are_shown_when_a_room_has_them(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, limits=FAST)) as client, lobby(client) as socket:
+        page = Page(socket)
+        room = new_room(client)
+        page.ping()
+        assert "rated" not in page.rooms[room] and "clock" not in page.rooms[room]
+        hub = client.app.state.hub
+        hub.rooms[room].rated = True  # what the ratings and clocks add to a room
+        hub.rooms[room].time_control = "fischer 5+3"
+        hub.list_room(hub.rooms[room])
+        page.ping()
+        assert page.rooms[room]["rated"] is True and page.rooms[room]["clock"] == "fischer 5+3"
+        assert page.rooms == snapshot(client)
+
+
 # --------------------------------------------------------------------------- quick match
 
 def seated_in(client: TestClient, matched: dict[str, Any]) -> Player:

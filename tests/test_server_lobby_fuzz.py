@@ -7,7 +7,6 @@ protocol; no unlisted room ever shows."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -127,6 +127,23 @@ def test_rooms_appear_without_a_reload_unlisted_ones_never(browser: Any, lobby_s
         player.assert_clean()
 
 
+def test_the_lobby_in_french(browser: Any, lobby_server: Server, players: list[Player]) -> None:
+    room = lobby_server.new_room("board-classic")
+    ada = open_player(players, browser, lobby_server, "Ada", locale="fr-FR")
+    at_lobby(ada)
+    ada.page.wait_for_selector(listed(ada, room))
+    assert ada.page.locator("#lobby h3").first.text_content() == "Salles qui attendent des joueurs"
+    row = ada.page.locator(listed(ada, room)).text_content() or ""
+    assert "0/4 places" in row and "Rejoindre" in row and "personne" in row, row
+    assert ada.page.locator("#strength option[value='easy']").text_content() == \
+        "Facile (gourmand)"
+    ada.page.select_option("#lang", "en")  # the switch draws the lobby again
+    ada.until("document.querySelector(arg)?.textContent.includes('0/4 seats')",
+              listed(ada, room))
+    assert ada.page.locator("#strength option[value='easy']").text_content() == "Easy (greedy)"
+    ada.assert_clean()
+
+
 def test_a_picture_of_the_lobby(browser: Any, lobby_server: Server,
                                 players: list[Player]) -> None:
     ada = open_player(players, browser, lobby_server, "Ada")
