@@ -5,7 +5,8 @@
 - ``POST /rooms`` ``{"pack": ID, "hints": false}``: a new room, ``{"room": "k3v9q2xa", ...}``;
 - ``GET /rooms/{id}``: the room's public state (what a spectator sees);
 - ``GET /rooms/{id}/pack``: the room's resolved pack (what records embed as ``pack_data``);
-- ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``).
+- ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``);
+- ``GET /lobby``, ``WS /lobby/ws``: the lobby and the quick match (:mod:`.lobby_web`).
 
 Each connection has a bounded send queue drained by its own task: a client too slow to
 read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
@@ -363,8 +364,9 @@ class Hub:
 
     async def wake(self, room_id: str) -> None:
         """At start: read the room's row and seats (a damaged one is quarantined now, not
-        when a player comes), and rebuild a room where a bot is to move, whose bots
-        then play on without waiting for a client."""
+        when a player comes), and rebuild a room under way (where a bot is to move, its
+        bots then play on without waiting for a client) or listed and waiting for
+        players: the lobby lists it."""
         try:
             row = self.store.room(room_id)
             self.store.seats(room_id)
@@ -373,7 +375,7 @@ class Hub:
             return
         except StoreError:
             return
-        if row is not None and (row.status == PLAYING or row.listed and row.status == LOBBY):
+        if row is not None and (row.status == PLAYING or (row.listed and row.status == LOBBY)):
             with contextlib.suppress(RoomError, LostCitiesError):
                 room = await self.room(room_id)
                 if room is not None:
