@@ -139,7 +139,7 @@ class LobbyClient:
             return _error(key, rooms=hub.limits.address_rooms,
                           rate=hub.limits.address_rooms_per_minute)
         if hub.store.count_rooms() >= hub.limits.rooms:
-            return _error("error.server-busy")
+            return _error("error.rooms-full", rooms=hub.limits.rooms)
         return None
 
     async def queue(self, pack: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -384,6 +385,18 @@ def test_the_match_queue_pairs_first_come_by_key() -> None:
     assert queue.join(duel, "bob") == "ada"
     assert queue.leave("cy") and not queue.leave("cy")
     assert queue.summary() == [] and queue.keys == {}
+
+
+def test_a_quick_match_keeps_to_the_room_cap(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, limits=replace(FAST, rooms=1))) as client, \
+            lobby(client) as socket:
+        page = Page(socket)
+        new_room(client)
+        page.ping()  # its added
+        page.send({"type": "play_bot", "pack": "duel-classic", "strength": "easy"})
+        got = page.ping()
+        assert [m.get("key") for m in got] == ["error.rooms-full"], got
+        assert client.app.state.hub.store.count_rooms() == 1
 
 
 def test_a_quick_match_needs_a_pack_two_can_play(tmp_path: Path) -> None:
