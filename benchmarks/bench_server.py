@@ -155,14 +155,17 @@ def free_port() -> int:
 class Server:
     """One server subprocess on a fresh data folder: started, waited for, measured, stopped."""
 
-    def __init__(self, durable: Optional[bool], check: bool, profile: Optional[str]):
+    def __init__(self, durable: Optional[bool], check: bool, profile: Optional[str],
+                 extra: tuple[str, ...] = ()):
+        """``extra``: more options of ``lc serve`` (e.g. ``--limit rooms=1200``; with
+        ``lc serve``'s own settings only)."""
         self.folder = tempfile.TemporaryDirectory(prefix="bench-server-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         data = os.path.join(self.folder.name, "data")
         if durable is None and not check and not profile:  # lc serve's own settings
             command = [sys.executable, "-c", "from lostcities.cli.app import main; main()",
-                       "serve", "--port", str(self.port), "--data", data]
+                       "serve", "--port", str(self.port), "--data", data, *extra]
         else:
             if durable is None:
                 durable = serve_durable()

@@ -5,7 +5,8 @@
 - ``POST /rooms`` ``{"pack": ID, "hints": false}``: a new room, ``{"room": "k3v9q2xa", ...}``;
 - ``GET /rooms/{id}``: the room's public state (what a spectator sees);
 - ``GET /rooms/{id}/pack``: the room's resolved pack (what records embed as ``pack_data``);
-- ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``).
+- ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``);
+- ``GET /lobby``, ``WS /lobby/ws``: the lobby and the quick match (:mod:`.lobby_web`).
 
 Each connection has a bounded send queue drained by its own task: a client too slow to
 read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
@@ -51,6 +52,9 @@ from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
+from .lobby import Lobby, MatchQueue, room_summary
+from .lobby_web import encode_lobby
+from .lobby_web import routes as lobby_routes
 from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
 from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
@@ -265,6 +269,9 @@ class Hub:
         self.quarantined: dict[str, str] = {}
         #: when the log last said a refused write, and the refusals since
         self._unsaved = Throttle(UNSAVED_LOG_SECONDS)
+        #: the listed rooms and the pages watching them; the quick-match queue
+        self.lobby = Lobby(partial(encode_lobby, check=check_messages))
+        self.queue: MatchQueue[Any] = MatchQueue()
 
     def connections(self) -> int:
         """Open connections in all rooms."""
@@ -360,8 +367,9 @@ class Hub:
 
     async def wake(self, room_id: str) -> None:
         """At start: read the room's row and seats (a damaged one is quarantined now, not
-        when a player comes), and rebuild a room where a bot is to move, whose bots
-        then play on without waiting for a client."""
+        when a player comes), and rebuild a room under way (where a bot is to move, its
+        bots then play on without waiting for a client) or listed and waiting for
+        players: the lobby lists it."""
         try:
             row = self.store.room(room_id)
             self.store.seats(room_id)
@@ -370,10 +378,11 @@ class Hub:
             return
         except StoreError:
             return
-        if row is not None and row.status == PLAYING:
+        if row is not None and (row.status == PLAYING or (row.listed and row.status == LOBBY)):
             with contextlib.suppress(RoomError, LostCitiesError):
                 room = await self.room(room_id)
                 if room is not None:
+                    self.list_room(room)
                     self.kick_bots(room)
 
     def not_saved(self, room: Room, err: StoreError) -> Outcome:
@@ -399,9 +408,11 @@ class Hub:
         seats.discard(None)
         return seats  # type: ignore[return-value]
 
-    async def create_room(self, pack_name: str, hints: bool = False) -> Room:
+    async def create_room(self, pack_name: str, hints: bool = False,
+                          listed: bool = False) -> Room:
         """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served),
-        giving hints or not."""
+        giving hints or not, listed in the lobby or not (the caller tells the lobby when
+        it is to show the room: :meth:`list_room`)."""
         ref = self.shelf.ref(pack_name)
         if ref is None:
             raise KeyError(pack_name)
@@ -411,12 +422,42 @@ class Hub:
             try:
                 room = await self.run(lambda: Room.create(
                     self.store, room_id, pack, ref, records=self.records, limits=self.limits,
-                    hints=hints, clock=self.clock))
+                    hints=hints, clock=self.clock, listed=listed))
             except StoreError:
                 continue
             self.attach(room)
             return room
         raise StoreError("no free room id")
+
+    # ------------------------------------------------------------- the lobby
+
+    def list_room(self, room: Room) -> None:
+        """The lobby is told the room as it is now (:mod:`.lobby`)."""
+        self.lobby.put(room.id, room_summary(room))
+
+    def lobby_full(self, address: str) -> Optional[str]:
+        """Why a lobby WebSocket from ``address`` may not open now (an error key), or None:
+        the server's limit of lobby pages, or the address's of WebSockets, is reached."""
+        if len(self.lobby.watchers) >= self.limits.connections:
+            return "error.server-busy"
+        if self.address_sockets[address] >= self.limits.address_connections:
+            return "error.too-many-connections"
+        return None
+
+    def lobby_client(self, socket: WebSocket, lang: str, address: str) -> Connection:
+        """The connection of a lobby WebSocket from ``address`` (counted for it)."""
+        self.address_sockets[address] += 1
+        return Connection(socket, self.limits, lang, self.check_messages, address)
+
+    def lobby_closed(self, client: Connection) -> None:
+        """A lobby WebSocket closed: its writer finishes what is queued, nothing is kept."""
+        self.address_sockets[client.address] -= 1
+        if self.address_sockets[client.address] <= 0:
+            del self.address_sockets[client.address]
+        if not client.closed:
+            client.closed = True
+            with contextlib.suppress(asyncio.QueueFull):
+                client.queue.put_nowait(None)
 
     # ------------------------------------------------------------- expiry
 
@@ -465,6 +506,7 @@ class Hub:
         self.locks.pop(room_id, None)
         self.bot_tasks.pop(room_id, None)
         self.quarantined.pop(room_id, None)
+        self.lobby.put(room_id, None)
         if not self.clients.get(room_id):
             self.clients.pop(room_id, None)
         self.quota.release(room_id)
@@ -484,6 +526,7 @@ class Hub:
             self.broadcast(clients, message)
         if outcome.changed:
             self.send_views(room, clients)
+            self.list_room(room)
             self.kick_bots(room)
 
     def broadcast(self, clients: Sequence[Connection], message: dict[str, Any]) -> None:
@@ -562,31 +605,41 @@ class Hub:
 
     # ------------------------------------------------------------- one message
 
-    async def handle(self, room: Room, client: Connection, text: Optional[str],
-                     size: int) -> None:
-        """One message from ``client``: size, rate, JSON and schema checked, then done."""
+    def read(self, client: Connection, text: Optional[str], size: int,
+             definition: str = "client") -> Optional[dict[str, Any]]:
+        """A message from ``client`` with its size, rate, JSON and schema (``definition``
+        of ``protocol.schema.json``) checked, or None when it is refused (the client was
+        sent one ``error``)."""
         limits = self.limits
         if text is None:
             client.send(_error("error.not-text"))
-            return
+            return None
         if size > limits.message_bytes:
             client.send(_error("error.too-big", size=size, limit=limits.message_bytes))
-            return
+            return None
         if not client.allow():
             client.send(_error("error.too-fast", rate=f"{limits.rate:g}"))
-            return
+            return None
         try:
             message = loads_json(text, "message")
         except LostCitiesError as err:
             client.send(_error("error.not-json", reason=str(err)[:200]))
-            return
+            return None
         where = lone_surrogate(message)
         if where is not None:  # no later code meets one (a name, a token's hash)
             client.send(_error("error.bad-text", field=where[:60] or "message"))
-            return
-        reason = problem(message, "client")
+            return None
+        reason = problem(message, definition)
         if reason is not None:
             client.send(_error("error.bad-message", reason=reason))
+            return None
+        return message
+
+    async def handle(self, room: Room, client: Connection, text: Optional[str],
+                     size: int) -> None:
+        """One message from ``client``: size, rate, JSON and schema checked, then done."""
+        message = self.read(client, text, size)
+        if message is None:
             return
         kind = message["type"]
         if kind == "ping":
@@ -739,13 +792,15 @@ async def new_room(request: Request) -> Response:
         return JSONResponse({"error": "rooms", "text": "this server has all the rooms it takes"},
                             status_code=503)
     try:
-        room = await hub.create_room(message["pack"], bool(message.get("hints", False)))
+        room = await hub.create_room(message["pack"], bool(message.get("hints", False)),
+                                     listed=not message.get("unlisted", False))
     except StoreError:  # a full disk: nothing was stored
         return _http_error(request, 503, "error.cannot-save")
     except KeyError:
         return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
                              f"here: GET /packs"}, status_code=404)
     hub.quota.opened(address, room.id)
+    hub.list_room(room)
     return JSONResponse({"room": room.id, "pack": room.pack.id, "url": f"/rooms/{room.id}",
                          "ws": f"/rooms/{room.id}/ws"}, status_code=201)
 
@@ -956,7 +1011,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             store.close()
 
     app = Starlette(routes=[
-        *web_routes(), Route("/packs", list_packs),
+        *web_routes(), *lobby_routes(), Route("/packs", list_packs),
         Route("/rooms", new_room, methods=["POST"]),
         Route("/replays", upload_replay, methods=["POST"]),
         Route("/rooms/{room_id}", room_state),

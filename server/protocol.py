@@ -126,12 +126,14 @@ def is_plain_move(message: Any) -> bool:
 
 
 def problem(message: Any, definition: str) -> Optional[str]:
-    """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``)
+    """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``,
+    ``lobby_client``, ``lobby_server``)
     of the schema, in one line, or None when it is. For a message with a known ``type``
     the reason is that type's, not the ``oneOf``'s."""
     if definition == "client" and is_plain_move(message):
         return None
-    if definition in ("client", "server") and isinstance(message, dict):
+    if definition in ("client", "server", "lobby_client", "lobby_server") and \
+            isinstance(message, dict):
         kind = message.get("type")
         defs = schema()["$defs"]
         branches = {defs[name]["properties"]["type"]["const"]: name for name in

@@ -274,7 +274,8 @@ class Room:
 
     def __init__(self, store: Store, room_id: str, pack: "RulePack", pack_ref: str, seed: int,
                  *, records: Optional[Path] = None, limits: Limits = LIMITS,
-                 hints: bool = False, clock: Callable[[], float] = time.time):
+                 hints: bool = False, clock: Callable[[], float] = time.time,
+                 listed: bool = False):
         self.store = store
         self.id = room_id
         self.pack = pack
@@ -284,6 +285,8 @@ class Room:
         self.limits = limits
         #: whether a seated player may ask for a hint (the expert bot's move)
         self.hints = hints
+        #: whether the lobby lists the room (else it is reached by its link only)
+        self.listed = listed
         #: the wall clock (seconds) seats' absences are measured with
         self.clock = clock
         #: the seats a connection holds now (set by the transport, which alone knows the
@@ -313,17 +316,18 @@ class Room:
     @classmethod
     def create(cls, store: Store, room_id: str, pack: "RulePack", pack_ref: str, *,
                records: Optional[Path] = None, limits: Limits = LIMITS, hints: bool = False,
-               clock: Callable[[], float] = time.time) -> "Room":
-        """A new room in the lobby, stored; its deal's seed drawn from ``secrets``. A
+               clock: Callable[[], float] = time.time, listed: bool = False) -> "Room":
+        """A new room in the lobby, stored (``listed``: the lobby lists it, else it is
+        reached by its link only); its deal's seed drawn from ``secrets``. A
         house pack (``pack_ref`` ``house:NAME``) is stored with the room, resolved, with
         its sha256: the room is rebuilt from that copy, whatever becomes of the file."""
         seed = secrets.randbits(48)
         data = json.dumps(record_form(pack.data), ensure_ascii=False) \
             if pack_ref.startswith("house:") else ""
         store.create_room(room_id, pack_ref, seed, pack_data=data,
-                          pack_sha256=pack_sha256(pack), hints=hints)
+                          pack_sha256=pack_sha256(pack), hints=hints, listed=listed)
         return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits,
-                   hints=hints, clock=clock)
+                   hints=hints, clock=clock, listed=listed)
 
     @classmethod
     def load(cls, store: Store, room_id: str, find_pack: Callable[[str], "RulePack"], *,
@@ -349,7 +353,7 @@ class Room:
         except (LostCitiesError, RoomError) as err:
             raise RoomError(f"room {room_id}: its pack {row.pack[:80]}: {err}") from None
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
-                   hints=row.hints, clock=clock)
+                   hints=row.hints, clock=clock, listed=row.listed)
         room.seats = store.seats(room_id)
         room.replays = store.room_matches(room_id)
         room._check_seats(row.labels if row.status != LOBBY else None)

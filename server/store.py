@@ -32,7 +32,7 @@ from typing import Optional, Protocol, Sequence
 
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -70,7 +70,8 @@ class RoomRow:
     pack's resolved rules as JSON text (``pack_data``: a house pack's, kept with the room
     so an edited or removed file changes nothing; empty for a built-in one), their
     sha256 (``pack_sha256``, empty in rooms made before) and whether the room gives
-    hints."""
+    hints; since schema 4 whether the lobby lists it (``listed``; rooms made before were
+    link only, as they stay)."""
 
     id: str
     pack: str
@@ -81,6 +82,7 @@ class RoomRow:
     pack_data: str = ""
     pack_sha256: str = ""
     hints: bool = False
+    listed: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,8 +190,10 @@ class Store(Protocol):
     committed."""
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
-                    pack_sha256: str = "", hints: bool = False) -> RoomRow:
-        """A new room in the lobby; :class:`StoreError` if the id is taken."""
+                    pack_sha256: str = "", hints: bool = False,
+                    listed: bool = False) -> RoomRow:
+        """A new room in the lobby (``listed``: the lobby lists it); :class:`StoreError`
+        if the id is taken."""
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None."""
@@ -256,7 +260,7 @@ CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY, pack TEXT NOT NULL, seed INTEGER NOT NULL,
     status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL,
     pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
-    hints INTEGER NOT NULL DEFAULT 0);
+    hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
@@ -282,6 +286,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # the finished matches' public ids (their replays); matches finished before have none
     2: ("CREATE TABLE IF NOT EXISTS matches (id TEXT PRIMARY KEY, room TEXT NOT NULL, "
         "rounds INTEGER NOT NULL, finished REAL NOT NULL)",),
+    # the lobby: whether it lists the room (those made before were link only: not listed)
+    3: ("ALTER TABLE rooms ADD COLUMN listed INTEGER NOT NULL DEFAULT 0",),
 }
 
 
@@ -440,32 +446,36 @@ class SQLiteStore:
     # ------------------------------------------------------------- rooms
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
-                    pack_sha256: str = "", hints: bool = False) -> RoomRow:
+                    pack_sha256: str = "", hints: bool = False,
+                    listed: bool = False) -> RoomRow:
         now = time.time()
         with self._write() as db:
             try:
                 db.execute("INSERT INTO rooms (id, pack, seed, status, labels, created, "
-                           "pack_data, pack_sha256, hints) VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?)",
+                           "pack_data, pack_sha256, hints, listed) "
+                           "VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)",
                            (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
-                            int(hints)))
+                            int(hints), int(listed)))
             except sqlite3.IntegrityError:
                 raise StoreError(f"room {room_id} exists") from None
-        return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints)
+        return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
+                       listed)
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
         server writes there."""
         rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints FROM rooms WHERE id=?", (room_id,))
+                          "pack_sha256, hints, listed FROM rooms WHERE id=?", (room_id,))
         if not rows:
             return None
-        rid, pack, seed, status, labels, created, data, sha, hints = rows[0]
+        rid, pack, seed, status, labels, created, data, sha, hints, listed = rows[0]
         return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
                        _integer(room_id, "seed", seed),
                        _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
                        _labels(room_id, labels), _number(room_id, "created", created),
                        _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
-                       bool(_integer(room_id, "hints", hints)))
+                       bool(_integer(room_id, "hints", hints)),
+                       bool(_integer(room_id, "listed", listed)))
 
     def open_rooms(self) -> list[str]:
         return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]

@@ -28,7 +28,9 @@ def kept_of_rooms(hub: Any) -> dict[str, int]:
     """The size of everything the hub keeps by room id or by client."""
     return {"rooms": len(hub.rooms), "locks": len(hub.locks), "clients": len(hub.clients),
             "bot_tasks": len(hub.bot_tasks), "sockets": len(hub.address_sockets),
-            "owners": len(hub.quota.owner)}
+            "owners": len(hub.quota.owner), "listed": len(hub.lobby.rooms),
+            "listed_order": len(hub.lobby.order), "lobby_pages": len(hub.lobby.watchers),
+            "queued": len(hub.queue.keys)}
 
 
 def test_room_ids_that_name_no_room_leave_nothing(tmp_path: Path) -> None:

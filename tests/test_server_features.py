@@ -327,6 +327,8 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
     with TestClient(create_app(tmp_path, limits=FAST)) as client:
         public = client.get("/rooms/abcdefgh").json()
         assert public["room"]["turns"] == 3 and public["room"]["hints"] is False
+        # a room made before the lobby was reached by its link only: it stays unlisted
+        assert client.get("/lobby").json()["rooms"] == []
         assert [s["present"] for s in public["room"]["seats"]] == [False, False]
         with connect(client, "abcdefgh") as a, connect(client, "abcdefgh") as b:
             ada, bob = back(client, "abcdefgh", [a, b], ["tok-a", "tok-b"])
@@ -343,6 +345,26 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
         assert store.match("aaaaaaaaaaaaaaaa") is None
     finally:
         store.close()
+
+
+def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
+        tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path, limits=FAST, durable=False)) as client:
+        room = open_room(client, "duel-classic")
+        assert room in [s["room"] for s in client.get("/lobby").json()["rooms"]]
+    db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 3 stored it
+    db.execute("ALTER TABLE rooms DROP COLUMN listed")
+    db.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    db.commit()
+    db.close()
+    with TestClient(create_app(tmp_path, limits=FAST, durable=False)) as client:
+        assert client.get("/lobby").json()["rooms"] == []
+        assert client.get(f"/rooms/{room}").status_code == 200
+        assert client.app.state.hub.store.room(room).listed is False
+    db = sqlite3.connect(tmp_path / "rooms.sqlite3")
+    assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
+        str(SCHEMA_VERSION) == "4"
+    db.close()
 
 
 def test_a_newer_database_is_refused_in_one_line(tmp_path: Path) -> None:

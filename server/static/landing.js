@@ -1,7 +1,9 @@
-// The landing page: choose a pack and open a room (POST /rooms), or open one by its id or link.
+// The landing page: the lobby and the quick match (lobby.js), choose a pack and open a room
+// (POST /rooms, listed in the lobby or not), or open one by its id or link.
 // The built-in packs are listed by their names in the page's language, the house packs by
 // their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
+import { fillFilter, renderLobby, startLobby } from "./lobby.js";
 
 const $ = (id) => document.getElementById(id);
 const ROOM_ID = /^[a-z2-7]{8}$/;
@@ -15,7 +17,12 @@ function showError(text) {
 async function loadPacks() {
   const answer = await fetch("/packs");
   const packs = (await answer.json()).packs || [];
-  const select = $("pack");
+  fillPacks($("pack"), packs);
+  fillPacks($("quick-pack"), packs);
+  fillFilter(packs);
+}
+
+function fillPacks(select, packs) {
   const chosen = select.value;
   select.replaceChildren();
   for (const { pack, kind, name, description } of packs) {
@@ -43,7 +50,9 @@ async function newRoom(event) {
     const answer = await fetch("/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ pack: $("pack").value, hints: $("hints").checked }),
+      body: JSON.stringify({
+        pack: $("pack").value, hints: $("hints").checked, unlisted: $("unlisted").checked,
+      }),
     });
     const body = await answer.json().catch(() => ({}));
     if (!answer.ok || !ROOM_ID.test(body.room || "")) {
@@ -79,9 +88,11 @@ async function main() {
     select.value = await setLang(select.value);
     applyLabels();
     await loadPacks();
+    renderLobby();
   });
   $("new-form").addEventListener("submit", newRoom);
   $("open-form").addEventListener("submit", openRoom);
+  startLobby(showError);
   try {
     await loadPacks();
   } catch {

@@ -1,0 +1,238 @@
+"""The lobby over HTTP and its WebSocket (docs/server.md, "The lobby"):
+
+- ``GET /lobby?pack=ID``: the lobby as a ``lobby`` message (the listed rooms, the newest
+  first, at most :data:`~.lobby.SHOWN` a section, how many more, who waits);
+- ``WS /lobby/ws``: that snapshot, then every change pushed (``added``, ``changed``,
+  ``removed``, ``more``, ``waiting``); the client filters by pack (``watch``) and asks for
+  a quick match (``queue``: paired with the next player waiting for the same pack;
+  ``play_bot``: against a bot of a chosen strength), answered ``queued`` then
+  ``matched`` with the new room, its seat and that seat's token.
+
+The state is :mod:`.lobby`'s; the rooms are the hub's (:class:`~.app.Hub`), reached
+through ``app.state.hub``.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any, Optional
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .clients import address_of
+from .lobby import STRENGTHS, QueueKey, Watcher
+from .protocol import lang_of, localize, problem
+from .room import Outcome
+from .store import StoreError
+
+if TYPE_CHECKING:
+    from .app import Connection, Hub
+    from .room import Room
+
+
+def encode_lobby(message: dict[str, Any], check: bool) -> str:
+    """A lobby message as JSON text, checked against the schema's ``lobby_server`` when
+    ``check`` (a message off the protocol is the server's bug: ``RuntimeError``). Lobby
+    messages carry data, no text said in a language: the same bytes go to every page."""
+    if check:
+        reason = problem(message, "lobby_server")
+        if reason is not None:
+            raise RuntimeError(f"the server built a lobby message off the protocol: {reason}")
+    return json.dumps(message, ensure_ascii=False)
+
+
+def _error(key: str, **params: Any) -> dict[str, Any]:
+    return {"type": "error", "key": key, "params": params}
+
+
+async def lobby_page(request: Request) -> Response:
+    """``GET /lobby?pack=ID``: the lobby's snapshot (every pack without ``pack``)."""
+    hub: "Hub" = request.app.state.hub
+    pack = request.query_params.get("pack") or None
+    if pack is not None and hub.shelf.ref(pack) is None:
+        return JSONResponse({"error": "pack", "text": f"no pack called {pack[:80]!r} here: "
+                             f"GET /packs"}, status_code=404)
+    return JSONResponse(hub.lobby.snapshot(Watcher(lambda text: None, pack)))
+
+
+class NotStarted(Exception):
+    """A quick match's room refused a seat or its start: :attr:`message` says why (the
+    room's own ``error``)."""
+
+    def __init__(self, message: dict[str, Any]):
+        super().__init__(message.get("key", "?"))
+        self.message = message
+
+
+async def quick_room(hub: "Hub", pack: str, humans: int,
+                     bot: Optional[str] = None) -> tuple["Room", list[str]]:
+    """A new listed room of ``pack`` with ``humans`` players seated (then ``bot``, if
+    given), started, as the room's own commands do it (``/join``, ``/bot``, ``/start``):
+    the room and each human seat's token, in seat order. A store that refuses the
+    writes: :class:`StoreError`; a pack not served: :class:`KeyError`; a command the room
+    refused: :class:`NotStarted`."""
+    room = await hub.create_room(pack, listed=True)
+    tokens: list[str] = []
+    async with hub.lock(room.id):
+        for _ in range(humans):
+            outcome = await hub.run(room.line, None, "/join")
+            if outcome.token is None:
+                raise NotStarted(outcome.replies[0])
+            tokens.append(outcome.token)
+        commands = [f"/bot {bot}"] if bot is not None else []
+        for command in commands + ["/start"]:
+            outcome = await hub.run(room.line, 0, command)
+            if not outcome.changed:
+                raise NotStarted(outcome.replies[0])
+    hub.deliver(room, Outcome(changed=True))
+    return room, tokens
+
+
+class LobbyClient:
+    """One lobby socket: its connection (:class:`~.app.Connection`: rate, bounded send
+    queue) and what it watches."""
+
+    def __init__(self, hub: "Hub", client: "Connection"):
+        self.hub = hub
+        self.client = client
+        self.watcher = Watcher(client.send_text)
+
+    async def handle(self, text: Optional[str], size: int) -> None:
+        """One message: checked as the rooms' are (:meth:`~.app.Hub.read`), then done."""
+        hub = self.hub
+        message = hub.read(self.client, text, size, "lobby_client")
+        if message is None:
+            return
+        kind = message["type"]
+        if kind == "ping":
+            self.client.send({"type": "pong"})
+        elif kind == "watch":
+            self.client.lang = message.get("lang", self.client.lang)
+            pack = message.get("pack")
+            if pack is not None and hub.shelf.ref(pack) is None:
+                self.client.send(_error("error.no-pack", pack=pack[:80]))
+                return
+            hub.lobby.watch(self.watcher, pack)
+        elif kind == "leave_queue":
+            if hub.queue.leave(self):
+                hub.lobby.waiting(hub.queue.summary())
+        elif kind == "queue":
+            await self.queue(message["pack"])
+        else:
+            await self.play_bot(message["pack"], message["strength"])
+
+    def refusal(self, pack: str) -> Optional[dict[str, Any]]:
+        """Why this client may not open a room of ``pack`` now (an ``error``), or None."""
+        hub = self.hub
+        ref = hub.shelf.ref(pack)
+        if ref is None:
+            return _error("error.no-pack", pack=pack[:80])
+        fewest = hub.shelf.find(ref).min_players
+        if fewest > 2:  # two players, or one and a bot
+            return _error("error.quick-players", pack=pack, min=fewest)
+        key = hub.quota.refusal(self.client.address)
+        if key is not None:
+            return _error(key, rooms=hub.limits.address_rooms,
+                          rate=hub.limits.address_rooms_per_minute)
+        if hub.store.count_rooms() >= hub.limits.rooms:
+            return _error("error.rooms-full", rooms=hub.limits.rooms)
+        return None
+
+    async def queue(self, pack: str) -> None:
+        """Wait for the next player asking for ``pack``, or be paired with the one
+        waiting: both sent ``matched`` (the first waiting takes seat 1)."""
+        hub = self.hub
+        refused = self.refusal(pack)
+        if refused is not None:
+            self.client.send(refused)
+            return
+        while True:
+            other = hub.queue.join(QueueKey(pack), self)
+            if other is None or not other.client.closed:
+                break
+        hub.lobby.waiting(hub.queue.summary())
+        if other is None:
+            self.client.send_text(encode_lobby({"type": "queued", "pack": pack},
+                                               hub.check_messages))
+            return
+        await self.open_match(pack, [other, self])
+
+    async def play_bot(self, pack: str, strength: str) -> None:
+        """A match of ``pack`` against the bot of ``strength`` (:data:`~.lobby.STRENGTHS`),
+        started at once."""
+        refused = self.refusal(pack)
+        if refused is not None:
+            self.client.send(refused)
+            return
+        if self.hub.queue.leave(self):
+            self.hub.lobby.waiting(self.hub.queue.summary())
+        await self.open_match(pack, [self], STRENGTHS[strength])
+
+    async def open_match(self, pack: str, players: list["LobbyClient"],
+                         bot: Optional[str] = None) -> None:
+        """A started room of ``pack`` for ``players`` (and ``bot``): each sent its seat."""
+        hub = self.hub
+        try:
+            room, tokens = await quick_room(hub, pack, len(players), bot)
+        except NotStarted as refusal:
+            for player in players:
+                player.client.send(refusal.message)
+            return
+        except (StoreError, KeyError):
+            for player in players:
+                player.client.send(_error("error.cannot-save"))
+            return
+        hub.quota.opened(self.client.address, room.id)
+        for seat, (player, token) in enumerate(zip(players, tokens)):
+            player.client.send_text(encode_lobby(
+                {"type": "matched", "room": room.id, "seat": seat, "token": token},
+                hub.check_messages))
+
+
+async def lobby_socket(socket: WebSocket) -> None:
+    """``WS /lobby/ws``: the lobby's snapshot, then its changes, until the page goes."""
+    hub: "Hub" = socket.app.state.hub
+    if not hub.origin_ok(socket.headers):
+        await socket.close(code=1008)
+        return
+    lang = lang_of(socket.headers.get("accept-language", ""))
+    address = address_of(socket.scope)
+    await socket.accept()
+    full = hub.lobby_full(address)
+    if full is not None:
+        with contextlib.suppress(Exception):
+            await socket.send_text(json.dumps(localize(_error(full), lang), ensure_ascii=False))
+        await socket.close(code=1013)
+        return
+    client = hub.lobby_client(socket, lang, address)
+    visitor = LobbyClient(hub, client)
+    try:
+        hub.lobby.watch(visitor.watcher, None)
+        while not client.closed:
+            try:
+                event = await asyncio.wait_for(socket.receive(), hub.limits.idle_seconds)
+            except asyncio.TimeoutError:  # a page gone quiet (the page pings)
+                client.drop(code=1000)
+                break
+            if event["type"] == "websocket.disconnect":
+                break
+            text = event.get("text")
+            size = len(text.encode("utf-8", errors="replace")) if text is not None else \
+                len(event.get("bytes") or b"")
+            await visitor.handle(text, size)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.lobby.leave(visitor.watcher)
+        if hub.queue.leave(visitor):
+            hub.lobby.waiting(hub.queue.summary())
+        hub.lobby_closed(client)
+
+
+def routes() -> list[BaseRoute]:
+    """The lobby's routes."""
+    return [Route("/lobby", lobby_page), WebSocketRoute("/lobby/ws", lobby_socket)]
