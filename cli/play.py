@@ -33,7 +33,7 @@ from .common import ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, complete_pack, fail
 from .connect import run as connect_room
 from .render import (describe, match_end, move_list, note_text, pass_screen, plain, round_scores,
                      table)
-from .session import (COMMANDS, SEED_DIGITS, UNSET, Note, SaveInUse, SaveLock, Session,
+from .session import (COMMANDS, SEED_DIGITS, Note, SaveInUse, SaveLock, Session,
                       SessionError, check_save_target, data_dir, latest_save, load_save_key,
                       new_save_path, parse_players, strongest_bot)
 

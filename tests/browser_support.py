@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path

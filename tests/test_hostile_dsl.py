@@ -285,7 +285,7 @@ def test_a_section_of_the_wrong_kind_is_one_problem_at_its_line(tmp_path, base, 
     path = write(tmp_path, "p.yaml", f"id: p\nextends: {base}\n{section}: {value}\n")
     problem = one(path)
     assert problem.line == 3 and problem.code == "LC032" and f"`{section}`" in problem.message
-    with pytest.raises(PackError, match=f"p.yaml:3:"):
+    with pytest.raises(PackError, match="p.yaml:3:"):
         load_pack(path)
 
 

@@ -7,7 +7,6 @@ colour in the feminine ("la défausse verte"), and the page's own formatter says
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest

@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path

@@ -433,7 +433,6 @@ class _Book:
     def scoring(self) -> None:
         p = self.pack
         spec = p.scoring_spec
-        shapes = self.shapes
         if spec.constants:
             self.say("scoring", "scoring.constants", ["scoring.constants"],
                      constants=[f"{k} = {v}" for k, v in spec.constants.items()])
