@@ -25,21 +25,24 @@ export function wireBoard() {
   });
 }
 
+/** The room's board: its fold button, and the board unless folded away. */
 export function renderBoard() {
-  drawBoard($("board"), S.view && S.view.board, nameOf);
-}
-
-/** Draw `board` (a VIEW's board) into `box`, each seat's name said by `nameOf(seat)`; the
- * room's table and the replay page both draw the board with it. */
-export function drawBoard(box, board, nameOf) {
-  const face = getFace();
+  const board = S.view && S.view.board;
   const toggle = $("btn-board");
   toggle.hidden = !board;
   toggle.textContent = folded() ? t("web.board.show") : t("web.board.hide");
   toggle.setAttribute("aria-expanded", folded() ? "false" : "true");
-  box.hidden = !board || folded();
+  drawBoard($("board"), folded() ? null : board, nameOf);
+}
+
+/** Draw `board` (a VIEW's board; null: none, the box hidden) into `box`, each seat's name
+ * said by `nameOf(seat)`; the room's table and the replay page both draw the board with
+ * it (folding is the room's: renderBoard). */
+export function drawBoard(box, board, nameOf) {
+  const face = getFace();
+  box.hidden = !board;
   box.replaceChildren();
-  if (!board || folded()) return;
+  if (!board) return;
   const head = el("div", "board-head");
   head.append(el("strong", "", t("web.board.title")));
   const crossings = el("span", "crossings", board.crossings_to_end
