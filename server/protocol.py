@@ -71,6 +71,8 @@ class Limits:
     bot_threads: int = 32
     bot_queue: int = 64
     hint_seconds: float = 1.0
+    #: players one client address may make a minute (``POST /players``; a token bucket)
+    address_players_per_minute: int = 5
 
 
 LIMITS = Limits()
@@ -121,7 +123,8 @@ def is_plain_move(message: Any) -> bool:
 
 
 def problem(message: Any, definition: str) -> Optional[str]:
-    """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``)
+    """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``,
+    ``new_player``, ``player_key``)
     of the schema, in one line, or None when it is. For a message with a known ``type``
     the reason is that type's, not the ``oneOf``'s."""
     if definition == "client" and is_plain_move(message):

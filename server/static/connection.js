@@ -6,11 +6,14 @@ import { $, liveOf, MAX_TURNS, render, ROOM_ID, S, send, showError, TOKEN_KEY } 
 import { parseMove, resetTurn } from "./moves.js";
 import { renderRound } from "./sheets.js";
 import { addChat, renderTurns } from "./table.js";
+import { myPlayer } from "./identity.js";
 
 export function hello() {
   const message = { type: "hello", lang: currentLang() };
   const token = safeGet(TOKEN_KEY);
   if (token) message.token = token;
+  const me = myPlayer();  // who I am: a rated room seats players only
+  if (me) message.player = me.key;
   send(message);
 }
 

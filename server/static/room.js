@@ -19,7 +19,7 @@ import { connect, hello, reconnectNow, setConn } from "./connection.js";
 
 function wire() {
   $("btn-join").addEventListener("click", () => {
-    const name = $("name").value.trim();
+    const name = $("name").hidden ? "" : $("name").value.trim();  // a rated room: the player's
     if (name) safeSet("lc-name", name);
     line(name ? `/join ${name}` : "/join");
   });
