@@ -84,7 +84,8 @@ def player_json(player: PlayerRow, ratings: dict[str, Rating],
 async def new_player(request: Request) -> Response:
     """``POST /players`` ``{"name": NAME}``: 201 ``{"player", "name", "key"}``; the name by
     the rule for names (``error.name-invisible``, ``error.name-marker``: 400); 415 not
-    JSON, 429 more than ``Limits.address_players_per_minute`` a minute from one address."""
+    JSON, 429 more than ``Limits.address_players_per_minute`` a minute from one address,
+    503 ``Limits.players`` reached (``error.players-full``)."""
     hub: "Hub" = request.app.state.hub
     if not is_json(request):
         return http_error(request, 415, "error.not-json-type")
@@ -103,6 +104,8 @@ async def new_player(request: Request) -> Response:
     name = seat_name(message["name"], limit)
     key = new_player_key()
     try:
+        if await hub.run(hub.store.count_players) >= hub.limits.players:
+            return http_error(request, 503, "error.players-full")
         player = await hub.run(hub.store.create_player, new_player_id(), token_hash(key), name)
     except StoreError:
         return http_error(request, 503, "error.cannot-save")

@@ -71,8 +71,10 @@ class Limits:
     bot_threads: int = 32
     bot_queue: int = 64
     hint_seconds: float = 1.0
-    #: players one client address may make a minute (``POST /players``; a token bucket)
+    #: players one client address may make or look up by key a minute (``POST /players``,
+    #: ``POST /players/me``; a token bucket); players the store holds at most
     address_players_per_minute: int = 5
+    players: int = 100_000
 
 
 LIMITS = Limits()

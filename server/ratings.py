@@ -51,9 +51,10 @@ def shown(rating: Rating) -> float:
 
 @dataclass(frozen=True)
 class Placing:
-    """One seat at a finished rated match: the player who held it when it was dealt, its
-    score (the match total), whether that player still held it at the end (``stayed``:
-    not left, not taken over by a bot) and how many of its turns that player played."""
+    """One seat at a finished rated match: the player it was dealt to, the name it played
+    under, its score (the match total), whether that player still held it at the end
+    (``stayed``: not left, not taken over by a bot) and how many turns the seat played
+    (all its player's own when it stayed)."""
 
     seat: int
     player: str

@@ -281,6 +281,9 @@ class Store(Protocol):
     def player(self, player_id: str) -> Optional[PlayerRow]:
         """The player, or None."""
 
+    def count_players(self) -> int:
+        """How many players there are (bot strengths' included)."""
+
     def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
         """The player whose key has this hash (:func:`token_hash`), or None."""
 
@@ -783,6 +786,9 @@ class SQLiteStore:
     def player(self, player_id: str) -> Optional[PlayerRow]:
         rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
         return _player(rows[0]) if rows else None
+
+    def count_players(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
 
     def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
         rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",

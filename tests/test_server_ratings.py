@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -366,6 +367,62 @@ def test_players_made_too_fast_from_one_address_are_refused(tmp_path: Path) -> N
         codes = [client.post("/players", json={"name": f"P{i}"}).status_code
                  for i in range(FAST.address_players_per_minute + 1)]
         assert codes[-1] == 429 and set(codes[:-1]) == {201}
+        # looking keys up shares that bucket: guessing keys is as slow as making players
+        assert client.post("/players/me", json={"key": "guess"}).status_code == 429
+
+
+def test_a_server_holds_so_many_players(tmp_path: Path) -> None:
+    app = create_app(tmp_path, limits=replace(FAST, players=1), durable=False)
+    with TestClient(app) as client:
+        make_player(client, "Ada")
+        reply = client.post("/players", json={"name": "Bob"})
+        assert reply.status_code == 503 and reply.json()["error"] == "error.players-full"
+
+
+def test_a_key_moves_a_player_and_a_forged_one_is_nobody(tmp_path: Path) -> None:
+    app = create_app(tmp_path, limits=replace(FAST, address_players_per_minute=100),
+                     durable=False)
+    with TestClient(app) as client:
+        ada = make_player(client, "Ada")
+        reply = client.post("/players/me", json={"key": ada["key"]})
+        assert reply.status_code == 200 and reply.json() == {"player": ada["player"],
+                                                             "name": "Ada"}
+        for forged in (ada["key"][:-1], ada["key"] + "=", token_hash(ada["key"]),
+                       ada["player"]):
+            reply = client.post("/players/me", json={"key": forged[:100]})
+            assert reply.status_code == 404 and reply.json()["error"] == "error.bad-player"
+        assert "key" not in ratings_of(client, ada["player"])
+        assert ada["key"] not in client.get(f"/players/{ada['player']}.json").text
+
+
+def test_a_left_seat_of_a_rated_match_is_its_players_alone(tmp_path: Path) -> None:
+    app = create_app(tmp_path, tiny_packs(tmp_path), limits=FAST, durable=False)
+    with TestClient(app) as client:
+        ada, alt, eve = (make_player(client, n) for n in ("Ada", "Alt", "Eve"))
+        room = rated_room(client)
+        with connect(client, room) as a, connect(client, room) as b, \
+                connect(client, room) as c:
+            pa, pb, pe = Player(a), Player(b), Player(c)
+            seated(pa, ada["key"])
+            seated(pb, alt["key"])
+            pa.line("/start")
+            pa.started()
+            pb.line("/leave")
+            pb.ping()
+            pe.receive(), pe.receive()
+            hello(pe, eve["key"])
+            pe.line("/join")  # another player: the seat is not Eve's
+            assert pe.ping()[-1]["key"] == "error.room-full"
+            pb.line("/join")  # its player takes it back
+            pb.until(lambda m: m["type"] == "seated")
+            pb.ping()
+            seats = pb.state["room"]["seats"]
+            assert [(s["kind"], s["player"]) for s in seats] == [
+                ("human", ada["player"]), ("human", alt["player"])]
+            play_out([pa, pb])
+        for who in (ada, alt):
+            assert ratings_of(client, who["player"])["ratings"][0]["matches"] == 1
+        assert ratings_of(client, eve["player"])["matches"] == []
 
 
 # --------------------------------------------------------------------------- fuzz
@@ -374,15 +431,20 @@ def test_players_made_too_fast_from_one_address_are_refused(tmp_path: Path) -> N
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.one_of(st.text(max_size=120), st.integers(), st.none(), st.lists(st.text())),
        name=st.one_of(st.text(max_size=140), st.integers(), st.none(),
-                      st.dictionaries(st.text(max_size=5), st.text(max_size=5))))
+                      st.dictionaries(st.text(max_size=5), st.text(max_size=5))),
+       rated=st.one_of(st.booleans(), st.integers(), st.text(max_size=5), st.none()))
 def test_any_player_field_gets_one_clear_answer(tmp_path_factory: Any, key: Any,
-                                                name: Any) -> None:
+                                                name: Any, rated: Any) -> None:
     tmp = tmp_path_factory.mktemp("fuzz")
     app = create_app(tmp, limits=FAST, durable=False)
     with TestClient(app) as client:
         reply = client.post("/players", json={"name": name})
         assert reply.status_code in (201, 400), reply.text
         assert set(reply.json()) in ({"player", "name", "key"}, {"error", "text"})
+        reply = client.post("/players/me", json={"key": key})
+        assert reply.status_code in (400, 404) and set(reply.json()) == {"error", "text"}
+        reply = client.post("/rooms", json={"pack": "duel-classic", "rated": rated})
+        assert reply.status_code == (201 if isinstance(rated, bool) else 400), reply.text
         room = client.post("/rooms", json={"pack": "duel-classic", "rated": True}).json()["room"]
         with connect(client, room) as socket:
             p = Player(socket)

@@ -61,7 +61,9 @@ async function newRoom(event) {
 
 /** The "You" panel: the form that makes a player, or who this browser plays as; `once`:
  * the player just made (or moved here), whose key and moving link are shown this once. */
+let shownOnce = null;
 function showPlayer(once = null) {
+  shownOnce = once;
   const me = myPlayer();
   $("player-form").hidden = !!me;
   $("player-known").hidden = !me;
@@ -126,6 +128,7 @@ async function main() {
   select.addEventListener("change", async () => {
     select.value = await setLang(select.value);
     applyLabels();
+    showPlayer(shownOnce);
     await loadPacks();
   });
   $("new-form").addEventListener("submit", newRoom);
