@@ -7,7 +7,7 @@ import asyncio
 from typing import Any, Optional
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 
 from lostcities.engine import LostCitiesError
 from lostcities.engine.tooling import loads_json
@@ -42,7 +42,7 @@ async def read_body(request: Request, limit: int) -> Optional[bytes]:
 
 async def read_json(request: Request, definition: str, limits: Limits) -> Any:
     """The request's JSON body, valid as the schema's ``definition``, or the error answer
-    (a :class:`Response`): 408 slower than ``limits.head_seconds``, 413 over
+    (a :class:`~starlette.responses.JSONResponse`): 408 slower than ``limits.head_seconds``, 413 over
     ``limits.message_bytes``, 400 not JSON or off the schema."""
     limit = limits.message_bytes
     try:
@@ -59,6 +59,3 @@ async def read_json(request: Request, definition: str, limits: Limits) -> Any:
     if reason is not None:
         return http_error(request, 400, "error.bad-message", reason=reason)
     return message
-
-
-__all__ = ["Response", "http_error", "is_json", "read_body", "read_json"]

@@ -420,9 +420,9 @@ class Room:
         if not stripped.startswith("/"):
             return self._chat(seat, text)
         word, _, rest = stripped.partition(" ")
-        if word.lower() == "/join":
+        if word.lower() == "/join":  # the one command that needs to know the player
             return self._join(seat, rest.strip(), player)
-        command = {"/join": self._join, "/leave": self._leave, "/bot": self._bot,
+        command = {"/leave": self._leave, "/bot": self._bot,
                    "/start": self._start, "/cont": self._cont, "/help": self._help
                    }.get(word.lower())
         if command is None:
