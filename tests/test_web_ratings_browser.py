@@ -107,6 +107,8 @@ def test_a_rated_match_between_two_browsers_changes_both_ratings_once(
     assert ada.page.locator(".seat a.name").nth(1).inner_text() == MARKUP_NAME
     assert ada.page.locator(".seat a.name b").count() == 0
     ada.page.locator("#btn-start").click()
+    for player in (ada, bob):
+        player.until("document.body.dataset.status === 'playing'")
     by_seat = {0: ada, 1: bob}
     for number in range(MOST_TURNS):
         public = server.room(room)
