@@ -327,6 +327,8 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
     with TestClient(create_app(tmp_path, limits=FAST)) as client:
         public = client.get("/rooms/abcdefgh").json()
         assert public["room"]["turns"] == 3 and public["room"]["hints"] is False
+        assert public["room"]["rated"] is False  # schema 3: no room before it was rated
+        assert [s["player"] for s in public["room"]["seats"]] == ["", ""]
         assert [s["present"] for s in public["room"]["seats"]] == [False, False]
         with connect(client, "abcdefgh") as a, connect(client, "abcdefgh") as b:
             ada, bob = back(client, "abcdefgh", [a, b], ["tok-a", "tok-b"])
