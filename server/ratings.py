@@ -53,8 +53,9 @@ def shown(rating: Rating) -> float:
 class Placing:
     """One seat at a finished rated match: the player it was dealt to, the name it played
     under, its score (the match total), whether that player still held it at the end
-    (``stayed``: not left, not taken over by a bot) and how many turns the seat played
-    (all its player's own when it stayed)."""
+    (``stayed``: not left, not taken over by a bot), how many turns the seat played
+    (all its player's own when it stayed), and a bot strength's spec when the seat was
+    dealt to one (``ismcts@5``)."""
 
     seat: int
     player: str
@@ -62,6 +63,7 @@ class Placing:
     score: int
     stayed: bool
     own_turns: int
+    bot: str = ""
 
 
 @dataclass(frozen=True)

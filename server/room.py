@@ -826,10 +826,10 @@ class Room:
         scores = totals(state)
         placings = []
         for seat in self.seats:
-            stayed = seat.kind == HUMAN or (seat.kind == BOT
-                                            and seat.player == bot_player(seat.bot))
+            bot = seat.bot if seat.kind == BOT and seat.player == bot_player(seat.bot) else ""
+            stayed = seat.kind == HUMAN or bool(bot)
             placings.append(Placing(seat.seat, seat.player, seat.name, int(scores[seat.seat]),
-                                    stayed and bool(seat.player), played[seat.seat]))
+                                    stayed and bool(seat.player), played[seat.seat], bot))
         return MatchResult(self._record_name(len(state.finished)).removesuffix(".jsonl"),
                            self.id, self.pack.id, self.pack.family, tuple(placings))
 

@@ -706,10 +706,9 @@ class SQLiteStore:
             raise StoreError(f"room {result.room}: match {result.id} is rated already") \
                 from None
         for p, rank in zip(placings, ranks(placings)):
-            if p.player.startswith(BOT_PREFIX):  # a bot strength's player: made at its first
-                spec = p.name if p.name else p.player[len(BOT_PREFIX):]
+            if p.bot and p.player.startswith(BOT_PREFIX):  # a bot strength's: made at its first
                 db.execute("INSERT OR IGNORE INTO players (id, key_hash, name, created, bot) "
-                           "VALUES (?, NULL, ?, ?, ?)", (p.player, spec, now, spec))
+                           "VALUES (?, NULL, ?, ?, ?)", (p.player, p.bot, now, p.bot))
             if db.execute("SELECT 1 FROM players WHERE id=?", (p.player,)).fetchone() is None:
                 continue  # a seat of no player (never in a rated room): nothing to keep
             before = current.get(p.player, Rating())

@@ -306,14 +306,14 @@ def test_a_bot_strength_gets_a_rating_a_newcomer_can_measure_against(tmp_path: P
         with connect(client, room) as a:
             pa = Player(a)
             seated(pa, ada["key"])
-            pa.line("/bot greedy")
+            pa.line("/bot ismcts@1")
             pa.line("/start")
             play_out([pa])
-        bot = ratings_of(client, "bot-greedy")
-        assert bot["bot"] == "greedy" and bot["ratings"][0]["matches"] == 1
+        bot = ratings_of(client, "bot-ismcts-1")
+        assert bot["bot"] == bot["name"] == "ismcts@1" and bot["ratings"][0]["matches"] == 1
         players = client.get("/leaderboard.json").json()["players"]
-        assert {p["player"] for p in players} == {ada["player"], "bot-greedy"}
-        assert [p["bot"] for p in players if p["player"] == "bot-greedy"] == ["greedy"]
+        assert {p["player"] for p in players} == {ada["player"], "bot-ismcts-1"}
+        assert [p["bot"] for p in players if p["player"] == "bot-ismcts-1"] == ["ismcts@1"]
 
 
 def test_giving_a_match_up_at_once_feeds_nobody(tmp_path: Path) -> None:
