@@ -264,6 +264,36 @@ def test_a_rated_match_changes_both_ratings_once_and_shows_them(tmp_path: Path) 
         assert client.get("/leaderboard.json?family=<b>").status_code == 400
 
 
+#: :data:`TINY` for three: 18 cards, hands of 3, nine turns (three a seat)
+TINY_THREE = TINY.replace("id: tiny-duel", "id: tiny-three").replace(
+    "players: {min: 2, max: 2}", "players: {min: 3, max: 3}").replace("max: 4}", "max: 6}")
+
+
+def test_three_players_are_ranked_by_their_totals_at_once(tmp_path: Path) -> None:
+    packs = tiny_packs(tmp_path)
+    (packs / "tiny-three.yaml").write_text(TINY_THREE, encoding="utf-8")
+    app = create_app(tmp_path, packs, limits=FAST, durable=False)
+    with TestClient(app) as client:
+        ada, bob = make_player(client, "Ada"), make_player(client, "Bob")
+        room = rated_room(client, "tiny-three")
+        with connect(client, room) as a, connect(client, room) as b:
+            pa, pb = Player(a), Player(b)
+            seated(pa, ada["key"])
+            seated(pb, bob["key"])
+            pa.line("/bot random")
+            pa.line("/start")
+            match = play_out([pa, pb])
+        ids = [ada["player"], bob["player"], "bot-random"]
+        pages = [ratings_of(client, p) for p in ids]
+        assert all(p["ratings"][0]["matches"] == 1 for p in pages)
+        totals = match["totals"]
+        ranked = [p["matches"][0]["rank"] for p in pages]
+        assert ranked == [1 + sorted(set(totals), reverse=True).index(t) for t in totals]
+        mus = [p["ratings"][0]["mu"] for p in pages]
+        best, worst = totals.index(max(totals)), totals.index(min(totals))
+        assert max(totals) == min(totals) or mus[best] > mus[worst]
+
+
 def test_a_rated_room_seats_players_only_and_one_seat_each(tmp_path: Path) -> None:
     app = create_app(tmp_path, tiny_packs(tmp_path), limits=FAST, durable=False)
     with TestClient(app) as client:
