@@ -691,13 +691,18 @@ class SQLiteStore:
         :class:`StoreError` (the match id is the table's key: never applied twice)."""
         placings = result.placings
         current: dict[str, Rating] = {}
+        # (a model that cannot rate, e.g. openskill missing, refuses the turn in one line)
         for p in placings:
             row = db.execute("SELECT mu, sigma, matches FROM ratings WHERE player=? AND "
                              "family=?", (p.player, result.family)).fetchone()
             if row is not None and all(type(v) in (int, float) and math.isfinite(v)
                                        for v in row):
                 current[p.player] = Rating(float(row[0]), float(row[1]), int(row[2]))
-        note, changed = update(result, current)
+        try:
+            note, changed = update(result, current)
+        except Exception as err:  # noqa: BLE001 - the turn is refused whole, never half kept
+            raise StoreError(f"room {result.room}: match {result.id} cannot be rated: "
+                             f"{type(err).__name__}: {str(err)[:200]}") from None
         now = time.time()
         try:
             db.execute("INSERT INTO rated_matches VALUES (?, ?, ?, ?, ?, ?)",

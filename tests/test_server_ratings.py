@@ -6,6 +6,7 @@ names and farming; the schema migration to version 3."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -172,6 +173,27 @@ def test_a_rating_is_applied_once_with_its_turn_and_a_second_one_is_refused(
     assert store.ratings("a" * 16) == once and once["duel"].matches == 1
     assert len(store.turns("abcdefgh")) == 1  # the refused turn took nothing with it
     assert [p.match for p in store.placings("b" * 16, 10)] == ["room-abcdefgh-1"]
+    store.close()
+
+
+def test_a_rating_that_cannot_be_worked_out_refuses_its_turn_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model missing (openskill not importable): the last turn is refused with one
+    StoreError, nothing of it kept, the store still writes; once the model is back the
+    same turn is stored and rated."""
+    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=False)
+    store.create_room("abcdefgh", "builtin:duel-classic", 1, rated=True)
+    for player in ("a", "b"):
+        store.create_player(player * 16, token_hash(player), player)
+    match = result(placing(0, "a" * 16, 10), placing(1, "b" * 16, 0))
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    with pytest.raises(StoreError, match="cannot be rated: ModuleNotFoundError"):
+        store.add_turn("abcdefgh", 0, "move", "p r1 deck", status="over", result=match)
+    assert store.turns("abcdefgh") == [] and store.ratings("a" * 16) == {}
+    store.add_chat("abcdefgh", "a", "still writing")  # no transaction left open
+    monkeypatch.undo()
+    store.add_turn("abcdefgh", 0, "move", "p r1 deck", status="over", result=match)
+    assert store.ratings("a" * 16)["duel"].matches == 1
     store.close()
 
 
