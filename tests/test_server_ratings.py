@@ -95,7 +95,11 @@ def play_out(players: list[Player]) -> dict[str, Any]:
         if over:
             return over[0]
         mover = next((p for p in players if p.state and p.state["legal"]), None)
-        if mover is None:  # a bot to move: its move comes
+        if mover is None:  # a bot to move: its move comes (never waited for in vain)
+            state = players[0].state
+            assert state is not None and state["room"]["status"] == "playing" and \
+                state["room"]["seats"][state["view"]["to_move"]]["kind"] == "bot", \
+                players[0].seen[-6:]
             players[0].until(lambda m: m["type"] in ("turn", "match"))
             continue
         mover.send({"type": "move", "move": mover.state["legal"][0]})
