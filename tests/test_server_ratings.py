@@ -87,9 +87,11 @@ def seated(player: Player, key: str) -> None:
 
 def play_out(players: list[Player]) -> dict[str, Any]:
     """Each seat plays its first legal move until the match is over (a bot's turn waited
-    for); the ``match`` message."""
+    for); the ``match`` message. The one who moved pings first: its pong comes after its
+    move was played and told to everyone, so the others' pings then find it."""
+    moved = players[0]
     for _ in range(200):
-        for p in players:
+        for p in [moved] + [p for p in players if p is not moved]:
             p.ping()
         over = [m for p in players for m in p.seen if m["type"] == "match"]
         if over:
@@ -103,6 +105,7 @@ def play_out(players: list[Player]) -> dict[str, Any]:
             players[0].until(lambda m: m["type"] in ("turn", "match"))
             continue
         mover.send({"type": "move", "move": mover.state["legal"][0]})
+        moved = mover
     raise AssertionError("the match did not end")
 
 
