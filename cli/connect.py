@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import stat
 import sys
 import threading
@@ -60,6 +61,9 @@ MESSAGE_BYTES = 1 << 20
 PACK_BYTES = 1 << 20
 #: the longest seat token kept in a token file (the schema's bound)
 TOKEN_CHARS = 100
+#: a player key as ``--player`` takes it: what ``secrets.token_urlsafe`` writes, at most
+#: the schema's bound
+PLAYER_KEY = re.compile(r"[A-Za-z0-9_-]{1,100}")
 #: a script's wait for the server to answer a line, in seconds
 SCRIPT_WAIT = 60.0
 #: seconds between two looks at whether the server asked for pings (before its welcome)
@@ -339,11 +343,13 @@ class RoomClient:
 
     def __init__(self, address: RoomAddress, cat: "Catalogue", token: TokenFile, *,
                  name: str = "", interactive: bool, connect: Callable[[str], Any],
-                 out: Any = None, err: Any = None):
+                 out: Any = None, err: Any = None, player: str = ""):
         self.address = address
         self.cat = cat
         self.token = token
         self.name = name
+        #: the player key said in every ``hello`` (``--player``; empty: nobody)
+        self.player = player
         self.interactive = interactive
         self.connect = connect
         plain_opts: dict[str, Any] = {}
@@ -401,6 +407,8 @@ class RoomClient:
             token = None
         if token:
             hello["token"] = token
+        if self.player:
+            hello["player"] = self.player
         socket.send(json.dumps(hello))
 
     def _receive_welcome(self, socket: Any) -> dict[str, Any]:
@@ -996,7 +1004,8 @@ def refusal(err: BaseException, address: RoomAddress) -> str:
     return f"{address.ws}: {plain(reason)[:200]}"
 
 
-def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[Path]) -> int:
+def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[Path],
+        player: Optional[str] = None) -> int:
     """``lc play --connect URL``: the exit code (0 after quit, EOF or Ctrl-C); a bad link,
     a refused room or a server not there is one ``lc: error:`` line, exit 2."""
     try:
@@ -1015,10 +1024,13 @@ def run(url: str, *, lang: Optional[str], name: Optional[str], token: Optional[P
         name = plain(name).strip()
         if not name or len(name) > 24:
             fail("--name: give a name of 1 to 24 characters", EXIT_USAGE)
+    if player is not None and not PLAYER_KEY.fullmatch(player):
+        fail("--player: give the player key the server's first page showed (letters, "
+             "digits, - and _, at most 100)", EXIT_USAGE)
     cat = Catalogue(lang or detect_lang())
     interactive = sys.stdin.isatty()
     client = RoomClient(address, cat, tokens, name=name or "", interactive=interactive,
-                        connect=opener)
+                        connect=opener, player=player or "")
     try:
         client.open()
     except ConnectError as err:

@@ -111,6 +111,10 @@ def play(
         None, "--token", metavar="FILE", show_default=False,
         help="With --connect: the file that keeps your seat's token (default: one per "
              "room in the data directory, rooms-joined/)."),
+    player: Optional[str] = typer.Option(
+        None, "--player", metavar="KEY", show_default=False,
+        help="With --connect: play as the player whose key this is (the server's first "
+             "page gives it once); a rated room seats players only."),
 ) -> None:
     """Play Lost Cities in the terminal: p r5 deck plays r5 and draws from the deck,
     d r5 g discards r5 and takes the green pile's top; help lists every command.
@@ -130,10 +134,12 @@ def play(
             fail(f"--connect: the room has its own settings; drop {', '.join(given)}",
                  EXIT_USAGE)
 
-        raise typer.Exit(connect_room(connect, lang=lang, name=name, token=token))
-    if name is not None or token is not None:
-        fail(f"{'--name' if name is not None else '--token'}: only with --connect URL",
-             EXIT_USAGE)
+        raise typer.Exit(connect_room(connect, lang=lang, name=name, token=token,
+                                      player=player))
+    alone = [o for o, v in (("--name", name), ("--token", token), ("--player", player))
+             if v is not None]
+    if alone:
+        fail(f"{alone[0]}: only with --connect URL", EXIT_USAGE)
     if delay is not None and not 0 <= delay <= MAX_DELAY:  # nan and inf too
         fail(f"--delay {delay}: give seconds from 0 to {MAX_DELAY:g}", EXIT_USAGE)
     if seed is not None and len(str(abs(seed))) > SEED_DIGITS:

@@ -7,6 +7,8 @@
 - ``GET /rooms/{id}/pack``: the room's resolved pack (what records embed as ``pack_data``);
 - ``WS /rooms/{id}/ws``: the protocol (``protocol.schema.json``);
 - ``GET /lobby``, ``WS /lobby/ws``: the lobby and the quick match (:mod:`.lobby_web`).
+- ``POST /players``, ``/players/{id}``, ``/leaderboard``: players and ratings
+  (:mod:`.players`).
 
 Each connection has a bounded send queue drained by its own task: a client too slow to
 read is dropped, never waited for. A room's calls run one at a time (an asyncio lock per
@@ -30,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections import Counter
@@ -50,15 +53,18 @@ from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
-from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
+from .clients import AllowedHosts, Bucket, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
+from .http import http_error, is_json, read_body, read_json
 from .lobby import Lobby, MatchQueue, room_summary
 from .lobby_web import encode_lobby
 from .lobby_web import routes as lobby_routes
-from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
+from .players import player_routes
+from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem
 from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
-from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
+from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
+                    token_hash)
 from .web import COMMON_HEADERS, lang_asked, refusal, replay_answer, routes as web_routes
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
@@ -73,6 +79,10 @@ BOT_RETRY_FIRST, BOT_RETRY_MOST = 1.0, 30.0
 #: line counts the others)
 UNSAVED_LOG_SECONDS = 10.0
 
+
+#: the environment variable of the test hook that kills the server just before or after
+#: the commit of a rating (:class:`~.store.SQLiteStore`'s ``crash_at``): ``before``, ``after``
+CRASH_AT_RATING = "LC_SERVE_CRASH_AT_RATING"
 
 #: a pack's name and description as GET /packs lists them, in characters at most
 PACK_NAME_CHARS, PACK_DESCRIPTION_CHARS = 80, 300
@@ -171,6 +181,8 @@ class Connection:
         self.lang = lang
         self.check = check
         self.token_digest: Optional[str] = None
+        #: the player this client said it is (its key checked, ``hello``'s ``player``)
+        self.player: Optional[PlayerRow] = None
         self.queue: asyncio.Queue[Optional[str]] = asyncio.Queue(maxsize=limits.send_queue)
         self.closed = False
         #: the close under way once :meth:`drop` was called
@@ -249,6 +261,8 @@ class Hub:
         self.allow_origins = tuple(allow_origins)
         self.allowed_hosts = host_names(allowed_hosts)
         self.quota = RoomQuota(limits)
+        #: players each address may make a minute (``POST /players``)
+        self.player_bucket = Bucket(limits.address_players_per_minute)
         #: open WebSockets by client address (none kept at zero)
         self.address_sockets: Counter[str] = Counter()
         #: rooms being deleted (expired): not rebuilt meanwhile
@@ -409,10 +423,10 @@ class Hub:
         return seats  # type: ignore[return-value]
 
     async def create_room(self, pack_name: str, hints: bool = False,
-                          listed: bool = False) -> Room:
+                          *, listed: bool = False, rated: bool = False) -> Room:
         """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served),
-        giving hints or not, listed in the lobby or not (the caller tells the lobby when
-        it is to show the room: :meth:`list_room`)."""
+        giving hints or not, rated or not, listed in the lobby or not (the caller tells the
+        lobby when it is to show the room: :meth:`list_room`)."""
         ref = self.shelf.ref(pack_name)
         if ref is None:
             raise KeyError(pack_name)
@@ -422,7 +436,7 @@ class Hub:
             try:
                 room = await self.run(lambda: Room.create(
                     self.store, room_id, pack, ref, records=self.records, limits=self.limits,
-                    hints=hints, clock=self.clock, listed=listed))
+                    hints=hints, clock=self.clock, listed=listed, rated=rated))
             except StoreError:
                 continue
             self.attach(room)
@@ -647,6 +661,8 @@ class Hub:
             return
         if kind == "hello":
             client.lang = message.get("lang", client.lang)
+            if "player" in message:
+                await self.identify(client, message["player"])
             if "token" in message:
                 before = self.present(room)
                 held = client.seat(room)
@@ -672,13 +688,23 @@ class Hub:
             seat = client.seat(room)
             try:
                 if kind == "line":
-                    outcome = await self.run(room.line, seat, message["text"])
+                    outcome = await self.run(room.line, seat, message["text"], client.player)
                 else:
                     outcome = await self.play(room, room.plan_move(seat, message["move"],
                                                                    message.get("seat")))
             except StoreError as err:  # nothing was stored, nor said to anyone
                 outcome = self.not_saved(room, err)
         self.deliver(room, outcome, client)
+
+    async def identify(self, client: Connection, key: str) -> None:
+        """``hello``'s ``player``: the client is the player whose key this is (only its
+        hash is looked up), or, for a key of no player, nobody (``error.bad-player``)."""
+        try:
+            client.player = await self.run(self.store.player_by_key, token_hash(key))
+        except StoreError:
+            client.player = None
+        if client.player is None:
+            client.send(_error("error.bad-player"))
 
     async def hint(self, room: Room, client: Connection) -> None:
         """A hint to ``client`` alone: the expert bot's move for its seat, thought in the
@@ -726,8 +752,11 @@ class Hub:
     def welcome(self, room: Room, client: Connection) -> None:
         """The ``welcome`` and ``state`` messages for a client."""
         seat = client.seat(room)
+        player = client.player
         client.send({"type": "welcome", "room": room.id, "pack": room.pack.id,
-                     "lang": client.lang, "seat": seat, "ping": self.ping_seconds()})
+                     "lang": client.lang, "seat": seat, "ping": self.ping_seconds(),
+                     "player": None if player is None else {"id": player.id,
+                                                            "name": player.name}})
         client.send(room.view_for(seat))
 
 
@@ -735,67 +764,36 @@ def _error(key: str, **params: Any) -> dict[str, Any]:
     return {"type": "error", "key": key, "params": params}
 
 
-def _http_error(request: Request, status: int, key: str, **params: Any) -> JSONResponse:
-    lang = lang_of(request.headers.get("accept-language", ""))
-    return JSONResponse({"error": key, "text": say(lang, key, **params)}, status_code=status)
-
-
 async def list_packs(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     return JSONResponse({"packs": hub.shelf.names()})
 
 
-def is_json(request: Request) -> bool:
-    """Whether the request says its body is JSON (``Content-Type: application/json``):
-    what an HTML form or a page's plain ``text/plain`` request, sent to another site
-    without asking it first, cannot say."""
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    return kind == "application/json"
-
-
-async def read_body(request: Request, limit: int) -> Optional[bytes]:
-    """The request's body, None when it is over ``limit`` bytes."""
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            return None
-    return body
-
-
 async def new_room(request: Request) -> Response:
     hub: Hub = request.app.state.hub
-    limit = hub.limits.message_bytes
     if not is_json(request):
-        return _http_error(request, 415, "error.not-json-type")
+        return http_error(request, 415, "error.not-json-type")
     address = address_of(request.scope)
     refusal = hub.quota.refusal(address)
     if refusal is not None:
-        answer = _http_error(request, 429, refusal, rooms=hub.limits.address_rooms,
+        answer = http_error(request, 429, refusal, rooms=hub.limits.address_rooms,
                              rate=hub.limits.address_rooms_per_minute)
         answer.headers["retry-after"] = "60"
         return answer
-    try:
-        body = await asyncio.wait_for(read_body(request, limit), hub.limits.head_seconds)
-    except asyncio.TimeoutError:
-        return _http_error(request, 408, "error.too-slow", seconds=f"{hub.limits.head_seconds:g}")
-    if body is None:
-        return _http_error(request, 413, "error.too-big", size=f"> {limit}", limit=limit)
-    try:
-        message = loads_json(body.decode("utf-8", errors="replace"), "body")
-    except LostCitiesError as err:
-        return _http_error(request, 400, "error.not-json", reason=str(err)[:200])
-    reason = problem(message, "new_room")
-    if reason is not None:
-        return _http_error(request, 400, "error.bad-message", reason=reason)
+    message = await read_json(request, "new_room", hub.limits)
+    if isinstance(message, Response):
+        return message
+    rated, hints = bool(message.get("rated", False)), bool(message.get("hints", False))
+    if rated and hints:  # the expert bot's moves would play a rated match
+        return http_error(request, 400, "error.rated-hints")
     if hub.store.count_rooms() >= hub.limits.rooms:
         return JSONResponse({"error": "rooms", "text": "this server has all the rooms it takes"},
                             status_code=503)
     try:
-        room = await hub.create_room(message["pack"], bool(message.get("hints", False)),
+        room = await hub.create_room(message["pack"], hints, rated=rated,
                                      listed=not message.get("unlisted", False))
     except StoreError:  # a full disk: nothing was stored
-        return _http_error(request, 503, "error.cannot-save")
+        return http_error(request, 503, "error.cannot-save")
     except KeyError:
         return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
                              f"here: GET /packs"}, status_code=404)
@@ -864,7 +862,7 @@ async def room_of(request: Request) -> "Room | Response":
     try:
         room = await hub.room(room_id) if is_room_id(room_id) else None
     except RoomError as err:
-        return _http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
+        return http_error(request, 503, "error.room-unavailable", reason=str(err)[:200])
     if room is None:
         return JSONResponse({"error": "room", "text": "no such room"}, status_code=404)
     return room
@@ -981,7 +979,8 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
     the default here; ``lc serve`` passes its ``--allowed-host`` list), others get 400
     (a WebSocket: 1008)."""
     data.mkdir(parents=True, exist_ok=True)
-    store = SQLiteStore(data / "rooms.sqlite3", durable=durable)
+    store = SQLiteStore(data / "rooms.sqlite3", durable=durable,
+                        crash_at=os.environ.get(CRASH_AT_RATING, ""))
     hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages,
               clock, allowed_hosts)
 
@@ -1011,7 +1010,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             store.close()
 
     app = Starlette(routes=[
-        *web_routes(), *lobby_routes(), Route("/packs", list_packs),
+        *player_routes(), *web_routes(), *lobby_routes(), Route("/packs", list_packs),
         Route("/rooms", new_room, methods=["POST"]),
         Route("/replays", upload_replay, methods=["POST"]),
         Route("/rooms/{room_id}", room_state),

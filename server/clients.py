@@ -111,6 +111,29 @@ class RoomQuota:
         return min(full, tokens + (self.clock() - since) * full / 60.0)
 
 
+class Bucket:
+    """So many of something an address may do a minute (a token bucket each)."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic):
+        self.per_minute = per_minute
+        self.clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, address: str) -> bool:
+        """Whether ``address`` may do one more now (a token spent if so)."""
+        full = float(self.per_minute)
+        now = self.clock()
+        tokens, since = self._buckets.get(address, (full, now))
+        tokens = min(full, tokens + (now - since) * full / 60.0)
+        if tokens < 1:
+            return False
+        self._buckets[address] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # forget the full ones
+            self._buckets = {a: (t, s) for a, (t, s) in self._buckets.items()
+                             if t + (now - s) * full / 60.0 < full}
+        return True
+
+
 def host_name(host: str) -> str:
     """The name part of a ``Host`` header or an origin's ``netloc``, lower-case, without
     its port, brackets or trailing dot: ``[::1]:8000`` -> ``::1``; empty when it is

@@ -24,10 +24,10 @@ SHOWN = 100
 #: the lobby's sections: rooms waiting for players, matches under way (to watch)
 WAITING, PLAYING = "waiting", "playing"
 SECTIONS = (WAITING, PLAYING)
-#: what a room tells the lobby when it has it, by the summary's field: whether it is
-#: rated, its clock (the features that add these give the room the attribute named here;
-#: a value None is not shown). ``Room.clock`` is the wall clock, hence ``time_control``.
-OPTIONAL_FIELDS = {"rated": "rated", "clock": "time_control"}
+#: what a room tells the lobby when it has it, by the summary's field: its clock (the
+#: feature that adds it gives the room the attribute named here; a value None is not
+#: shown). ``Room.clock`` is the wall clock, hence ``time_control``.
+OPTIONAL_FIELDS = {"clock": "time_control"}
 #: quick match against a bot: each strength the page offers and the bot (``/bot``) it seats
 STRENGTHS = {"beginner": "random", "easy": "greedy", "good": "expert", "strong": "ismcts@2"}
 
@@ -39,7 +39,8 @@ def room_summary(room: "Room") -> Optional[Summary]:
     unlisted room, a match over): ``room`` its id, ``pack``, ``section`` (``waiting``:
     seats being taken; ``playing``: a match to watch), ``players`` (each seated name, and
     whether it is a bot), ``seats`` taken of ``total`` (the pack's most players),
-    ``min`` players to start, ``hints``; and each of :data:`OPTIONAL_FIELDS` the room has.
+    ``min`` players to start, ``hints``, ``rated``; and each of :data:`OPTIONAL_FIELDS`
+    the room has.
     Names are data text (cleaned by the room); a page shows them as text."""
     if not room.listed or room.status == OVER:
         return None
@@ -49,7 +50,7 @@ def room_summary(room: "Room") -> Optional[Summary]:
         "section": WAITING if room.status == LOBBY else PLAYING,
         "players": [{"name": s.name, "bot": s.kind == BOT} for s in seated],
         "seats": len(seated), "total": room.pack.max_players, "min": room.pack.min_players,
-        "hints": room.hints,
+        "hints": room.hints, "rated": room.rated,
     }
     for name, attribute in OPTIONAL_FIELDS.items():
         value = getattr(room, attribute, None)

@@ -76,6 +76,10 @@ class Limits:
     #: one is refused (``error.replays-busy``)
     replay_bytes: int = 2 * 1024 * 1024
     replays_at_once: int = 2
+    #: players one client address may make or look up by key a minute (``POST /players``,
+    #: ``POST /players/me``; a token bucket); players the store holds at most
+    address_players_per_minute: int = 5
+    players: int = 100_000
 
 
 LIMITS = Limits()
@@ -127,7 +131,7 @@ def is_plain_move(message: Any) -> bool:
 
 def problem(message: Any, definition: str) -> Optional[str]:
     """Why ``message`` is not a valid ``definition`` (``client``, ``server``, ``new_room``,
-    ``lobby_client``, ``lobby_server``)
+    ``lobby_client``, ``lobby_server``, ``new_player``, ``player_key``)
     of the schema, in one line, or None when it is. For a message with a known ``type``
     the reason is that type's, not the ``oneOf``'s."""
     if definition == "client" and is_plain_move(message):

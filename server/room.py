@@ -39,8 +39,9 @@ from lostcities.entry import move_notes
 
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
-from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, SeatRow, Store, StoreError,
-                    token_hash)
+from .ratings import MatchResult, Placing, bot_player
+from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, PlayerRow, SeatRow, Store,
+                    StoreError, token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
@@ -275,7 +276,7 @@ class Room:
     def __init__(self, store: Store, room_id: str, pack: "RulePack", pack_ref: str, seed: int,
                  *, records: Optional[Path] = None, limits: Limits = LIMITS,
                  hints: bool = False, clock: Callable[[], float] = time.time,
-                 listed: bool = False):
+                 listed: bool = False, rated: bool = False):
         self.store = store
         self.id = room_id
         self.pack = pack
@@ -287,6 +288,9 @@ class Room:
         self.hints = hints
         #: whether the lobby lists the room (else it is reached by its link only)
         self.listed = listed
+        #: whether its finished matches change its players' ratings (each seat held by a
+        #: player, one seat a player: docs/server.md, "Players and ratings")
+        self.rated = rated
         #: the wall clock (seconds) seats' absences are measured with
         self.clock = clock
         #: the seats a connection holds now (set by the transport, which alone knows the
@@ -316,18 +320,21 @@ class Room:
     @classmethod
     def create(cls, store: Store, room_id: str, pack: "RulePack", pack_ref: str, *,
                records: Optional[Path] = None, limits: Limits = LIMITS, hints: bool = False,
-               clock: Callable[[], float] = time.time, listed: bool = False) -> "Room":
+               clock: Callable[[], float] = time.time, listed: bool = False,
+               rated: bool = False) -> "Room":
         """A new room in the lobby, stored (``listed``: the lobby lists it, else it is
-        reached by its link only); its deal's seed drawn from ``secrets``. A
+        reached by its link only; ``rated``: its finished matches change its players'
+        ratings); its deal's seed drawn from ``secrets``. A
         house pack (``pack_ref`` ``house:NAME``) is stored with the room, resolved, with
         its sha256: the room is rebuilt from that copy, whatever becomes of the file."""
         seed = secrets.randbits(48)
         data = json.dumps(record_form(pack.data), ensure_ascii=False) \
             if pack_ref.startswith("house:") else ""
         store.create_room(room_id, pack_ref, seed, pack_data=data,
-                          pack_sha256=pack_sha256(pack), hints=hints, listed=listed)
+                          pack_sha256=pack_sha256(pack), hints=hints, listed=listed,
+                          rated=rated)
         return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits,
-                   hints=hints, clock=clock, listed=listed)
+                   hints=hints, clock=clock, listed=listed, rated=rated)
 
     @classmethod
     def load(cls, store: Store, room_id: str, find_pack: Callable[[str], "RulePack"], *,
@@ -353,7 +360,7 @@ class Room:
         except (LostCitiesError, RoomError) as err:
             raise RoomError(f"room {room_id}: its pack {row.pack[:80]}: {err}") from None
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
-                   hints=row.hints, clock=clock, listed=row.listed)
+                   hints=row.hints, clock=clock, listed=row.listed, rated=row.rated)
         room.seats = store.seats(room_id)
         room.replays = store.room_matches(room_id)
         room._check_seats(row.labels if row.status != LOBBY else None)
@@ -426,9 +433,10 @@ class Room:
         return {
             "id": self.id, "pack": self.pack.id, "status": self.status,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "bot": s.bot,
-                       "present": s.kind == HUMAN and s.seat in present}
+                       "present": s.kind == HUMAN and s.seat in present,
+                       "player": s.player}
                       for s in self.seats],
-            "hints": self.hints,
+            "hints": self.hints, "rated": self.rated,
             "min_players": self.pack.min_players, "max_players": self.pack.max_players,
             "continuation": bool(self.pack.continuation),
             "cont": [s.seat for s in self.seats if s.wants_cont],
@@ -479,14 +487,18 @@ class Room:
 
     # ------------------------------------------------------------- lines
 
-    def line(self, seat: Optional[int], text: str) -> Outcome:
+    def line(self, seat: Optional[int], text: str,
+             player: Optional[PlayerRow] = None) -> Outcome:
         """A line typed in the room's chat by ``seat`` (None: a spectator): a command
-        when it starts with ``/``, else a chat line."""
+        when it starts with ``/``, else a chat line. ``player``: who the client said it
+        is (its player key, checked): a seat of a rated room goes to a player only."""
         stripped = text.strip()
         if not stripped.startswith("/"):
             return self._chat(seat, text)
         word, _, rest = stripped.partition(" ")
-        command = {"/join": self._join, "/leave": self._leave, "/bot": self._bot,
+        if word.lower() == "/join":  # the one command that needs to know the player
+            return self._join(seat, rest.strip(), player)
+        command = {"/leave": self._leave, "/bot": self._bot,
                    "/start": self._start, "/cont": self._cont, "/help": self._help
                    }.get(word.lower())
         if command is None:
@@ -528,13 +540,21 @@ class Room:
                      (default, *(f"{default} {n}" for n in range(2, 100)))
                      if name_refusal(name, taken, limit) is None), default)
 
-    def _join(self, seat: Optional[int], rest: str) -> Outcome:
+    def _join(self, seat: Optional[int], rest: str,
+              player: Optional[PlayerRow] = None) -> Outcome:
         if seat is not None:
             return refused("error.already-seated", seat=seat + 1)
-        number = self._free_seat()
+        if self.rated:
+            if player is None:
+                return refused("error.rated-needs-player")
+            held = self.seat_of_player(player.id)
+            if held is not None and self.seats[held].kind != LEFT:
+                return refused("error.player-seated", seat=held + 1)
+        number = self._free_seat(player.id if self.rated and player is not None else None)
         if number is None:
             return refused("error.room-full")
         default = (self.seats[number].name if number < len(self.seats)
+                   else player.name if self.rated and player is not None
                    else f"Player {number + 1}")
         if rest:  # by the one rule for names: refused as it says, or kept as it says
             why = name_refusal(rest, self._names(), self.limits.name_chars)
@@ -542,17 +562,24 @@ class Room:
                 return refused(why[0], **why[1])
         name = seat_name(rest, self.limits.name_chars) if rest else self._free_name(default)
         token = secrets.token_urlsafe(32)
-        row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock())
+        row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock(),
+                      player.id if self.rated and player is not None else "")
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.joined", name=name, seat=number + 1)],
                        changed=True, token=token)
 
-    def _free_seat(self) -> Optional[int]:
-        """The seat a newcomer takes: the next one in the lobby, a left one after."""
+    def _free_seat(self, player: Optional[str] = None) -> Optional[int]:
+        """The seat a newcomer takes: the next one in the lobby, a left one after (a
+        ``player`` of a rated room: only the left seat dealt to that player)."""
         if self.status == LOBBY:
             return len(self.seats) if len(self.seats) < self.pack.max_players else None
-        return next((s.seat for s in self.seats if s.kind == LEFT), None)
+        return next((s.seat for s in self.seats if s.kind == LEFT
+                     and (player is None or s.player == player)), None)
+
+    def seat_of_player(self, player: str) -> Optional[int]:
+        """The seat dealt to ``player`` (a player id) in this room, or None."""
+        return next((s.seat for s in self.seats if player and s.player == player), None)
 
     def _set_seat(self, row: SeatRow) -> None:
         if row.seat < len(self.seats):
@@ -586,13 +613,19 @@ class Room:
             make_bot(spec)  # never allow_import: only the built-in names
         except LostCitiesError:
             return refused("error.bad-bot", name=shown, bots=", ".join(BOTS))
+        if self.rated and self.status == LOBBY:  # a bot strength is a player: one seat
+            held = self.seat_of_player(bot_player(spec))
+            if held is not None:
+                return refused("error.player-seated", seat=held + 1)
         number = self._free_seat()
         if number is None and self.status != LOBBY:
             return self._take_over(spec)
         if number is None:
             return refused("error.room-full")
         label = self._free_name(spec) if self.status == LOBBY else self.seats[number].name
-        row = SeatRow(number, label, BOT, spec, "", False)
+        player = bot_player(spec) if self.rated and self.status == LOBBY else \
+            self.seats[number].player if number < len(self.seats) else ""
+        row = SeatRow(number, label, BOT, spec, "", False, 0.0, player)
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec,
@@ -615,7 +648,7 @@ class Room:
         if wait > 0:
             return refused("error.takeover-wait", name=seat.name, seconds=f"{wait:.0f}",
                            limit=f"{self.limits.takeover_seconds:g}")
-        row = SeatRow(seat.seat, seat.name, BOT, spec, "", False, seat.seen)
+        row = replace(seat, kind=BOT, bot=spec, token_hash="", wants_cont=False)
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.takeover", name=row.name, bot=spec,
@@ -653,6 +686,8 @@ class Room:
             return refused("error.not-seated")
         if not self.pack.continuation:
             return refused("error.no-continue")
+        if self.rated:  # a rated match is rated once, as it ended
+            return refused("error.rated-no-cont")
         if self.status != OVER or self.state is None:
             return refused("error.not-over")
         row = replace(self.seats[seat], wants_cont=True)
@@ -778,7 +813,8 @@ class Room:
         rounds = len(planned.after.finished)
         self.store.add_turn(self.id, planned.number, MOVE, str(planned.move),
                             status=OVER if over else None,
-                            finishes=None if planned.match is None else (planned.match, rounds))
+                            finishes=None if planned.match is None else (planned.match, rounds),
+                            result=self.result(planned.after) if over and self.rated else None)
         if over:
             self._write_record(self._record_name(rounds), dumps(planned.after) + "\n")
 
@@ -822,6 +858,26 @@ class Room:
         """The ``round`` message of the round that just ended (:func:`round_sheet`)."""
         return {"type": "round", **round_sheet(state, [self.name_of(seat) for seat in
                                                        range(len(state.players))])}
+
+    def result(self, state: "GameState") -> MatchResult:
+        """The rated result of the finished match ``state``: each seat's player (the one it
+        was dealt to), name, match total, whether that player still holds it (not left,
+        not taken over by a bot) and how many turns it played. Its id is the record's
+        name without ``.jsonl``: one a match of the room."""
+        n = len(state.players)
+        played = [0] * n
+        for result in state.finished:
+            for i in range(len(result.moves)):
+                played[(result.starter + i) % n] += 1
+        scores = totals(state)
+        placings = []
+        for seat in self.seats:
+            bot = seat.bot if seat.kind == BOT and seat.player == bot_player(seat.bot) else ""
+            stayed = seat.kind == HUMAN or bool(bot)
+            placings.append(Placing(seat.seat, seat.player, seat.name, int(scores[seat.seat]),
+                                    stayed and bool(seat.player), played[seat.seat], bot))
+        return MatchResult(self._record_name(len(state.finished)).removesuffix(".jsonl"),
+                           self.id, self.pack.id, self.pack.family, tuple(placings))
 
     def _matches_over(self) -> list[int]:
         """The number of finished rounds at each match end so far (one per CONT, plus the

@@ -6,7 +6,11 @@ replaying the stored turns through the engine) and its open connections, so a se
 killed with SIGKILL comes back where it was, and a store on a shared database server
 would let several processes serve the same rooms.
 
-A seat's secret token is never stored: only its SHA-256 (:func:`token_hash`).
+A seat's secret token is never stored: only its SHA-256 (:func:`token_hash`); nor is a
+player's key (the same digest). Since schema 3 the store also keeps the players, their
+ratings (one a family of packs) and every rated match's result, the ratings changed in
+the very transaction that stores the match's last turn (:meth:`SQLiteStore.add_turn`),
+keyed by the match's id: applied once, or not at all.
 
 Storage faults stay where they are: the database is checked when it is opened (SQLite's
 ``quick_check`` and every table and column this server reads; :class:`StoreError` in one
@@ -23,6 +27,8 @@ import hashlib
 import json
 import logging
 import math
+import os
+import signal
 import sqlite3
 import threading
 import time
@@ -30,9 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Protocol, Sequence
 
+from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
+
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -71,7 +79,8 @@ class RoomRow:
     so an edited or removed file changes nothing; empty for a built-in one), their
     sha256 (``pack_sha256``, empty in rooms made before) and whether the room gives
     hints; since schema 4 whether the lobby lists it (``listed``; rooms made before were
-    link only, as they stay)."""
+    link only, as they stay); since schema 5 whether it is rated (its finished matches
+    change its players' ratings)."""
 
     id: str
     pack: str
@@ -83,13 +92,16 @@ class RoomRow:
     pack_sha256: str = ""
     hints: bool = False
     listed: bool = False
+    rated: bool = False
 
 
 @dataclass(frozen=True)
 class SeatRow:
     """A stored seat: its number, name, kind (``human``, ``bot``, ``left``), bot name,
-    the hash of its token (humans), whether its player asked to continue (CONT), and
-    when a connection last held it (``seen``, seconds since the epoch; 0: unknown)."""
+    the hash of its token (humans), whether its player asked to continue (CONT), when a
+    connection last held it (``seen``, seconds since the epoch; 0: unknown), and in a
+    rated room the player it was dealt to (``player``: a player id, a bot's
+    ``bot-NAME``; kept when the player leaves or a bot takes the seat over)."""
 
     seat: int
     name: str
@@ -98,6 +110,41 @@ class SeatRow:
     token_hash: str
     wants_cont: bool
     seen: float = 0.0
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A player: its public id, its name, when it was made, and for a bot strength's
+    player the bot's spec (``greedy``, ``ismcts@5``; empty for a person). Its key is
+    never stored, only the key's SHA-256 (:func:`token_hash`)."""
+
+    id: str
+    name: str
+    created: float
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One seat of a rated match, as a player's page lists it: the match, its room, pack
+    and family, when it ended, the seat, the name it played under, its score and rank,
+    the rating before and after (equal when the match changed none of this player's),
+    why (the note of :func:`~.ratings.verdict`), and the other seats' names."""
+
+    match: str
+    room: str
+    pack: str
+    family: str
+    at: float
+    seat: int
+    name: str
+    score: int
+    rank: int
+    before: Rating
+    after: Rating
+    note: str
+    others: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -142,6 +189,7 @@ class _QueuedTurn:
     status: Optional[str]
     #: the public id and the rounds of the match this turn finishes (its replay), or None
     finishes: Optional[tuple[str, int]] = None
+    result: Optional[MatchResult] = None
     done: bool = False
     error: Optional[StoreError] = None
 
@@ -191,9 +239,10 @@ class Store(Protocol):
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
                     pack_sha256: str = "", hints: bool = False,
-                    listed: bool = False) -> RoomRow:
-        """A new room in the lobby (``listed``: the lobby lists it); :class:`StoreError`
-        if the id is taken."""
+                    listed: bool = False, rated: bool = False) -> RoomRow:
+        """A new room in the lobby (``listed``: the lobby lists it; ``rated``: its
+        finished matches change its players' ratings); :class:`StoreError` if the id is
+        taken."""
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None."""
@@ -228,12 +277,16 @@ class Store(Protocol):
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
-                 finishes: Optional[tuple[str, int]] = None) -> None:
+                 finishes: Optional[tuple[str, int]] = None,
+                 result: Optional[MatchResult] = None) -> None:
         """Append turn ``number`` (the count of turns so far: a concurrent writer that
         appended first makes this a :class:`StoreError`), setting the room's status if
         given; a CONT also clears every seat's ``wants_cont``. ``finishes``: the turn
         ends a match, which gets this public id and number of rounds (:class:`MatchRow`),
-        in the same transaction."""
+        in the same transaction. ``result``: the turn ends a rated match: its players'
+        ratings change in the same transaction (:func:`~.ratings.update` of the ratings
+        stored then), keyed by the match's id (a second result of one match is a
+        :class:`StoreError`, and its turn is refused)."""
 
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match of this public id, or None."""
@@ -250,9 +303,51 @@ class Store(Protocol):
     def chat(self, room_id: str, limit: int) -> list[ChatRow]:
         """The room's last ``limit`` chat lines, oldest first."""
 
+    def create_player(self, player_id: str, key_hash: str, name: str) -> PlayerRow:
+        """A new player, its key kept as ``key_hash``; :class:`StoreError` if the id or the
+        key's hash is taken."""
+
+    def player(self, player_id: str) -> Optional[PlayerRow]:
+        """The player, or None."""
+
+    def count_players(self) -> int:
+        """How many players there are (bot strengths' included)."""
+
+    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
+        """The player whose key has this hash (:func:`token_hash`), or None."""
+
+    def ratings(self, player_id: str) -> dict[str, Rating]:
+        """The player's rating in each family it has played rated matches of."""
+
+    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
+        """The ``limit`` best-rated players of ``family``, best first (by ``mu - 3 sigma``)."""
+
+    def placings(self, player_id: str, limit: int) -> list[Placed]:
+        """The player's last ``limit`` rated matches, newest first."""
+
     def close(self) -> None:
         """Release the database."""
 
+
+#: schema 3's tables: the players (a key's SHA-256, never the key; a bot strength's
+#: player has none), their ratings by family, each rated match (its id unique: a match
+#: is rated once) and each seat's placing in it with the rating before and after
+_PLAYERS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS players (id TEXT PRIMARY KEY, key_hash TEXT UNIQUE, "
+    "name TEXT NOT NULL, created REAL NOT NULL, bot TEXT NOT NULL DEFAULT '')",
+    "CREATE TABLE IF NOT EXISTS ratings (player TEXT NOT NULL REFERENCES players(id), "
+    "family TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, "
+    "matches INTEGER NOT NULL, PRIMARY KEY (player, family))",
+    "CREATE INDEX IF NOT EXISTS ratings_by_family ON ratings (family, matches)",
+    "CREATE TABLE IF NOT EXISTS rated_matches (id TEXT PRIMARY KEY, room TEXT NOT NULL, "
+    "pack TEXT NOT NULL, family TEXT NOT NULL, at REAL NOT NULL, note TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS placings (match TEXT NOT NULL REFERENCES rated_matches(id), "
+    "player TEXT NOT NULL REFERENCES players(id), seat INTEGER NOT NULL, "
+    "name TEXT NOT NULL, score INTEGER NOT NULL, rank INTEGER NOT NULL, "
+    "mu_before REAL NOT NULL, sigma_before REAL NOT NULL, mu_after REAL NOT NULL, "
+    "sigma_after REAL NOT NULL, matches INTEGER NOT NULL, PRIMARY KEY (match, seat))",
+    "CREATE INDEX IF NOT EXISTS placings_by_player ON placings (player)",
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -260,12 +355,13 @@ CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY, pack TEXT NOT NULL, seed INTEGER NOT NULL,
     status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL,
     pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
-    hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0);
+    hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0,
+    rated INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
     token_hash TEXT NOT NULL DEFAULT '', wants_cont INTEGER NOT NULL DEFAULT 0,
-    seen REAL NOT NULL DEFAULT 0,
+    seen REAL NOT NULL DEFAULT 0, player TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (room, seat));
 CREATE TABLE IF NOT EXISTS turns (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
@@ -275,7 +371,7 @@ CREATE TABLE IF NOT EXISTS chat (
     name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY, room TEXT NOT NULL, rounds INTEGER NOT NULL, finished REAL NOT NULL);
-"""
+""" + "".join(f"{statement};\n" for statement in _PLAYERS_SCHEMA)
 
 #: version -> the statements that bring a database of that version to the next one
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -288,6 +384,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "rounds INTEGER NOT NULL, finished REAL NOT NULL)",),
     # the lobby: whether it lists the room (those made before were link only: not listed)
     3: ("ALTER TABLE rooms ADD COLUMN listed INTEGER NOT NULL DEFAULT 0",),
+    # players and ratings: the rooms' rated flag, the seats' player
+    4: ("ALTER TABLE rooms ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE seats ADD COLUMN player TEXT NOT NULL DEFAULT ''",
+        *_PLAYERS_SCHEMA),
 }
 
 
@@ -336,9 +436,14 @@ class SQLiteStore:
     one sync to disk, each turn in a savepoint of its own (one refused turn refuses no
     other), each committed before its :meth:`add_turn` returns."""
 
-    def __init__(self, path: Path, *, durable: bool = True, chat_keep: int = 200):
+    def __init__(self, path: Path, *, durable: bool = True, chat_keep: int = 200,
+                 crash_at: str = ""):
         self.path = Path(path)
         self.chat_keep = chat_keep
+        #: a test's hook (``lc serve`` reads it from ``LC_SERVE_CRASH_AT_RATING``): the
+        #: process kills itself (SIGKILL, as ``kill -9``) just ``before`` or ``after`` the
+        #: commit of a turn that changes ratings; empty: never
+        self.crash_at = crash_at
         self._lock = threading.Lock()
         self._queue_lock = threading.Lock()
         self._queue: list[_QueuedTurn] = []
@@ -447,35 +552,37 @@ class SQLiteStore:
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
                     pack_sha256: str = "", hints: bool = False,
-                    listed: bool = False) -> RoomRow:
+                    listed: bool = False, rated: bool = False) -> RoomRow:
         now = time.time()
         with self._write() as db:
             try:
                 db.execute("INSERT INTO rooms (id, pack, seed, status, labels, created, "
-                           "pack_data, pack_sha256, hints, listed) "
-                           "VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)",
+                           "pack_data, pack_sha256, hints, listed, rated) "
+                           "VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)",
                            (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
-                            int(hints), int(listed)))
+                            int(hints), int(listed), int(rated)))
             except sqlite3.IntegrityError:
                 raise StoreError(f"room {room_id} exists") from None
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
-                       listed)
+                       listed, rated)
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
         server writes there."""
         rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed FROM rooms WHERE id=?", (room_id,))
+                          "pack_sha256, hints, listed, rated FROM rooms WHERE id=?",
+                          (room_id,))
         if not rows:
             return None
-        rid, pack, seed, status, labels, created, data, sha, hints, listed = rows[0]
+        rid, pack, seed, status, labels, created, data, sha, hints, listed, rated = rows[0]
         return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
                        _integer(room_id, "seed", seed),
                        _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
                        _labels(room_id, labels), _number(room_id, "created", created),
                        _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
                        bool(_integer(room_id, "hints", hints)),
-                       bool(_integer(room_id, "listed", listed)))
+                       bool(_integer(room_id, "listed", listed)),
+                       bool(_integer(room_id, "rated", rated)))
 
     def open_rooms(self) -> list[str]:
         return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
@@ -511,7 +618,7 @@ class SQLiteStore:
         """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
         what this server writes there or a number is missing."""
         seats = [self._seat(room_id, row) for row in self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen FROM seats "
+            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player FROM seats "
             "WHERE room=? ORDER BY seat", (room_id,))]
         if [s.seat for s in seats] != list(range(len(seats))):
             raise DamagedRow(room_id, "its seats are not numbered 0, 1, ...")
@@ -519,7 +626,7 @@ class SQLiteStore:
 
     @staticmethod
     def _seat(room: str, row: tuple) -> SeatRow:
-        number, name, kind, bot, digest, wants_cont, seen = row
+        number, name, kind, bot, digest, wants_cont, seen, player = row
         where = f"seat {number!r}"[:40]
         return SeatRow(_integer(room, "a seat's number", number),
                        _text(room, f"{where}: name", name),
@@ -527,14 +634,15 @@ class SQLiteStore:
                        _text(room, f"{where}: bot", bot),
                        _text(room, f"{where}: token_hash", digest),
                        bool(_integer(room, f"{where}: wants_cont", wants_cont)),
-                       _number(room, f"{where}: seen", seen))
+                       _number(room, f"{where}: seen", seen),
+                       _text(room, f"{where}: player", player))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO seats (room, seat, name, kind, bot, token_hash, "
-                       "wants_cont, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       "wants_cont, seen, player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (room_id, seat.seat, seat.name, seat.kind, seat.bot, seat.token_hash,
-                        int(seat.wants_cont), seat.seen))
+                        int(seat.wants_cont), seat.seen, seat.player))
 
     def touch_seat(self, room_id: str, seat: int, at: float) -> None:
         with self._write() as db:
@@ -553,12 +661,13 @@ class SQLiteStore:
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
-                 finishes: Optional[tuple[str, int]] = None) -> None:
+                 finishes: Optional[tuple[str, int]] = None,
+                 result: Optional[MatchResult] = None) -> None:
         # Group commit: the turn is queued, and whichever writer gets the lock first
         # commits every queued turn in one transaction (one fsync for many rooms); a
         # writer whose turn another committed meanwhile finds it done. Still committed
         # before this returns.
-        turn = _QueuedTurn(room_id, number, kind, text, status, finishes)
+        turn = _QueuedTurn(room_id, number, kind, text, status, finishes, result)
         with self._queue_lock:
             self._queue.append(turn)
         with self._lock:
@@ -598,12 +707,19 @@ class SQLiteStore:
                     if turn.finishes is not None:
                         db.execute("INSERT INTO matches VALUES (?, ?, ?, ?)",
                                    (turn.finishes[0], turn.room, turn.finishes[1], time.time()))
+                    if turn.result is not None:
+                        self._rate(db, turn.result)
                 except (StoreError, sqlite3.IntegrityError) as err:
                     db.execute("ROLLBACK TO turn")
                     turn.error = err if isinstance(err, StoreError) else StoreError(
                         f"room {turn.room}: turn {turn.number} exists")
                 db.execute("RELEASE turn")
+            rates = any(t.result is not None and t.error is None for t in batch)
+            if rates and self.crash_at == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
             db.execute("COMMIT")
+            if rates and self.crash_at == "after":
+                os.kill(os.getpid(), signal.SIGKILL)
         except sqlite3.Error as err:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
@@ -613,6 +729,46 @@ class SQLiteStore:
         finally:
             for turn in batch:
                 turn.done = True
+
+    def _rate(self, db: sqlite3.Connection, result: MatchResult) -> None:
+        """Store a rated match's result and change its players' ratings (the caller's
+        transaction, the one of the match's last turn). A match already rated is a
+        :class:`StoreError` (the match id is the table's key: never applied twice)."""
+        placings = result.placings
+        current: dict[str, Rating] = {}
+        # (a model that cannot rate, e.g. openskill missing, refuses the turn in one line)
+        for p in placings:
+            row = db.execute("SELECT mu, sigma, matches FROM ratings WHERE player=? AND "
+                             "family=?", (p.player, result.family)).fetchone()
+            if row is not None and all(type(v) in (int, float) and math.isfinite(v)
+                                       for v in row):
+                current[p.player] = Rating(float(row[0]), float(row[1]), int(row[2]))
+        try:
+            note, changed = update(result, current)
+        except Exception as err:  # noqa: BLE001 - the turn is refused whole, never half kept
+            raise StoreError(f"room {result.room}: match {result.id} cannot be rated: "
+                             f"{type(err).__name__}: {str(err)[:200]}") from None
+        now = time.time()
+        try:
+            db.execute("INSERT INTO rated_matches VALUES (?, ?, ?, ?, ?, ?)",
+                       (result.id, result.room, result.pack, result.family, now, note))
+        except sqlite3.IntegrityError:
+            raise StoreError(f"room {result.room}: match {result.id} is rated already") \
+                from None
+        for p, rank in zip(placings, ranks(placings)):
+            if p.bot and p.player.startswith(BOT_PREFIX):  # a bot strength's: made at its first
+                db.execute("INSERT OR IGNORE INTO players (id, key_hash, name, created, bot) "
+                           "VALUES (?, NULL, ?, ?, ?)", (p.player, p.bot, now, p.bot))
+            if db.execute("SELECT 1 FROM players WHERE id=?", (p.player,)).fetchone() is None:
+                continue  # a seat of no player (never in a rated room): nothing to keep
+            before = current.get(p.player, Rating())
+            after = changed.get(p.player, before)
+            db.execute("INSERT INTO placings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (result.id, p.player, p.seat, p.name, p.score, rank, before.mu,
+                        before.sigma, after.mu, after.sigma, after.matches))
+            if p.player in changed:
+                db.execute("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?)",
+                           (p.player, result.family, after.mu, after.sigma, after.matches))
 
     def turns(self, room_id: str) -> list[TurnRow]:
         """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
@@ -682,6 +838,71 @@ class SQLiteStore:
                        _text(room, "a chat line's text", text),
                        _number(room, "a chat line's time", at))
 
+    # ------------------------------------------------------------- players
+
+    def create_player(self, player_id: str, key_hash: str, name: str) -> PlayerRow:
+        now = time.time()
+        with self._write() as db:
+            try:
+                db.execute("INSERT INTO players (id, key_hash, name, created, bot) "
+                           "VALUES (?, ?, ?, ?, '')", (player_id, key_hash, name, now))
+            except sqlite3.IntegrityError:
+                raise StoreError(f"player {player_id} exists") from None
+        return PlayerRow(player_id, name, now)
+
+    def player(self, player_id: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
+        return _player(rows[0]) if rows else None
+
+    def count_players(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
+
+    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
+                          (key_hash,))
+        return _player(rows[0]) if rows else None
+
+    def ratings(self, player_id: str) -> dict[str, Rating]:
+        return {str(family): _rating(mu, sigma, matches) for family, mu, sigma, matches in
+                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
+                           "ORDER BY family", (player_id,))}
+
+    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
+        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
+                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
+                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
+        return [(_player(row[:4]), _rating(*row[4:])) for row in rows]
+
+    def placings(self, player_id: str, limit: int) -> list[Placed]:
+        rows = self._read(
+            "SELECT m.id, m.room, m.pack, m.family, m.at, s.seat, s.name, s.score, s.rank, "
+            "s.mu_before, s.sigma_before, s.mu_after, s.sigma_after, s.matches, m.note, "
+            "(SELECT json_group_array(o.name) FROM (SELECT name FROM placings WHERE "
+            "match=m.id AND seat<>s.seat ORDER BY seat) o) "
+            "FROM placings s JOIN rated_matches m ON m.id=s.match WHERE s.player=? "
+            "ORDER BY m.at DESC, m.id LIMIT ?", (player_id, limit))
+        placed = []
+        for (match, room, pack, family, at, seat, name, score, rank, mu0, sigma0, mu1,
+             sigma1, matches, note, others) in rows:
+            after = _rating(mu1, sigma1, matches)
+            changed = (mu0, sigma0) != (mu1, sigma1)
+            before = _rating(mu0, sigma0, after.matches - 1 if changed else after.matches)
+            names = json.loads(others) if isinstance(others, str) else []
+            placed.append(Placed(str(match), str(room), str(pack), str(family), float(at),
+                                 int(seat), str(name), int(score), int(rank), before, after,
+                                 str(note), tuple(str(n) for n in names)))
+        return placed
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _player(row: Sequence[object]) -> PlayerRow:
+    """A ``players`` row (id, name, created, bot) as a :class:`PlayerRow`."""
+    return PlayerRow(str(row[0]), str(row[1]), float(row[2]),  # type: ignore[arg-type]
+                     str(row[3]))
+
+
+def _rating(mu: object, sigma: object, matches: object) -> Rating:
+    return Rating(float(mu), float(sigma), int(matches))  # type: ignore[arg-type]

@@ -20,6 +20,8 @@ routes here only hand out the files, the catalogue and what the page needs to dr
   for an id of no finished match);
 - ``GET /replay``: the replay page that opens a record file dropped on it (the file is sent
   to ``POST /replays``, :mod:`.app`, and replayed by the library there).
+- ``GET /players/{player_id}``, ``GET /leaderboard``: a player's page and the leaderboard
+  (their data from :mod:`.players`' JSON twins).
 
 Every answer carries a Content-Security-Policy that lets only this server's own scripts,
 styles and WebSocket in (the pages have no inline script), and ``nosniff``.
@@ -95,6 +97,17 @@ async def room_page(request: Request) -> Response:
     if not is_room_id(request.path_params["room_id"]):
         return _not_found(request)
     return _page(request, "room.html")
+
+
+async def player_page(request: Request) -> Response:
+    """``GET /players/{player_id}``: a player's page (it asks ``/players/{id}.json``)."""
+    return _page(request, "player.html")
+
+
+async def leaderboard_page(request: Request) -> Response:
+    """``GET /leaderboard?family=duel|board``: the leaderboard (it asks
+    ``/leaderboard.json``)."""
+    return _page(request, "leaderboard.html")
 
 
 async def catalogue(request: Request) -> Response:
@@ -313,6 +326,7 @@ def routes() -> list[BaseRoute]:
     """The page's routes, mounted by :func:`lostcities.server.app.create_app`."""
     return [Route("/", landing), Route("/r/{room_id}", room_page),
             Route("/favicon.ico", favicon),
+            Route("/players/{player_id}", player_page), Route("/leaderboard", leaderboard_page),
             Route("/i18n/{lang}.json", catalogue),
             Route("/rooms/{room_id}/table", room_table),
             Route("/rooms/{room_id}/rules", room_rules),

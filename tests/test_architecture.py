@@ -292,7 +292,7 @@ GRAPHED = {**PACKAGES, "rulepacks": "lostcities.rulepacks"}
 #: PostgreSQL store's driver): imported where they are used, inside a function, so that the
 #: base install runs without them
 OPTIONAL = {"starlette": "serve", "uvicorn": "serve", "websockets": "serve",
-            "confusable_homoglyphs": "serve", "numpy": "rl", "gymnasium": "rl",
+            "confusable_homoglyphs": "serve", "openskill": "serve", "numpy": "rl", "gymnasium": "rl",
             "pettingzoo": "rl", "pyspiel": "rl", "matplotlib": "plot", "ray": "ray",
             "psycopg": "postgres"}
 #: the lazy doors: a module and what it imports only in a function, with the reason

@@ -329,6 +329,8 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
         assert public["room"]["turns"] == 3 and public["room"]["hints"] is False
         # a room made before the lobby was reached by its link only: it stays unlisted
         assert client.get("/lobby").json()["rooms"] == []
+        assert public["room"]["rated"] is False  # schema 5: no room before it was rated
+        assert [s["player"] for s in public["room"]["seats"]] == ["", ""]
         assert [s["present"] for s in public["room"]["seats"]] == [False, False]
         with connect(client, "abcdefgh") as a, connect(client, "abcdefgh") as b:
             ada, bob = back(client, "abcdefgh", [a, b], ["tok-a", "tok-b"])
@@ -352,8 +354,12 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
     with TestClient(create_app(tmp_path, limits=FAST, durable=False)) as client:
         room = open_room(client, "duel-classic")
         assert room in [s["room"] for s in client.get("/lobby").json()["rooms"]]
-    db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 3 stored it
-    db.execute("ALTER TABLE rooms DROP COLUMN listed")
+    db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 3 stored it: what
+    db.execute("ALTER TABLE rooms DROP COLUMN listed")  # steps 3 to 4 and 4 to 5 add gone
+    db.execute("ALTER TABLE rooms DROP COLUMN rated")
+    db.execute("ALTER TABLE seats DROP COLUMN player")
+    for table in ("players", "ratings", "rated_matches", "placings"):
+        db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value='3' WHERE key='schema'")
     db.commit()
     db.close()
@@ -363,7 +369,7 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
         assert client.app.state.hub.store.room(room).listed is False
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "4"
+        str(SCHEMA_VERSION) == "5"
     db.close()
 
 

@@ -128,7 +128,7 @@ def test_a_listed_room_is_pushed_from_its_creation_to_its_match_and_out(tmp_path
         page.ping()
         assert page.rooms[room] == {"room": room, "pack": "duel-classic", "section": "waiting",
                                     "players": [], "seats": 0, "total": 2, "min": 2,
-                                    "hints": False}
+                                    "hints": False, "rated": False}
         seat_two(client, room, start=False)
         page.ping()
         assert [p["name"] for p in page.rooms[room]["players"]] == ["Ada", "Bob"]
@@ -231,15 +231,19 @@ def test_bad_lobby_messages_get_one_error_each(tmp_path: Path) -> None:
         assert [m.get("key") for m in page.ping()] == ["error.not-json"]
 
 
-def test_rated_and_clock_are_shown_when_a_room_has_them(tmp_path: Path) -> None:
+def test_rated_is_shown_and_a_clock_when_a_room_has_one(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path, limits=FAST)) as client, lobby(client) as socket:
         page = Page(socket)
         room = new_room(client)
+        reply = client.post("/rooms", json={"pack": "duel-classic", "rated": True})
+        assert reply.status_code == 201
+        rated = reply.json()["room"]
         page.ping()
-        assert "rated" not in page.rooms[room] and "clock" not in page.rooms[room]
+        assert page.rooms[room]["rated"] is False and "clock" not in page.rooms[room]
+        assert page.rooms[rated]["rated"] is True
         hub = client.app.state.hub
-        hub.rooms[room].rated = True  # what the ratings and clocks add to a room
-        hub.rooms[room].time_control = "fischer 5+3"
+        hub.rooms[room].rated = True
+        hub.rooms[room].time_control = "fischer 5+3"  # what the clocks will add to a room
         hub.list_room(hub.rooms[room])
         page.ping()
         assert page.rooms[room]["rated"] is True and page.rooms[room]["clock"] == "fischer 5+3"

@@ -7,11 +7,14 @@ import { parseMove, resetTurn } from "./moves.js";
 import { renderRound } from "./sheets.js";
 import { addChat, renderTurns } from "./table.js";
 import { noteTurn, showTurns } from "./motion.js";
+import { myPlayer } from "./identity.js";
 
 export function hello() {
   const message = { type: "hello", lang: currentLang() };
   const token = safeGet(TOKEN_KEY);
   if (token) message.token = token;
+  const me = myPlayer();  // who I am: a rated room seats players only
+  if (me) message.player = me.key;
   send(message);
 }
 

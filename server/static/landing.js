@@ -4,6 +4,7 @@
 // their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 import { fillFilter, renderLobby, startLobby } from "./lobby.js";
+import { claim, createPlayer, forgetPlayer, keyInAddress, moveLink, myPlayer } from "./identity.js";
 
 const $ = (id) => document.getElementById(id);
 const ROOM_ID = /^[a-z2-7]{8}$/;
@@ -52,6 +53,7 @@ async function newRoom(event) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
         pack: $("pack").value, hints: $("hints").checked, unlisted: $("unlisted").checked,
+        rated: $("rated").checked,
       }),
     });
     const body = await answer.json().catch(() => ({}));
@@ -65,6 +67,55 @@ async function newRoom(event) {
   } finally {
     $("new-room").disabled = false;
   }
+}
+
+/** The "You" panel: the form that makes a player, or who this browser plays as; `once`:
+ * the player just made (or moved here), whose key and moving link are shown this once. */
+let shownOnce = null;
+function showPlayer(once = null) {
+  shownOnce = once;
+  const me = myPlayer();
+  $("player-form").hidden = !!me;
+  $("player-known").hidden = !me;
+  if (!me) return;
+  $("player-you").textContent = t("web.player.you", { name: me.name });
+  $("player-page").href = `/players/${me.id}`;
+  $("player-once").hidden = !once;
+  if (once) {
+    $("player-once-text").textContent = once.moved ? t("web.player.moved", { name: me.name })
+      : t("web.player.key-once", { name: me.name });
+    $("player-link").value = once.moved ? "" : moveLink(me.key);
+    $("player-key").value = once.moved ? "" : me.key;
+    $("player-link").parentElement.hidden = !!once.moved;
+    $("player-key").parentElement.hidden = !!once.moved;
+  }
+}
+
+async function newPlayer(event) {
+  event.preventDefault();
+  showError("");
+  const name = $("player-name").value.trim();
+  if (!name) return;
+  $("new-player").disabled = true;
+  try {
+    const got = await createPlayer(name);
+    if (got.error) showError(got.error);
+    else showPlayer({ moved: false });
+  } catch {
+    showError(t("web.error.network"));
+  } finally {
+    $("new-player").disabled = false;
+  }
+}
+
+/** Opened with a link that moves a player here (/#player=KEY): become that player. */
+async function claimFromAddress() {
+  const key = keyInAddress();
+  if (!key) return false;
+  const got = await claim(key);
+  if (got.error) showError(got.error);
+  else showPlayer({ moved: true });
+  return !got.error;
 }
 
 function openRoom(event) {
@@ -87,10 +138,22 @@ async function main() {
   select.addEventListener("change", async () => {
     select.value = await setLang(select.value);
     applyLabels();
+    showPlayer(shownOnce);
     await loadPacks();
     renderLobby();
   });
   $("new-form").addEventListener("submit", newRoom);
+  $("player-form").addEventListener("submit", newPlayer);
+  $("forget-player").addEventListener("click", () => { forgetPlayer(); showPlayer(); });
+  // a rated room gives no hints: one or the other
+  $("rated").addEventListener("change", () => { if ($("rated").checked) $("hints").checked = false; });
+  $("hints").addEventListener("change", () => { if ($("hints").checked) $("rated").checked = false; });
+  showPlayer();
+  try {
+    await claimFromAddress();
+  } catch {
+    showError(t("web.error.network"));
+  }
   $("open-form").addEventListener("submit", openRoom);
   startLobby(showError);
   try {

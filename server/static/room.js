@@ -23,7 +23,7 @@ import { wireBoard } from "./board.js";
 
 function wire() {
   $("btn-join").addEventListener("click", () => {
-    const name = $("name").value.trim();
+    const name = $("name").hidden ? "" : $("name").value.trim();  // a rated room: the player's
     if (name) safeSet("lc-name", name);
     line(name ? `/join ${name}` : "/join");
   });

@@ -11,6 +11,7 @@ import { choose, draw, drawOk, movesOf, myTurn, parseMove, phase, place, select,
 import { renderBoard } from "./board.js";
 import { renderKeys } from "./keys.js";
 import { renderHint, renderMatch, renderRoundSheet } from "./sheets.js";
+import { myPlayer } from "./identity.js";
 
 export function render() {
   const body = document.body;
@@ -72,6 +73,7 @@ function renderHeader() {
   $("pack-name").textContent = packText(face.pack, "name", face.name);
   const v = S.view;
   const parts = [];
+  if (S.info && S.info.rated) parts.push(t("web.room.rated"));
   if (v) {
     parts.push(t("table.round", { round: v.round, rounds: v.rounds }));
     if (S.info.status === "playing") parts.push(t("table.turn", { turn: v.turn + 1 }));
@@ -98,7 +100,13 @@ function renderSeats() {
     if (row.seat === moving) item.classList.add("to-move");
     if (row.seat === S.seat) item.classList.add("me");
     item.append(el("span", "seat-mark", String(row.seat + 1)));
-    const name = el("span", "name", row.seat === moving ? `*${row.name}*` : row.name);
+    const shown = row.seat === moving ? `*${row.name}*` : row.name;
+    const name = el(row.player ? "a" : "span", "name", shown);
+    if (row.player) {  // a rated room's seat: its player's page
+      name.href = `/players/${encodeURIComponent(row.player)}`;
+      name.target = "_blank";
+      name.rel = "noopener";
+    }
     item.append(name);
     const badges = el("span", "badges");
     if (row.seat === S.seat) badges.append(el("span", "badge you", t("web.seat.you")));
@@ -358,8 +366,9 @@ function renderButtons() {
   const takeable = seats.some((s) => s.kind === "left" || (s.kind === "human" && s.present === false));
   const me = seats.find((s) => s.seat === S.seat);
   const show = (id, on) => { $(id).hidden = !on; };
-  show("btn-join", !!info && !seated && (!full || (status !== "lobby" && seats.some((s) => s.kind === "left"))));
-  show("name", !!info && !seated && status === "lobby");
+  const player = !info || !info.rated || !!myPlayer();  // a rated room seats players only
+  show("btn-join", !!info && !seated && player && (!full || (status !== "lobby" && seats.some((s) => s.kind === "left"))));
+  show("name", !!info && !seated && status === "lobby" && !info.rated);
   show("btn-bot", !!info && seated && (status === "lobby" ? !full : takeable));
   $("bot-kind").parentElement.hidden = $("btn-bot").hidden;
   show("btn-start", !!info && seated && status === "lobby");
@@ -382,6 +391,7 @@ function renderPrompt() {
   else if (p === "draw") text = tPointer("web.prompt.draw");
   else if (p === "wait" && S.sent) text = t("web.prompt.sent");
   else if (p === "wait" && toMove() !== null) text = t("web.prompt.wait", { name: nameOf(toMove()) });
+  else if (p === "lobby" && S.info && S.info.rated && S.seat === null && !myPlayer()) text = t("web.room.rated-join");
   else if (p === "lobby" && S.info) text = t("web.prompt.lobby", { min: S.info.min_players });
   else if (p === "over") text = t("web.prompt.over");
   prompt.textContent = text;
