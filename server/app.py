@@ -53,9 +53,10 @@ from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
-from .clients import AllowedHosts, Bucket, RoomQuota, address_of, host_allowed, host_names
+from .clients import (AllowedHosts, Bucket, RoomQuota, address_of, host_allowed, host_names,
+                      next_message)
 from .guard import Throttle
-from .http import http_error, is_json, read_body, read_json
+from .http import COMMON_HEADERS, http_error, is_json, lang_asked, read_body, read_json, too_fast
 from .lobby import Lobby, MatchQueue, room_summary
 from .lobby_web import encode_lobby
 from .lobby_web import routes as lobby_routes
@@ -65,7 +66,7 @@ from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
                     token_hash)
-from .web import COMMON_HEADERS, lang_asked, refusal, replay_answer, routes as web_routes
+from .web import replay_answer, routes as web_routes
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
 #: turns in one group commit (one fsync), and a thread waiting costs next to nothing
@@ -776,10 +777,8 @@ async def new_room(request: Request) -> Response:
     address = address_of(request.scope)
     refusal = hub.quota.refusal(address)
     if refusal is not None:
-        answer = http_error(request, 429, refusal, rooms=hub.limits.address_rooms,
-                             rate=hub.limits.address_rooms_per_minute)
-        answer.headers["retry-after"] = "60"
-        return answer
+        return too_fast(request, refusal, rooms=hub.limits.address_rooms,
+                        rate=hub.limits.address_rooms_per_minute)
     message = await read_json(request, "new_room", hub.limits)
     if isinstance(message, Response):
         return message
@@ -826,29 +825,29 @@ async def upload_replay(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != RECORD_TYPE:
-        return refusal(request, 415, "error.not-record-type")
+        return http_error(request, 415, "error.not-record-type")
     asked = request.query_params.get("game", "1")
     if not (asked.isdigit() and asked.isascii() and len(asked) <= GAME_DIGITS and int(asked)):
-        return refusal(request, 400, "error.bad-game", game=clean_text(asked, 20))
+        return http_error(request, 400, "error.bad-game", game=clean_text(asked, 20))
     name = clean_text(request.query_params.get("name", ""), 80) or "record"
     limit = hub.limits.replay_bytes
     try:
         body = await asyncio.wait_for(read_body(request, limit), hub.limits.head_seconds)
     except asyncio.TimeoutError:
-        return refusal(request, 408, "error.too-slow", seconds=f"{hub.limits.head_seconds:g}")
+        return http_error(request, 408, "error.too-slow", seconds=f"{hub.limits.head_seconds:g}")
     if body is None:
-        return refusal(request, 413, "error.record-too-big", limit=limit)
+        return http_error(request, 413, "error.record-too-big", limit=limit)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as err:
-        return refusal(request, 400, "error.bad-record",
+        return http_error(request, 400, "error.bad-record",
                        reason=f"{name}: byte {err.start}: not UTF-8 text")
     if not hub.replays.take():
-        return refusal(request, 503, "error.replays-busy")
+        return http_error(request, 503, "error.replays-busy")
     try:
         answer = await hub.run(dropped_replay, text, int(asked), name, lang_asked(request))
     except LostCitiesError as err:
-        return refusal(request, 400, "error.bad-record", reason=clean_text(str(err), 300))
+        return http_error(request, 400, "error.bad-record", reason=clean_text(str(err), 300))
     finally:
         hub.replays.give_back()
     return JSONResponse(answer, headers=COMMON_HEADERS)
@@ -925,17 +924,14 @@ async def room_socket(socket: WebSocket) -> None:
             client.send(turn)
         while not client.closed:
             try:
-                event = await asyncio.wait_for(socket.receive(), hub.idle_limit(room, client))
+                message = await next_message(socket, hub.idle_limit(room, client))
             except asyncio.TimeoutError:  # a spectator that said nothing for too long
                 client.drop(code=1000)
                 await asyncio.wait([client.closing])  # type: ignore[list-item]
                 break
-            if event["type"] == "websocket.disconnect":
+            if message is None:
                 break
-            text = event.get("text")
-            size = len(text.encode("utf-8", errors="replace")) if text is not None else \
-                len(event.get("bytes") or b"")
-            await hub.handle(room, client, text, size)
+            await hub.handle(room, client, *message)
     except WebSocketDisconnect:
         pass
     finally:

@@ -8,6 +8,7 @@ trusts that proxy (uvicorn's ``ProxyHeadersMiddleware`` puts it in the ASGI scop
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import json
@@ -19,6 +20,19 @@ from .protocol import Limits, lang_of, say
 
 #: the hosts a server answers to besides the address it listens on
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+async def next_message(socket: Any, seconds: float) -> Optional[tuple[Optional[str], int]]:
+    """A WebSocket's next message: ``(its text, or None for a binary one; its size in
+    bytes)``, or None when the client went away; :class:`asyncio.TimeoutError` after
+    ``seconds`` of silence."""
+    event = await asyncio.wait_for(socket.receive(), seconds)
+    if event["type"] == "websocket.disconnect":
+        return None
+    text = event.get("text")
+    size = len(text.encode("utf-8", errors="replace")) if text is not None else \
+        len(event.get("bytes") or b"")
+    return text, size
 
 
 def address_of(scope: Any) -> str:

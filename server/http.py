@@ -12,14 +12,34 @@ from starlette.responses import JSONResponse
 from lostcities.engine import LostCitiesError
 from lostcities.engine.tooling import loads_json
 
+from lostcities.i18n import LANGS
+
 from .protocol import Limits, lang_of, problem, say
+
+#: headers every answer of the server's pages and JSON carries
+COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
+                  "Cache-Control": "no-cache"}
+
+
+def lang_asked(request: Request) -> str:
+    """The language a request asks for: ``?lang=`` (en, fr), else its ``Accept-Language``."""
+    lang = request.query_params.get("lang", "")
+    return lang if lang in LANGS else lang_of(request.headers.get("accept-language", ""))
 
 
 def http_error(request: Request, status: int, key: str, **params: Any) -> JSONResponse:
-    """``{"error": KEY, "text": ...}`` with ``status``, the text in the language of the
-    request's ``Accept-Language``."""
-    lang = lang_of(request.headers.get("accept-language", ""))
-    return JSONResponse({"error": key, "text": say(lang, key, **params)}, status_code=status)
+    """``{"error": KEY, "text": ...}`` with ``status``: one line in the language asked
+    (:func:`lang_asked`)."""
+    return JSONResponse({"error": key, "text": say(lang_asked(request), key, **params)},
+                        status_code=status, headers=COMMON_HEADERS)
+
+
+def too_fast(request: Request, key: str, **params: Any) -> JSONResponse:
+    """429 ``key`` (:func:`http_error`) with ``Retry-After: 60``: a per-minute bucket of
+    this client's address is empty."""
+    answer = http_error(request, 429, key, **params)
+    answer.headers["retry-after"] = "60"
+    return answer
 
 
 def is_json(request: Request) -> bool:

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .clients import address_of
+from .clients import address_of, next_message
 from .lobby import STRENGTHS, QueueKey, Watcher
 from .protocol import lang_of, localize, problem
 from .room import Outcome
@@ -214,16 +214,13 @@ async def lobby_socket(socket: WebSocket) -> None:
         hub.lobby.watch(visitor.watcher, None)
         while not client.closed:
             try:
-                event = await asyncio.wait_for(socket.receive(), hub.limits.idle_seconds)
+                message = await next_message(socket, hub.limits.idle_seconds)
             except asyncio.TimeoutError:  # a page gone quiet (the page pings)
                 client.drop(code=1000)
                 break
-            if event["type"] == "websocket.disconnect":
+            if message is None:
                 break
-            text = event.get("text")
-            size = len(text.encode("utf-8", errors="replace")) if text is not None else \
-                len(event.get("bytes") or b"")
-            await visitor.handle(text, size)
+            await visitor.handle(*message)
     except WebSocketDisconnect:
         pass
     finally:

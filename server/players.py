@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .clients import address_of
-from .http import http_error, is_json, read_json
+from .http import http_error, is_json, read_json, too_fast
 from .names import name_refusal, seat_name
 from .ratings import FAMILIES, Rating, shown
 from .store import Placed, PlayerRow, StoreError, token_hash
@@ -87,14 +87,7 @@ async def new_player(request: Request) -> Response:
     JSON, 429 more than ``Limits.address_players_per_minute`` a minute from one address,
     503 ``Limits.players`` reached (``error.players-full``)."""
     hub: "Hub" = request.app.state.hub
-    if not is_json(request):
-        return http_error(request, 415, "error.not-json-type")
-    if not hub.player_bucket.take(address_of(request.scope)):
-        answer = http_error(request, 429, "error.players-too-fast",
-                            rate=hub.limits.address_players_per_minute)
-        answer.headers["retry-after"] = "60"
-        return answer
-    message = await read_json(request, "new_player", hub.limits)
+    message = await _player_request(request, "new_player")
     if isinstance(message, Response):
         return message
     limit = hub.limits.name_chars
@@ -113,19 +106,26 @@ async def new_player(request: Request) -> Response:
                         status_code=201)
 
 
+async def _player_request(request: Request, definition: str) -> Any:
+    """The JSON body of a player request (``definition`` of the schema), or its error
+    answer: 415 not JSON, 429 the address's player bucket empty (one bucket for making
+    players and asking whose a key is: guessing keys is as slow as making players), and
+    :func:`~.http.read_json`'s."""
+    hub: "Hub" = request.app.state.hub
+    if not is_json(request):
+        return http_error(request, 415, "error.not-json-type")
+    if not hub.player_bucket.take(address_of(request.scope)):
+        return too_fast(request, "error.players-too-fast",
+                        rate=hub.limits.address_players_per_minute)
+    return await read_json(request, definition, hub.limits)
+
+
 async def who_am_i(request: Request) -> Response:
     """``POST /players/me`` ``{"key": KEY}``: 200 ``{"player", "name"}`` of the player whose
     key it is; 404 ``error.bad-player`` for a key of nobody; 415 not JSON; 429 as
     ``POST /players`` (one bucket: guessing keys is as slow as making players)."""
     hub: "Hub" = request.app.state.hub
-    if not is_json(request):
-        return http_error(request, 415, "error.not-json-type")
-    if not hub.player_bucket.take(address_of(request.scope)):
-        answer = http_error(request, 429, "error.players-too-fast",
-                            rate=hub.limits.address_players_per_minute)
-        answer.headers["retry-after"] = "60"
-        return answer
-    message = await read_json(request, "player_key", hub.limits)
+    message = await _player_request(request, "player_key")
     if isinstance(message, Response):
         return message
     player = await hub.run(hub.store.player_by_key, token_hash(message["key"]))

@@ -45,7 +45,8 @@ from lostcities.engine.tooling import explain, open_text
 from lostcities.i18n import LANGS, load_messages
 from lostcities.i18n.rulebook import render
 
-from .protocol import clean_text, lang_of, say
+from .http import COMMON_HEADERS, http_error, lang_asked
+from .protocol import clean_text, say
 from .replays import frames
 from .room import RoomError, is_match_id, is_room_id, record_name
 from .store import StoreError
@@ -62,9 +63,6 @@ PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src
 #: the rulebook page: no script at all, its one inline <style> allowed by its hash
 RULES_POLICY = ("default-src 'none'; style-src '{style}'; img-src 'self' data:; "
                 "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-#: headers every answer of the page carries
-COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
-                  "Cache-Control": "no-cache"}
 #: a Host header safe to repeat in the policy (anything else: 'self' only)
 HOST_FORM = re.compile(r"[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 
@@ -198,24 +196,12 @@ async def room_rules(request: Request) -> Response:
                                        **COMMON_HEADERS})
 
 
-def lang_asked(request: Request) -> str:
-    """The language a request asks for: ``?lang=`` (en, fr), else its ``Accept-Language``."""
-    lang = request.query_params.get("lang", "")
-    return lang if lang in LANGS else lang_of(request.headers.get("accept-language", ""))
-
-
 def replay_answer(replayed: dict[str, Any], match: Optional[str] = None,
                   games: int = 1) -> dict[str, Any]:
     """The JSON of a replay (:func:`.replays.frames`), the same for a finished match and a
     dropped file: its pack as the page draws it (:func:`pack_face`), ``match``: the
     match's public id (None for a dropped file), ``games``: the matches in the file."""
     return {**replayed, "pack": pack_face(replayed["pack"]), "match": match, "games": games}
-
-
-def refusal(request: Request, status: int, key: str, **params: Any) -> JSONResponse:
-    """An error answer of one line, ``{"error": KEY, "text": ...}``, in the language asked."""
-    return JSONResponse({"error": key, "text": say(lang_asked(request), key, **params)},
-                        status_code=status, headers=COMMON_HEADERS)
 
 
 async def _finished_match(request: Request) -> Optional[Path]:
@@ -259,18 +245,18 @@ async def match_frames(request: Request) -> Response:
     with one line for an id of no finished match; 503 ``error.replays-busy``."""
     path = await _finished_match(request)
     if path is None:
-        return refusal(request, 404, "error.no-replay")
+        return http_error(request, 404, "error.no-replay")
     hub = request.app.state.hub
     lang = lang_asked(request)
     key = (request.path_params["match_id"], lang)
     answer = hub.replays.kept_frames(key)
     if answer is None:
         if not hub.replays.take():
-            return refusal(request, 503, "error.replays-busy")
+            return http_error(request, 503, "error.replays-busy")
         try:
             answer = await hub.run(match_replay, path, lang, key[0])
         except LostCitiesError as err:  # a record file changed since the room wrote it
-            return refusal(request, 503, "error.bad-record", reason=clean_text(str(err), 300))
+            return http_error(request, 503, "error.bad-record", reason=clean_text(str(err), 300))
         finally:
             hub.replays.give_back()
         hub.replays.keep_frames(key, answer)
