@@ -13,6 +13,8 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any, Callable, Optional, Union
 
+from websockets.sync.client import connect
+
 #: every wait on the server, in seconds (the machine may be loaded)
 BOUND = 90.0
 
@@ -89,3 +91,64 @@ def wait_for(check: Callable[[], Any], what: str, bound: Optional[float] = None)
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)  # polling a condition, bounded
+
+
+
+class RoomSocket:
+    """A plain WebSocket client of a room (``url``: its ``ws://.../rooms/ID/ws``): a
+    ``hello`` when it has a seat's token or a player key, every message kept (``seen``),
+    the last ``state`` and the seat's ``token`` remembered."""
+
+    def __init__(self, url: str, token: str = "", player: str = "", lang: str = "en"):
+        self.url = url
+        self.ws = connect(url, open_timeout=BOUND).__enter__()  # kept open past a with
+        self.state: Any = None
+        self.token = token
+        self.seen: list[dict[str, Any]] = []
+        hello: dict[str, Any] = {"type": "hello", "lang": lang}
+        if token:
+            hello["token"] = token
+        if player:
+            hello["player"] = player
+        if token or player:
+            self.send(hello)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def until(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Messages read (within :data:`BOUND` each) until one passes ``check``: that one."""
+        while True:
+            message = json.loads(self.ws.recv(timeout=BOUND))
+            self.seen.append(message)
+            if message["type"] == "state":
+                self.state = message
+            if message["type"] == "seated":
+                self.token = message["token"]
+            if check(message):
+                return message
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+#: a house pack whose match is one short round (2 colours, values 2-5, hands of 3): the
+#: room tests that play whole matches (the browser's, the replays')
+TINY_PACK = """\
+extends: duel-classic
+name: Tiny duel
+description: "House rule of the room tests: one short round, 2 colours, hands of 3."
+house_rule: true
+deck:
+  colours:
+    - {key: y, name: yellow}
+    - {key: b, name: blue}
+  values: {min: 2, max: 5}
+  wagers: 1
+hand_size: 3
+match:
+  rounds: 1
+  continuation: true
+scoring:
+  constants: {cost: 0}
+"""

@@ -5,7 +5,6 @@ token file, kill the server and see the client reconnect; a bad link and a refus
 each one line, exit 2 (issue #14)."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -14,16 +13,15 @@ import subprocess
 import sys
 import urllib.error
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 pexpect = pytest.importorskip("pexpect")
-from websockets.sync.client import connect  # noqa: E402
 
-from server_support import free_port, new_room, start_lc_serve  # noqa: E402
+from server_support import RoomSocket, free_port, new_room, start_lc_serve  # noqa: E402
 
 BOUND = 90.0
 LC = str(Path(sys.executable).with_name("lc"))
@@ -33,28 +31,8 @@ def start_server(data: Path, port: int, *extra: str) -> subprocess.Popen:
     return start_lc_serve(data, port, *extra, stdout=subprocess.DEVNULL, bound=BOUND)
 
 
-class Seat:
+class Seat(RoomSocket):
     """The other player: a plain WebSocket client."""
-
-    def __init__(self, url: str, token: str = ""):
-        self.url = url
-        self.ws = connect(url, open_timeout=BOUND).__enter__()  # kept open past a with
-        self.state: Any = None
-        self.token = token
-        self.seen: list[dict] = []
-        if token:
-            self.send({"type": "hello", "lang": "en", "token": token})
-
-    def until(self, check: Callable[[dict], bool]) -> dict:
-        while True:
-            message = json.loads(self.ws.recv(timeout=BOUND))
-            self.seen.append(message)
-            if message["type"] == "state":
-                self.state = message
-            if message["type"] == "seated":
-                self.token = message["token"]
-            if check(message):
-                return message
 
     def my_turn(self) -> dict:
         if self.state and self.state.get("legal"):
@@ -67,9 +45,6 @@ class Seat:
         self.state = None
         self.send({"type": "move", "move": move})
         return move
-
-    def send(self, message: dict) -> None:
-        self.ws.send(json.dumps(message))
 
 
 @pytest.fixture()

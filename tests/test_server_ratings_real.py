@@ -11,16 +11,15 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("openskill")
 pexpect = pytest.importorskip("pexpect")
-from websockets.sync.client import connect  # noqa: E402
 
-from server_support import BOUND, free_port, start_lc_serve  # noqa: E402
+from server_support import BOUND, RoomSocket, free_port, start_lc_serve  # noqa: E402
 from test_server_ratings import TINY  # noqa: E402
 
 LC = str(Path(sys.executable).with_name("lc"))
@@ -39,37 +38,10 @@ def get(port: int, path: str) -> dict[str, Any]:
         return json.load(answer)
 
 
-class Client:
+def Client(port: int, room: str, key: str, token: str = "") -> RoomSocket:
     """A player's WebSocket: hello with its player key (and its seat's token once it has
     one); every message kept."""
-
-    def __init__(self, port: int, room: str, key: str, token: str = ""):
-        self.ws = connect(f"ws://127.0.0.1:{port}/rooms/{room}/ws",
-                          open_timeout=BOUND).__enter__()  # kept open past a with
-        self.token = token
-        self.state: Any = None
-        self.seen: list[dict[str, Any]] = []
-        hello: dict[str, Any] = {"type": "hello", "lang": "en", "player": key}
-        if token:
-            hello["token"] = token
-        self.send(hello)
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(message))
-
-    def until(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        while True:
-            message = json.loads(self.ws.recv(timeout=BOUND))
-            self.seen.append(message)
-            if message["type"] == "state":
-                self.state = message
-            if message["type"] == "seated":
-                self.token = message["token"]
-            if check(message):
-                return message
-
-    def close(self) -> None:
-        self.ws.close()
+    return RoomSocket(f"ws://127.0.0.1:{port}/rooms/{room}/ws", token, player=key)
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -23,25 +23,8 @@ from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.protocol import Limits  # noqa: E402
 from lostcities.server.room import is_match_id  # noqa: E402
 
-#: a house pack whose whole match is one round of 4 turns (tests/test_web_browser.py's)
-TINY_PACK = """\
-extends: duel-classic
-name: Tiny duel
-description: "House rule of the replay tests: one short round, 2 colours, hands of 3."
-house_rule: true
-deck:
-  colours:
-    - {key: y, name: yellow}
-    - {key: b, name: blue}
-  values: {min: 2, max: 5}
-  wagers: 1
-hand_size: 3
-match:
-  rounds: 1
-  continuation: true
-scoring:
-  constants: {cost: 0}
-"""
+from server_support import TINY_PACK  # noqa: E402
+
 NDJSON = {"content-type": "application/x-ndjson"}
 
 

@@ -28,6 +28,7 @@ import pytest
 from browser_support import (BOUND, BOUND_MS, CHROMIUM_ARGS, ROOT, Player, Server,
                              WsSeat, artefacts_dir, chromium_path, may_join_row, no_browser,
                              row_of, wait_for)
+from server_support import TINY_PACK
 from lostcities.engine import Move, load_pack
 from lostcities.i18n import Catalogue
 from lostcities.entry import option_notes, said
@@ -47,24 +48,6 @@ PILE_EVERY = 7
 #: a house pack on duel-classic whose whole match is one round of 4 turns (2 colours of
 #: 4 numbers and 1 wager: 10 cards, hands of 3, 4 to draw), no expedition cost (so a
 #: played number scores), continuation allowed
-TINY_PACK = """\
-extends: duel-classic
-name: Tiny duel
-description: "House rule of the browser test: one short round, 2 colours, hands of 3."
-house_rule: true
-deck:
-  colours:
-    - {key: y, name: yellow}
-    - {key: b, name: blue}
-  values: {min: 2, max: 5}
-  wagers: 1
-hand_size: 3
-match:
-  rounds: 1
-  continuation: true
-scoring:
-  constants: {cost: 0}
-"""
 #: the tiny pack's hand size, and its turns in a round (the cards left to draw)
 TINY_HAND, TINY_TURNS = 3, 4
 #: no card travels across the table (motion.js) any more: a screenshot shows them still

@@ -87,6 +87,25 @@ export function cardElement(card, extraClass = "") {
   return el;
 }
 
+/** The deck as both tables draw it: a card back and its count (`#deck-count`). */
+export function deckElement(count) {
+  const part = (tag, cls, text) => {
+    const node = document.createElement(tag);
+    node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+  const deck = part("div", "deck");
+  const back = part("div", "card back");
+  back.append(part("span", "big", "◈"));
+  const shown = part("span", "depth");
+  const number = part("strong", "", String(count));
+  number.id = "deck-count";
+  shown.append(part("span", "", t("web.deck.label")), " ", number);
+  deck.append(back, shown);
+  return deck;
+}
+
 /** A small inline chip for a card in a sentence or a table ("r5"). */
 export function chip(card) {
   const { index } = parseCard(card);

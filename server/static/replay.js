@@ -6,7 +6,7 @@
 // Keys: Right or j the next frame, Left or k the previous one, Home the deal, End the last.
 // The frame shown is kept in the address (#N), so the share link opens the same turn.
 import { applyLabels, currentLang, packText, setLang, startLang, t } from "./i18n.js";
-import { cardElement, colourClass, colourLabel, colourSymbol, getFace, setFace } from "./cards.js";
+import { cardElement, colourClass, colourLabel, colourSymbol, deckElement, getFace, setFace } from "./cards.js";
 import { $, el } from "./state.js";
 import { drawBoard } from "./board.js";
 import { matchTable, roundTables, roundTitle, roundTotals, winnerLine } from "./sheets.js";
@@ -195,17 +195,7 @@ function pilesBand(table) {
     pile.append(el("span", "depth", size ? t("web.pile.depth", { count: size }) : colourLabel(colour.key)));
     band.append(pile);
   });
-  const deck = el("div", "deck");
-  const back = el("div", "card back");
-  back.append(el("span", "big", "◈"));
-  deck.append(back);
-  const count = el("span", "depth");
-  count.append(el("span", "", t("web.deck.label")), " ");
-  const number = el("strong", "", String(table.draw_pile));
-  number.id = "deck-count";
-  count.append(number);
-  deck.append(count);
-  band.append(deck);
+  band.append(deckElement(table.draw_pile));
   return band;
 }
 

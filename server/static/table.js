@@ -3,7 +3,7 @@
 // sheets, the hint), keeping the focus in the table; the last turns and the chat are drawn
 // as their messages come.
 import { currentLang, packText, t, tPointer } from "./i18n.js";
-import { cardElement, cardWords, colourClass, colourLabel, colourSymbol, getFace }
+import { cardElement, cardWords, colourClass, colourLabel, colourSymbol, deckElement, getFace }
   from "./cards.js";
 import { $, el, liveOf, MAX_CHAT, nameOf, ROOM_ID, S, setRender, toMove } from "./state.js";
 import { choose, draw, drawOk, movesOf, myTurn, parseMove, phase, place, select,
@@ -210,18 +210,9 @@ function pilesBand() {
     pile.classList.toggle("ok", drawing ? drawOk(colour.key) : !choosing && !!S.sel && targetOk(target));
     band.append(pile);
   });
-  const deck = el("div", "deck");
+  const deck = deckElement(v.draw_pile);
   deck.dataset.draw = "deck";
   makeTarget(deck, null);
-  const back = el("div", "card back");
-  back.append(el("span", "big", "◈"));
-  deck.append(back);
-  const count = el("span", "depth");
-  count.append(el("span", "", t("web.deck.label")), " ");
-  const number = el("strong", "", String(v.draw_pile));
-  number.id = "deck-count";
-  count.append(number);
-  deck.append(count);
   deck.classList.toggle("dim", drawing ? !drawOk("deck") : !!S.sel);
   deck.classList.toggle("ok", drawing && drawOk("deck"));
   band.append(deck);
