@@ -314,3 +314,15 @@ def test_the_words_for_a_colour_are_its_names_in_every_language():
     assert colour_words("White") == {"white", "blanc", "blanche"}
     assert colour_words("yellow") == {"yellow", "jaune"}
     assert colour_words("orange") == {"orange"}  # a house pack's own colour: as written
+
+
+def test_french_says_rangee_for_a_row_and_never_serie() -> None:
+    """One French word for a row of cards: the rule texts say *rangée* (17 times in texts
+    000, 001 and 004) more than *série* (14, all in text 002), so every French catalogue
+    says *rangée* and none says *série*."""
+    rangee = 0
+    for source in ("messages_fr.json", "web_fr.json", "rules_fr.json"):
+        text = (files("lostcities.i18n") / source).read_text(encoding="utf-8").lower()
+        assert "série" not in text and "serie" not in text, source
+        rangee += text.count("rangée")
+    assert rangee >= 40
