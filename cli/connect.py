@@ -37,6 +37,7 @@ from lostcities.engine.tooling import check_path, kind_of, loads_json, read_text
 from lostcities.i18n import Catalogue, detect_lang
 from lostcities.entry import MoveEntry as TypedEntry
 from lostcities.entry import Outcome, Partial, rule_keys, typed_words
+from lostcities.server.protocol import ROOM_GONE
 
 from .common import EXIT_USAGE, fail
 from .render import match_end, move_list, plain, round_message, table
@@ -365,6 +366,8 @@ class RoomClient:
         #: that connects again is sent the last ones again, and those are not printed twice
         self.printed: dict[str, int] = {}
         self.socket: Any = None
+        #: the close code the server gave when the socket last closed (None: none read)
+        self.close_code: Optional[int] = None
         self.closing = threading.Event()
         self.pack: Optional["RulePack"] = None
         self.room: dict[str, Any] = {}
@@ -408,6 +411,9 @@ class RoomClient:
         while True:
             message = self._read(socket, OPEN_TIMEOUT)
             if message is None:
+                if self.close_code == ROOM_GONE:
+                    raise ConnectError(f"{self.address.ws}: the server has no room "
+                                       f"{self.address.room}", EXIT_USAGE)
                 raise ConnectError(f"{self.address.ws}: the server closed the connection")
             if message.get("type") == "welcome" and isinstance(message.get("pack"), str):
                 return message
@@ -421,6 +427,7 @@ class RoomClient:
                 raise ConnectError(f"{self.address.ws}: no answer in {timeout:g} s") from None
             except Exception as err:  # the connection closed or broke
                 if _closed(err):
+                    self.close_code = close_code(err)
                     return None
                 raise
             if not isinstance(text, str) or len(text) > MESSAGE_BYTES:
@@ -473,6 +480,9 @@ class RoomClient:
                     self.socket = None
                 if self.closing.is_set():
                     return
+                if self.close_code == ROOM_GONE:  # the room is no more: nothing to reconnect to
+                    self.say_error(self.cat("connect.gone", room=self.address.room))
+                    return
                 self.say_error(self.cat.get("connect.lost",
                                             "The connection to the room dropped; reconnecting..."))
             if self.closing.wait(wait):
@@ -480,7 +490,10 @@ class RoomClient:
             wait = min(wait * 2, BACKOFF_MOST)
             try:
                 socket = self._dial()
-            except Exception:  # noqa: BLE001 - the server is not back yet
+            except Exception as err:  # noqa: BLE001 - the server is not back yet
+                if close_code(err) == ROOM_GONE:  # back, without the room
+                    self.say_error(self.cat("connect.gone", room=self.address.room))
+                    return
                 continue
             with self.lock:
                 self.socket = socket
@@ -979,8 +992,17 @@ def websocket_opener() -> Callable[[str], Any]:
     return open_socket
 
 
+def close_code(err: BaseException) -> Optional[int]:
+    """The close code the server sent, when ``err`` is the connection closing with one."""
+    received = getattr(err, "rcvd", None)  # websockets' ConnectionClosed: the close frame
+    code = getattr(received, "code", None)
+    return code if isinstance(code, int) else None
+
+
 def refusal(err: BaseException, address: RoomAddress) -> str:
     """The one line saying why the room could not be reached."""
+    if close_code(err) == ROOM_GONE:  # accepted, then closed: the server has no such room
+        return f"{address.ws}: the server has no room {address.room}"
     status = getattr(getattr(err, "response", None), "status_code", None)
     if status is not None:
         if status in (403, 404):

@@ -51,7 +51,8 @@ from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 from .bots import BotScheduler, Refused
 from .clients import AllowedHosts, RoomQuota, address_of, host_allowed, host_names
 from .guard import Throttle
-from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem, say
+from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, Limits, clean_text, lang_of,
+                       localize, problem, say)
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import LOBBY, PLAYING, DamagedRow, SQLiteStore, Store, StoreError, token_hash
 from .web import routes as web_routes
@@ -791,18 +792,17 @@ async def room_socket(socket: WebSocket) -> None:
     except RoomError as err:
         await unavailable(socket, str(err))
         return
-    if room is None:
-        await socket.close(code=1008)
-        return
     lang = lang_of(socket.headers.get("accept-language", ""))
     address = address_of(socket.scope)
     await socket.accept()  # a refusal after it: the client sees its close code
+    if room is None or hub.rooms.get(room_id) is not room:  # none, or it expired meanwhile
+        await socket.close(code=ROOM_GONE, reason=ROOM_GONE_REASON)
+        return
     full = hub.full(room_id, address)
-    if full is not None or hub.rooms.get(room_id) is not room:  # or the room expired
-        if full is not None:
-            with contextlib.suppress(Exception):
-                await socket.send_text(encode(_error(full), lang, hub.check_messages))
-        await socket.close(code=1013 if full is not None else 1008)
+    if full is not None:
+        with contextlib.suppress(Exception):
+            await socket.send_text(encode(_error(full), lang, hub.check_messages))
+        await socket.close(code=1013)
         return
     client = Connection(socket, limits, lang, hub.check_messages, address)
     hub.clients.setdefault(room_id, set()).add(client)

@@ -82,11 +82,13 @@ async def landing(request: Request) -> Response:
 
 
 async def room_page(request: Request) -> Response:
-    """``GET /r/{room_id}``: the room's table (404 for an id of the wrong form; a well-formed
-    id of no room gets the page, which says so once it asked the server)."""
+    """``GET /r/{room_id}``: the room's table; 404 for an id of the wrong form (the JSON
+    line), and for a well-formed id of no room: the page, which says it in one line in the
+    reader's language (its ``GET /rooms/ID/table`` is a 404 too)."""
     if not is_room_id(request.path_params["room_id"]):
         return _not_found(request)
-    return _page(request, "room.html")
+    found = await _find_room(request)
+    return _page(request, "room.html", 200 if found is not None else 404)
 
 
 async def catalogue(request: Request) -> Response:

@@ -93,8 +93,11 @@ def test_landing_and_room_pages_answer(client: Any) -> None:
     answer = client.get(f"/r/{room}")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
-    # an id of the right form gets the page (which asks the server); any other is a 404
-    assert client.get("/r/aaaaaaaa").status_code == 200
+    # an id of the right form of no room: a 404 with the page, which says so in one line
+    # (its GET /rooms/ID/table is a 404 too); any other id is the 404 JSON line
+    missing = client.get("/r/aaaaaaaa")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
+    assert client.get("/rooms/aaaaaaaa/table").status_code == 404
     for bad in ("/r/short", "/r/UPPERCAS", "/r/abcdefg1", "/r/abcdefgh/x"):
         assert client.get(bad).status_code == 404, bad
 
