@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, MutableMapping, Optional
 
@@ -176,9 +177,18 @@ async def room_rules(request: Request) -> Response:
     lang = request.query_params.get("lang", "")
     if lang not in LANGS:
         lang = lang_of(request.headers.get("accept-language", ""))
-    text = await request.app.state.hub.run(lambda: render(explain(room.pack), lang, "html"))
+    text = await request.app.state.hub.run(
+        lambda: render(explain(room.pack), lang, "html", style=rules_style()))
     return HTMLResponse(text, headers={"Content-Security-Policy": rules_policy(text),
                                        **COMMON_HEADERS})
+
+
+@lru_cache(maxsize=1)
+def rules_style() -> str:
+    """The rulebook page's stylesheet: the table's palette and fonts (the ``:root`` block of
+    ``static/table.css``, the one place they are written) then ``static/rules.css``."""
+    root = re.search(r":root\s*\{[^}]*\}", static_text("table.css"))
+    return (root.group(0) if root else "") + "\n" + static_text("rules.css")
 
 
 def rules_policy(page: str) -> str:

@@ -300,6 +300,22 @@ def test_rules_page_of_a_room(client: Any) -> None:
     assert client.get("/rooms/nope/rules").status_code == 404
 
 
+def test_rules_page_wears_the_tables_palette_and_fonts(client: Any) -> None:
+    """Its one inline style starts with table.css's :root block, word for word (the palette
+    and the fonts are written once), then static/rules.css; nothing is loaded from
+    elsewhere, and the policy still lets in exactly that style."""
+    room = new_room(client)
+    page = client.get(f"/rooms/{room}/rules?lang=en").text
+    style = re.search(r"<style>(.*?)</style>", page, re.S)
+    assert style is not None and page.count("<style>") == 1 and "<link" not in page
+    table = STATIC.joinpath("table.css").read_text(encoding="utf-8")
+    root = re.search(r":root\s*\{[^}]*\}", table)
+    assert root is not None and style.group(1).startswith(root.group(0))
+    assert STATIC.joinpath("rules.css").read_text(encoding="utf-8") in style.group(1)
+    for used in ("var(--parchment)", "var(--ink)", "Georgia", "var(--accent)"):
+        assert used in style.group(1), used
+
+
 def test_rules_page_escapes_the_pack_name(client: Any) -> None:
     room = new_room(client, "evil-duel")
     text = client.get(f"/rooms/{room}/rules?lang=en").text
