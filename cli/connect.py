@@ -327,6 +327,9 @@ class MoveEntry:
 
 # --------------------------------------------------------------------------- the client
 
+#: the messages kept while the hello's answer is awaited (the server's chat and turn backlog)
+HELD_MESSAGES = 200
+
 #: command words of lc play that make sense in a room (the rest: ``not in a room``)
 LOCAL_ONLY = ("undo", "save")
 
@@ -366,6 +369,10 @@ class RoomClient:
         #: that connects again is sent the last ones again, and those are not printed twice
         self.printed: dict[str, int] = {}
         self.socket: Any = None
+        #: the ``welcome`` messages read on the socket now open: the server welcomes a new
+        #: socket at once, as a spectator, then again in answer to the ``hello`` (with the
+        #: token's seat); only from that second one on is what it sends this client's own
+        self.welcomes = 0
         #: the close code the server gave when the socket last closed (None: none read)
         self.close_code: Optional[int] = None
         self.closing = threading.Event()
@@ -385,10 +392,12 @@ class RoomClient:
         """Connect, say ``hello``, read ``welcome`` and load the room's pack; raises
         :class:`ConnectError` (the room refused, the server not there, the pack)."""
         first = self._dial()
-        welcome = self._receive_welcome(first)
+        welcome, held = self._receive_welcome(first)
         self.pack = room_pack(self.address, str(welcome.get("pack", ""))[:200])
         self._welcome(welcome)
         self.socket = first
+        for message in held:  # the chat and turns sent before it, with the pack to say them
+            self.handle(message)
 
     def _dial(self) -> Any:
         socket = self.connect(self.address.ws)
@@ -406,8 +415,13 @@ class RoomClient:
             hello["token"] = token
         socket.send(json.dumps(hello))
 
-    def _receive_welcome(self, socket: Any) -> dict[str, Any]:
-        """Read up to ``welcome`` (the hello's), the messages before it handled."""
+    def _receive_welcome(self, socket: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Read up to the ``welcome`` that answers the hello (the socket's second: the
+        first, and the spectator's ``state`` after it, are not this seat's, so a player
+        back with a token never sees the room as a spectator first), and the messages
+        read before it to handle (chat and turns; not those two)."""
+        self.welcomes = 0
+        held: list[dict[str, Any]] = []
         while True:
             message = self._read(socket, OPEN_TIMEOUT)
             if message is None:
@@ -415,8 +429,13 @@ class RoomClient:
                     raise ConnectError(f"{self.address.ws}: the server has no room "
                                        f"{self.address.room}", EXIT_USAGE)
                 raise ConnectError(f"{self.address.ws}: the server closed the connection")
-            if message.get("type") == "welcome" and isinstance(message.get("pack"), str):
-                return message
+            kind = message.get("type")
+            if kind == "welcome" and isinstance(message.get("pack"), str):
+                self.welcomes += 1
+                if self.welcomes >= 2:
+                    return message, held
+            elif kind != "state" and len(held) < HELD_MESSAGES:
+                held.append(message)
 
     def _read(self, socket: Any, timeout: Optional[float] = None) -> Optional[dict[str, Any]]:
         """The next message that is a JSON object (others are skipped), None when closed."""
@@ -497,6 +516,7 @@ class RoomClient:
                 continue
             with self.lock:
                 self.socket = socket
+                self.welcomes = 0  # a new socket: welcomed as a spectator, then answered
                 self.pings = self.pongs = 0  # a new socket: pings lost with the old one
                 self.shown = None  # the table drawn again from the next state
             self.say(self.cat.get("connect.back", "Connected to the room again."))
@@ -545,6 +565,10 @@ class RoomClient:
             if number <= self.printed.get(kind, -1):
                 return  # already printed, before a reconnection
             self.printed[kind] = number
+        if kind == "welcome":
+            self.welcomes += 1
+        if kind in ("welcome", "state") and self.welcomes < 2:
+            return  # a new socket's spectator welcome and view: the hello's answer follows
         try:
             if kind == "state":
                 self._state(message)

@@ -239,7 +239,25 @@ def client(lang: str = "en") -> tuple[RoomClient, io.StringIO]:
     c = RoomClient(address, Catalogue(lang), TokenFile(Path("/nonexistent/t")),
                    interactive=False, connect=lambda url: Quiet(), out=console, err=console)
     c.pack = load_pack("duel-classic")
+    c.welcomes = 2  # as open() leaves it: past the hello's answer, the room's messages are its own
     return c, text
+
+
+def test_a_new_sockets_spectator_welcome_and_view_are_not_shown() -> None:
+    """The server welcomes a socket as a spectator before it answers the hello: the
+    client keeps quiet until that answer (its second welcome), then draws its seat's view."""
+    c, text = client()
+    c.welcomes = 0
+    state = {"type": "state", "room": {"status": "lobby", "pack": "duel-classic",
+                                        "seats": [{"name": "Ann"}]}, "seat": None,
+             "view": None, "legal": None}
+    c.handle({"type": "welcome", "room": "abcdefgh", "pack": "duel-classic", "seat": None})
+    c.handle(state)
+    assert text.getvalue() == "" and c.seat is None
+    c.handle({"type": "welcome", "room": "abcdefgh", "pack": "duel-classic", "seat": 0})
+    c.handle({**state, "seat": 0})
+    assert c.seat == 0 and "Seated: Ann" in text.getvalue()
+    assert "spectator" not in text.getvalue()
 
 
 def room_messages(pack_id: str) -> list[dict]:
