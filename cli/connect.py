@@ -876,7 +876,7 @@ class RoomClient:
         if entry is None:
             return
         self.say(self.cat("moves.title", count=len(entry.moves)))
-        self.say(move_list(entry.moves, self.cat))
+        self.say(move_list(entry.moves, self.cat, self.out.width))
 
     def _pick(self, word: str, count: int) -> None:
         entry = self._my_turn()

@@ -604,7 +604,7 @@ class Terminal:
             else:
                 self.out.print(self._note(note))
         if reply.moves:
-            self.out.print(move_list(reply.moves, self.cat))
+            self.out.print(move_list(reply.moves, self.cat, self.out.width))
 
     def _note(self, note: Any) -> Any:
 

@@ -25,6 +25,7 @@ characters. The other ``lc`` commands that print data (``score``, ``show``,
 """
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rich import box
@@ -35,10 +36,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from lostcities.engine import PLAY
+from lostcities.engine import DISCARD, PLAY
 from lostcities.engine.tooling import tile_has_value
 
 from lostcities.entry import move_notes
+from lostcities.i18n.rulebook import NBSP
 
 from .common import plain, plain_json  # noqa: F401 (plain_json: re-exported, its old place)
 
@@ -296,10 +298,101 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
     return text
 
 
-def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
-    """The legal moves numbered from 1, in columns."""
-    return Columns([Text(f"{i:>3}  {m.text()}") for i, m in enumerate(moves, 1)],
-                   padding=(0, 3), column_first=True)
+def move_list(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) -> RenderableType:
+    """The legal moves numbered from 1 (a number plays that move), never longer than
+    :data:`MOVE_LIST_LINES` lines at ``width`` columns: in columns when they fit and no
+    move has a board decision (a pawn, steps), else grouped by card (:func:`moves_by_card`)."""
+    texts = [f"{i:>3}  {m.text()}" for i, m in enumerate(moves, 1)]
+    board = any(m.pawn is not None or m.steps for m in moves)
+    if not board and _column_rows(texts, width) <= MOVE_LIST_LINES:
+        return Columns([Text(t) for t in texts], padding=(0, COLUMN_GAP), column_first=True)
+    return Text("\n".join(moves_by_card(moves, cat, width)))
+
+
+#: the most lines ``moves`` prints under its title: with the title and the prompt, a
+#: 24-line terminal shows the whole list
+MOVE_LIST_LINES = 22
+#: spaces between two columns of numbered moves
+COLUMN_GAP = 3
+
+
+def _column_rows(texts: Sequence[str], width: int) -> int:
+    """The rows rich's :class:`Columns` takes for ``texts`` (one width for all) at ``width``."""
+    cell = max((len(t) for t in texts), default=0) + COLUMN_GAP
+    across = max(1, (width + COLUMN_GAP) // max(cell, 1))
+    return -(-len(texts) // across)
+
+
+def moves_by_card(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) -> list[str]:
+    """The numbered moves grouped by card, one card a line (``[y6]  p 1-4 step=y · 5-8
+    step=w · d 37-40``): a range is one choice of the card taken with each of its draws in
+    turn, in the order the line above them says (``deck, y, w, g``; another order is given
+    after its range). Lines longer than ``width`` wrap; when that would take more than
+    :data:`MOVE_LIST_LINES` lines, each card gives one range per action, and then several
+    cards share a line."""
+    runs: list[tuple[str, int, str, int, int, tuple[str, ...]]] = []
+    for number, move in enumerate(moves, 1):
+        words = move.text().split(" ")
+        rest = " ".join(words[2:-1] if move.draw is not None else words[2:])
+        draw = (words[-1],) if move.draw is not None else ()
+        last = runs[-1] if runs else None
+        if last is not None and last[:3] == (move.action, move.card, rest) \
+                and last[4] == number - 1:
+            runs[-1] = (*last[:4], number, last[5] + draw)
+        else:
+            runs.append((move.action, move.card, rest, number, number, draw))
+    drawn = [run[5] for run in runs if len(run[5]) > 1]
+    common = max(drawn, key=drawn.count) if drawn else ()
+    if 2 * drawn.count(common) <= len(drawn):  # no order most ranges share: each says its own
+        common = ()
+    codec = moves[0].codec if moves else None
+    cards = sorted(dict.fromkeys(run[1] for run in runs),
+                   key=codec.sort_key if codec is not None else None)
+    shown = {card: f"[{codec.format(card) if codec is not None else card}]" for card in cards}
+    pad = max((len(label) for label in shown.values()), default=0) + 2
+    legend = cat("moves.ranges", draws=", ".join(common)) if common else \
+        cat("moves.ranges-listed") if drawn else ""
+
+    def whole(text: str) -> str:  # one choice is never cut by a line break
+        return text.replace(" ", NBSP)
+
+    def wrapped(text: str, first: str, rest: str) -> list[str]:
+        return [line.replace(NBSP, " ") for line in textwrap.wrap(
+            text, max(width - 1, 20), initial_indent=first, subsequent_indent=rest,
+            break_on_hyphens=False, break_long_words=False)]
+
+    def numbers(first: int, last: int) -> str:
+        return str(first) if first == last else f"{first}-{last}"
+
+    def detailed(card: int) -> str:
+        parts = []
+        for action in (PLAY, DISCARD):
+            mine = [run for run in runs if run[:2] == (action, card)]
+            if mine:
+                said = [" ".join(filter(None, (numbers(r[3], r[4]), r[2],
+                                               "" if r[5] == common or len(r[5]) < 2
+                                               else f"({' '.join(r[5])})"))) for r in mine]
+                parts.append(whole(f"{action[0]} ") + " · ".join(whole(x) for x in said))
+        return "   ".join(parts)
+
+    def brief(card: int) -> str:
+        parts = []
+        for action in (PLAY, DISCARD):
+            mine = [run for run in runs if run[:2] == (action, card)]
+            if mine:
+                parts.append(whole(f"{action[0]} " + numbers(min(r[3] for r in mine),
+                                                             max(r[4] for r in mine))))
+        return " · ".join(parts)
+
+    head = wrapped(legend, "", "") if legend else []
+    for say in (detailed, brief):
+        lines = list(head)
+        for card in cards:
+            lines += wrapped(whole(f"{shown[card]:<{pad}}") + say(card), "  ", " " * (pad + 4))
+        if len(lines) <= MOVE_LIST_LINES:
+            return lines
+    flowed = "  ·  ".join(whole(f"{shown[card]} ") + brief(card) for card in cards)
+    return head + wrapped(flowed, "  ", "  ")
 
 
 # --------------------------------------------------------------------------- round and match end
