@@ -308,6 +308,12 @@ class MoveEntry:
         outcome = None if self.partial is None else self.entry.enter(self.partial)
         return None if outcome is None else self._outcome(outcome)
 
+    def choose(self, number: int, words: int) -> tuple[str, Any]:
+        """The numbered choice ``number`` of the prompt (a pawn, steps), as :meth:`add`."""
+        if self.partial is None:
+            return "error", ("error.no-card", {"action": "play"})
+        return self._outcome(self.entry.choose(self.partial, number, words))
+
     def choices(self) -> str:
         """What is left to say: the draws (``deck, y, g``) or the rest of each fitting move."""
         return "" if self.partial is None else self.entry.choices(self.partial)
@@ -811,6 +817,10 @@ class RoomClient:
             self.say_error(cat.get("connect.local-only",
                                    "{command}: only in a local game, not in a room")
                            .format(command=head))
+        elif head.isdigit() and self.entry is not None and self.entry.fits \
+                and self.entry.draw_given:  # one of the prompt's numbered choices
+            self._settle(self.entry, self.entry.choose(int(head) if len(head) < 7 else 0,
+                                                       len(words)))
         elif head.isdigit():
             self._pick(head, len(words))
         elif head in ACTIONS:
