@@ -221,6 +221,25 @@ def test_a_board_turn_asks_for_the_pawn() -> None:
             assert move.pawn == fits[0].pawn
 
 
+def test_a_board_turns_pawn_is_taken_by_its_number_in_a_room() -> None:
+    """The prompt's numbered choices, as in lc play: the client sends the chosen move."""
+    pack, state = played("board-classic", 3, 0)
+    legal = [str(m) for m in legal_moves(state)]
+    c, text = client()
+    c.pack, c.legal, c.seat = pack, legal, 0
+    sent: list[dict] = []
+    c.send = lambda message, quiet=False: sent.append(message) or True  # type: ignore
+    entry = MoveEntry(pack, legal)
+    play = next(m for m in entry.moves if m.action == "play" and m.pawn is not None)
+    card = pack.cards.format(play.card)
+    c.command(f"p {card} deck")
+    assert c.prompt().startswith(f"{card}, which one? [1] pawn=0 (leader) · [2] pawn=1")
+    c.command("9")
+    assert "9: type a number from 1 to 2" in text.getvalue() and not sent
+    c.command("2")
+    assert sent == [{"type": "move", "move": f"p {card} pawn=1 deck"}]
+
+
 # --------------------------------------------------------------------------- the room's messages
 
 class Quiet:
