@@ -26,6 +26,7 @@ characters. The other ``lc`` commands that print data (``score``, ``show``,
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rich import box
@@ -36,7 +37,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from lostcities.engine import DISCARD, PLAY
+from lostcities.engine import PLAY
 from lostcities.engine.tooling import tile_has_value
 
 from lostcities.entry import move_notes
@@ -323,37 +324,58 @@ def _column_rows(texts: Sequence[str], width: int) -> int:
     return -(-len(texts) // across)
 
 
+@dataclass
+class _Choice:
+    """Consecutive moves of :func:`moves_by_card` that differ only in their draw: moves
+    ``first`` to ``last`` (numbered from 1), the draws in their order."""
+
+    action: str       # as the move's text says it: p, d
+    card: int
+    rest: str         # the words between the card and the draw: pawn=1, step=r step=none
+    first: int
+    last: int
+    draws: tuple[str, ...]
+
+    def numbers(self) -> str:
+        return _span(self.first, self.last)
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
 def moves_by_card(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) -> list[str]:
     """The numbered moves grouped by card, one card a line (``[y6]  p 1-4 step=y · 5-8
-    step=w · d 37-40``): a range is one choice of the card taken with each of its draws in
+    step=w   d 37-40``): a range is one choice of the card taken with each of its draws in
     turn, in the order the line above them says (``deck, y, w, g``; another order is given
-    after its range). Lines longer than ``width`` wrap; when that would take more than
-    :data:`MOVE_LIST_LINES` lines, each card gives one range per action, and then several
-    cards share a line."""
-    runs: list[tuple[str, int, str, int, int, tuple[str, ...]]] = []
+    after its range). Lines longer than ``width`` wrap, never inside a choice; when that
+    would take more than :data:`MOVE_LIST_LINES` lines, each card gives its ranges per
+    action only, then the cards share lines, and at last the lines past the screen give way
+    to one saying to type the card instead (a list no pack deals: a room's, which is data)."""
+    choices: list[_Choice] = []
     for number, move in enumerate(moves, 1):
         words = move.text().split(" ")
         rest = " ".join(words[2:-1] if move.draw is not None else words[2:])
         draw = (words[-1],) if move.draw is not None else ()
-        last = runs[-1] if runs else None
-        if last is not None and last[:3] == (move.action, move.card, rest) \
-                and last[4] == number - 1:
-            runs[-1] = (*last[:4], number, last[5] + draw)
+        last = choices[-1] if choices else None
+        if last is not None and (last.action, last.card, last.rest, last.last) == \
+                (words[0], move.card, rest, number - 1):
+            last.last, last.draws = number, last.draws + draw
         else:
-            runs.append((move.action, move.card, rest, number, number, draw))
-    drawn = [run[5] for run in runs if len(run[5]) > 1]
+            choices.append(_Choice(words[0], move.card, rest, number, number, draw))
+    drawn = [c.draws for c in choices if len(c.draws) > 1]
     common = max(drawn, key=drawn.count) if drawn else ()
     if 2 * drawn.count(common) <= len(drawn):  # no order most ranges share: each says its own
         common = ()
+    legend = cat("moves.ranges", draws=", ".join(common)) if common else \
+        cat("moves.ranges-listed") if drawn else ""
     codec = moves[0].codec if moves else None
-    cards = sorted(dict.fromkeys(run[1] for run in runs),
+    cards = sorted(dict.fromkeys(c.card for c in choices),
                    key=codec.sort_key if codec is not None else None)
     shown = {card: f"[{codec.format(card) if codec is not None else card}]" for card in cards}
     pad = max((len(label) for label in shown.values()), default=0) + 2
-    legend = cat("moves.ranges", draws=", ".join(common)) if common else \
-        cat("moves.ranges-listed") if drawn else ""
 
-    def whole(text: str) -> str:  # one choice is never cut by a line break
+    def whole(text: str) -> str:  # a choice is never cut by a line break
         return text.replace(" ", NBSP)
 
     def wrapped(text: str, first: str, rest: str) -> list[str]:
@@ -361,28 +383,28 @@ def moves_by_card(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) ->
             text, max(width - 1, 20), initial_indent=first, subsequent_indent=rest,
             break_on_hyphens=False, break_long_words=False)]
 
-    def numbers(first: int, last: int) -> str:
-        return str(first) if first == last else f"{first}-{last}"
+    def by_action(card: int) -> list[list[_Choice]]:
+        mine = [c for c in choices if c.card == card]
+        return [[c for c in mine if c.action == action]
+                for action in dict.fromkeys(c.action for c in mine)]
 
     def detailed(card: int) -> str:
-        parts = []
-        for action in (PLAY, DISCARD):
-            mine = [run for run in runs if run[:2] == (action, card)]
-            if mine:
-                said = [" ".join(filter(None, (numbers(r[3], r[4]), r[2],
-                                               "" if r[5] == common or len(r[5]) < 2
-                                               else f"({' '.join(r[5])})"))) for r in mine]
-                parts.append(whole(f"{action[0]} ") + " · ".join(whole(x) for x in said))
-        return "   ".join(parts)
+        return "   ".join(whole(f"{group[0].action} ") + " · ".join(
+            whole(" ".join(filter(None, (c.numbers(), c.rest, "" if c.draws == common or
+                                         len(c.draws) < 2 else f"({' '.join(c.draws)})"))))
+            for c in group) for group in by_action(card))
 
-    def brief(card: int) -> str:
-        parts = []
-        for action in (PLAY, DISCARD):
-            mine = [run for run in runs if run[:2] == (action, card)]
-            if mine:
-                parts.append(whole(f"{action[0]} " + numbers(min(r[3] for r in mine),
-                                                             max(r[4] for r in mine))))
-        return " · ".join(parts)
+    def brief(card: int) -> str:  # the ranges only, consecutive choices merged
+        said = []
+        for group in by_action(card):
+            spans: list[list[int]] = []
+            for c in group:
+                if spans and spans[-1][1] == c.first - 1:
+                    spans[-1][1] = c.last
+                else:
+                    spans.append([c.first, c.last])
+            said.append(whole(f"{group[0].action} ") + ", ".join(_span(*x) for x in spans))
+        return " · ".join(said)
 
     head = wrapped(legend, "", "") if legend else []
     for say in (detailed, brief):
@@ -392,7 +414,11 @@ def moves_by_card(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) ->
         if len(lines) <= MOVE_LIST_LINES:
             return lines
     flowed = "  ·  ".join(whole(f"{shown[card]} ") + brief(card) for card in cards)
-    return head + wrapped(flowed, "  ", "  ")
+    lines = head + wrapped(flowed, "  ", "  ")
+    if len(lines) <= MOVE_LIST_LINES:
+        return lines
+    cut = wrapped(cat("moves.cut"), "  ", "  ")
+    return lines[:MOVE_LIST_LINES - len(cut)] + cut
 
 
 # --------------------------------------------------------------------------- round and match end
