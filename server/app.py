@@ -642,6 +642,8 @@ class Hub:
         except LostCitiesError as err:
             client.send(_error("error.bot", reason=str(err).splitlines()[0][:200]))
             return
+        if room.turns != asked.number:  # the seat played while it was thought of: a hint
+            return                      # for a position gone would name a card not held
         client.send(room.hint_message(asked, move))
 
     async def away(self, room: Room, seat: int) -> None:
