@@ -41,6 +41,51 @@ INTERRUPTED = "lc: interrupted\n"
 DESCRIPTION = "Lost Cities: play, score, validate rule packs, simulate bots and replay records."
 
 
+#: a hyphen as held while help text is wrapped (U+2011, a non-breaking hyphen: one column too)
+_HELD_HYPHEN = "\u2011"
+
+
+@functools.lru_cache(maxsize=1)
+def help_context() -> type:
+    """The click context class of ``lc`` and its commands: typer's, with a help formatter
+    that wraps at spaces only (made on first use: it derives from typer's)."""
+    import typer
+
+    class WholeWords(typer.Context.formatter_class):  # type: ignore[name-defined,misc]
+        """click's help formatter, never cutting a word: textwrap also breaks a line after
+        a hyphen (``duel-`` / ``classic``), so the hyphens of the text are held as
+        non-breaking ones while it is wrapped, then given back."""
+
+        def _whole(self, write: Any, *args: Any) -> None:
+            start = len(self.buffer)
+            write(*args)
+            self.buffer[start:] = [part.replace(_HELD_HYPHEN, "-")
+                                   for part in self.buffer[start:]]
+
+        def write_text(self, text: str) -> None:
+            self._whole(super().write_text, text.replace("-", _HELD_HYPHEN))
+
+        def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+            held = [(first, second.replace("-", _HELD_HYPHEN)) for first, second in rows]
+            self._whole(super().write_dl, held, col_max, col_spacing)
+
+    class WholeWordsContext(typer.Context):
+        formatter_class = WholeWords
+
+    return WholeWordsContext
+
+
+@functools.lru_cache(maxsize=1)
+def command_class() -> type:
+    """The click command class of each ``lc`` command: typer's, with :func:`help_context`."""
+    from typer.core import TyperCommand
+
+    class Command(TyperCommand):
+        context_class = help_context()
+
+    return Command
+
+
 @functools.lru_cache(maxsize=1)
 def group_class() -> type:
     """The click group class of ``lc`` (made on first use: it derives from typer's)."""
@@ -55,6 +100,8 @@ def group_class() -> type:
         command that does not handle it itself is ``lc: interrupted`` on stderr, exit 130
         (typer turns the interrupt into that code and would say nothing).
         """
+
+        context_class = help_context()
 
         def invoke(self, ctx: Any) -> Any:
             try:
@@ -166,6 +213,8 @@ def build_app(modules: Sequence[str] = COMMAND_MODULES) -> Any:
     built.callback()(root)
     for name in modules:
         importlib.import_module(f"lostcities.cli.{name}").register(built)
+    for info in built.registered_commands:  # their help wrapped as lc's is
+        info.cls = command_class()
     return built
 
 

@@ -13,7 +13,7 @@ from lostcities.engine.errors import BackendError, LostCitiesError, PackError
 from lostcities.engine.tooling import BACKENDS, balance as run, check_path
 
 from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, check_seed,
-                     complete_pack, echo_report, fail)
+                     complete_pack, echo_report, fail, plain)
 from .matches import bot_specs, check_workers_option, complete_bot
 
 
@@ -98,6 +98,10 @@ def balance(
             fail(f"{option}: {err}", EXIT_USAGE if err.code == "LC009" else EXIT_PROBLEM)
         except LostCitiesError as err:
             fail(f"{option}: {err}", EXIT_USAGE)
+    if packs[0].rounds != packs[1].rounds:
+        typer.echo(f"lc: warning: {plain(packs[0].id)} plays {packs[0].rounds} round(s) a match "
+                   f"and {plain(packs[1].id)} {packs[1].rounds}: the per-match measures (wins, "
+                   f"scores, margins) compare matches of different lengths", err=True)
     specs = bot_specs(bots, packs[0])
     if not packs[1].min_players <= len(specs) <= packs[1].max_players:
         fail(f"--bots: {len(specs)} bot(s), but {packs[1].id} is played by "

@@ -38,6 +38,7 @@ from lostcities.engine.tooling import check_path, kind_of, loads_json, read_text
 from lostcities.i18n import Catalogue, detect_lang
 from lostcities.entry import MoveEntry as TypedEntry
 from lostcities.entry import Outcome, Partial, rule_keys, typed_words
+from lostcities.server.protocol import ROOM_GONE
 
 from .common import EXIT_USAGE, fail
 from .render import match_end, move_list, plain, round_message, table
@@ -311,6 +312,12 @@ class MoveEntry:
         outcome = None if self.partial is None else self.entry.enter(self.partial)
         return None if outcome is None else self._outcome(outcome)
 
+    def choose(self, number: int, words: int) -> tuple[str, Any]:
+        """The numbered choice ``number`` of the prompt (a pawn, steps), as :meth:`add`."""
+        if self.partial is None:
+            return "error", ("error.no-card", {"action": "play"})
+        return self._outcome(self.entry.choose(self.partial, number, words))
+
     def choices(self) -> str:
         """What is left to say: the draws (``deck, y, g``) or the rest of each fitting move."""
         return "" if self.partial is None else self.entry.choices(self.partial)
@@ -329,6 +336,9 @@ class MoveEntry:
 
 
 # --------------------------------------------------------------------------- the client
+
+#: the messages kept while the hello's answer is awaited (the server's chat and turn backlog)
+HELD_MESSAGES = 200
 
 #: command words of lc play that make sense in a room (the rest: ``not in a room``)
 LOCAL_ONLY = ("undo", "save")
@@ -371,6 +381,12 @@ class RoomClient:
         #: that connects again is sent the last ones again, and those are not printed twice
         self.printed: dict[str, int] = {}
         self.socket: Any = None
+        #: the ``welcome`` messages read on the socket now open: the server welcomes a new
+        #: socket at once, as a spectator, then again in answer to the ``hello`` (with the
+        #: token's seat); only from that second one on is what it sends this client's own
+        self.welcomes = 0
+        #: the close code the server gave when the socket last closed (None: none read)
+        self.close_code: Optional[int] = None
         self.closing = threading.Event()
         self.pack: Optional["RulePack"] = None
         self.room: dict[str, Any] = {}
@@ -388,10 +404,12 @@ class RoomClient:
         """Connect, say ``hello``, read ``welcome`` and load the room's pack; raises
         :class:`ConnectError` (the room refused, the server not there, the pack)."""
         first = self._dial()
-        welcome = self._receive_welcome(first)
+        welcome, held = self._receive_welcome(first)
         self.pack = room_pack(self.address, str(welcome.get("pack", ""))[:200])
         self._welcome(welcome)
         self.socket = first
+        for message in held:  # the chat and turns sent before it, with the pack to say them
+            self.handle(message)
 
     def _dial(self) -> Any:
         socket = self.connect(self.address.ws)
@@ -411,14 +429,27 @@ class RoomClient:
             hello["player"] = self.player
         socket.send(json.dumps(hello))
 
-    def _receive_welcome(self, socket: Any) -> dict[str, Any]:
-        """Read up to ``welcome`` (the hello's), the messages before it handled."""
+    def _receive_welcome(self, socket: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Read up to the ``welcome`` that answers the hello (the socket's second: the
+        first, and the spectator's ``state`` after it, are not this seat's, so a player
+        back with a token never sees the room as a spectator first), and the messages
+        read before it to handle (chat and turns; not those two)."""
+        self.welcomes = 0
+        held: list[dict[str, Any]] = []
         while True:
             message = self._read(socket, OPEN_TIMEOUT)
             if message is None:
+                if self.close_code == ROOM_GONE:
+                    raise ConnectError(f"{self.address.ws}: the server has no room "
+                                       f"{self.address.room}", EXIT_USAGE)
                 raise ConnectError(f"{self.address.ws}: the server closed the connection")
-            if message.get("type") == "welcome" and isinstance(message.get("pack"), str):
-                return message
+            kind = message.get("type")
+            if kind == "welcome" and isinstance(message.get("pack"), str):
+                self.welcomes += 1
+                if self.welcomes >= 2:
+                    return message, held
+            elif kind != "state" and len(held) < HELD_MESSAGES:
+                held.append(message)
 
     def _read(self, socket: Any, timeout: Optional[float] = None) -> Optional[dict[str, Any]]:
         """The next message that is a JSON object (others are skipped), None when closed."""
@@ -429,6 +460,7 @@ class RoomClient:
                 raise ConnectError(f"{self.address.ws}: no answer in {timeout:g} s") from None
             except Exception as err:  # the connection closed or broke
                 if _closed(err):
+                    self.close_code = close_code(err)
                     return None
                 raise
             if not isinstance(text, str) or len(text) > MESSAGE_BYTES:
@@ -481,6 +513,9 @@ class RoomClient:
                     self.socket = None
                 if self.closing.is_set():
                     return
+                if self.close_code == ROOM_GONE:  # the room is no more: nothing to reconnect to
+                    self.say_error(self.cat("connect.gone", room=self.address.room))
+                    return
                 self.say_error(self.cat.get("connect.lost",
                                             "The connection to the room dropped; reconnecting..."))
             if self.closing.wait(wait):
@@ -488,10 +523,14 @@ class RoomClient:
             wait = min(wait * 2, BACKOFF_MOST)
             try:
                 socket = self._dial()
-            except Exception:  # noqa: BLE001 - the server is not back yet
+            except Exception as err:  # noqa: BLE001 - the server is not back yet
+                if close_code(err) == ROOM_GONE:  # back, without the room
+                    self.say_error(self.cat("connect.gone", room=self.address.room))
+                    return
                 continue
             with self.lock:
                 self.socket = socket
+                self.welcomes = 0  # a new socket: welcomed as a spectator, then answered
                 self.pings = self.pongs = 0  # a new socket: pings lost with the old one
                 self.shown = None  # the table drawn again from the next state
             self.say(self.cat.get("connect.back", "Connected to the room again."))
@@ -540,6 +579,10 @@ class RoomClient:
             if number <= self.printed.get(kind, -1):
                 return  # already printed, before a reconnection
             self.printed[kind] = number
+        if kind == "welcome":
+            self.welcomes += 1
+        if kind in ("welcome", "state") and self.welcomes < 2:
+            return  # a new socket's spectator welcome and view: the hello's answer follows
         try:
             if kind == "state":
                 self._state(message)
@@ -782,6 +825,10 @@ class RoomClient:
             self.say_error(cat.get("connect.local-only",
                                    "{command}: only in a local game, not in a room")
                            .format(command=head))
+        elif head.isdigit() and self.entry is not None and self.entry.fits \
+                and self.entry.draw_given:  # one of the prompt's numbered choices
+            self._settle(self.entry, self.entry.choose(int(head) if len(head) < 7 else 0,
+                                                       len(words)))
         elif head.isdigit():
             self._pick(head, len(words))
         elif head in ACTIONS:
@@ -847,7 +894,7 @@ class RoomClient:
         if entry is None:
             return
         self.say(self.cat("moves.title", count=len(entry.moves)))
-        self.say(move_list(entry.moves, self.cat))
+        self.say(move_list(entry.moves, self.cat, self.out.width))
 
     def _pick(self, word: str, count: int) -> None:
         entry = self._my_turn()
@@ -987,8 +1034,17 @@ def websocket_opener() -> Callable[[str], Any]:
     return open_socket
 
 
+def close_code(err: BaseException) -> Optional[int]:
+    """The close code the server sent, when ``err`` is the connection closing with one."""
+    received = getattr(err, "rcvd", None)  # websockets' ConnectionClosed: the close frame
+    code = getattr(received, "code", None)
+    return code if isinstance(code, int) else None
+
+
 def refusal(err: BaseException, address: RoomAddress) -> str:
     """The one line saying why the room could not be reached."""
+    if close_code(err) == ROOM_GONE:  # accepted, then closed: the server has no such room
+        return f"{address.ws}: the server has no room {address.room}"
     status = getattr(getattr(err, "response", None), "status_code", None)
     if status is not None:
         if status in (403, 404):

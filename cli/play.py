@@ -310,6 +310,8 @@ class Terminal:
         self.check_said = time.monotonic()   # when its progress was last said (or it began)
         self.check_spoke = False         # whether its progress was said at all
         self.leaving = False             # saving to stop: say things at once
+        for turn in session.last_turns(self.recent.maxlen or 2):  # a resumed game's last turns
+            self._remember(turn)
         if session.unchecked is not None:
             self._start_check()
 
@@ -468,12 +470,18 @@ class Terminal:
         if self.delay:
             time.sleep(self.delay)
 
-    def _after(self, turn: "Turn") -> None:
-        """A turn was played: remember it, print it in a pipe, show a round's end."""
+    def _remember(self, turn: "Turn") -> Text:
+        """``turn`` in words, kept for the "Last turns" under the next table."""
         s = self.session
         you = len(s.humans) == 1 and turn.seat in s.humans
         text = describe(turn, s.pack, s.players[turn.seat].label, self.cat, you=you)
         self.recent.append(text)
+        return text
+
+    def _after(self, turn: "Turn") -> None:
+        """A turn was played: remember it, print it in a pipe, show a round's end."""
+        s = self.session
+        text = self._remember(turn)
         if not self.interactive:
             self.out.print(text)
         if turn.ended is None:
@@ -610,7 +618,7 @@ class Terminal:
             else:
                 self.out.print(self._note(note))
         if reply.moves:
-            self.out.print(move_list(reply.moves, self.cat))
+            self.out.print(move_list(reply.moves, self.cat, self.out.width))
 
     def _note(self, note: Any) -> Any:
 

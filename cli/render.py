@@ -25,6 +25,8 @@ characters. The other ``lc`` commands that print data (``score``, ``show``,
 """
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from rich import box
@@ -39,6 +41,7 @@ from lostcities.engine import PLAY
 from lostcities.engine.tooling import tile_has_value
 
 from lostcities.entry import move_notes
+from lostcities.i18n.rulebook import NBSP
 
 from .common import plain, plain_json  # noqa: F401 (plain_json: re-exported, its old place)
 
@@ -296,10 +299,126 @@ def describe(turn: "Turn", pack: "RulePack", label: str, cat: "Catalogue", *,
     return text
 
 
-def move_list(moves: Sequence["Move"], cat: "Catalogue") -> Columns:
-    """The legal moves numbered from 1, in columns."""
-    return Columns([Text(f"{i:>3}  {m.text()}") for i, m in enumerate(moves, 1)],
-                   padding=(0, 3), column_first=True)
+def move_list(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) -> RenderableType:
+    """The legal moves numbered from 1 (a number plays that move), never longer than
+    :data:`MOVE_LIST_LINES` lines at ``width`` columns: in columns when they fit and no
+    move has a board decision (a pawn, steps), else grouped by card (:func:`moves_by_card`)."""
+    texts = [f"{i:>3}  {m.text()}" for i, m in enumerate(moves, 1)]
+    board = any(m.pawn is not None or m.steps for m in moves)
+    if not board and _column_rows(texts, width) <= MOVE_LIST_LINES:
+        return Columns([Text(t) for t in texts], padding=(0, COLUMN_GAP), column_first=True)
+    return Text("\n".join(moves_by_card(moves, cat, width)))
+
+
+#: the most lines ``moves`` prints under its title: with the title and the prompt, a
+#: 24-line terminal shows the whole list
+MOVE_LIST_LINES = 22
+#: spaces between two columns of numbered moves
+COLUMN_GAP = 3
+
+
+def _column_rows(texts: Sequence[str], width: int) -> int:
+    """The rows rich's :class:`Columns` takes for ``texts`` (one width for all) at ``width``."""
+    cell = max((len(t) for t in texts), default=0) + COLUMN_GAP
+    across = max(1, (width + COLUMN_GAP) // max(cell, 1))
+    return -(-len(texts) // across)
+
+
+@dataclass
+class _Choice:
+    """Consecutive moves of :func:`moves_by_card` that differ only in their draw: moves
+    ``first`` to ``last`` (numbered from 1), the draws in their order."""
+
+    action: str       # as the move's text says it: p, d
+    card: int
+    rest: str         # the words between the card and the draw: pawn=1, step=r step=none
+    first: int
+    last: int
+    draws: tuple[str, ...]
+
+    def numbers(self) -> str:
+        return _span(self.first, self.last)
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def moves_by_card(moves: Sequence["Move"], cat: "Catalogue", width: int = 80) -> list[str]:
+    """The numbered moves grouped by card, one card a line (``[y6]  p 1-4 step=y · 5-8
+    step=w   d 37-40``): a range is one choice of the card taken with each of its draws in
+    turn, in the order the line above them says (``deck, y, w, g``; another order is given
+    after its range). Lines longer than ``width`` wrap, never inside a choice; when that
+    would take more than :data:`MOVE_LIST_LINES` lines, each card gives its ranges per
+    action only, then the cards share lines, and at last the lines past the screen give way
+    to one saying to type the card instead (a list no pack deals: a room's, which is data)."""
+    choices: list[_Choice] = []
+    for number, move in enumerate(moves, 1):
+        words = move.text().split(" ")
+        rest = " ".join(words[2:-1] if move.draw is not None else words[2:])
+        draw = (words[-1],) if move.draw is not None else ()
+        last = choices[-1] if choices else None
+        if last is not None and (last.action, last.card, last.rest, last.last) == \
+                (words[0], move.card, rest, number - 1):
+            last.last, last.draws = number, last.draws + draw
+        else:
+            choices.append(_Choice(words[0], move.card, rest, number, number, draw))
+    drawn = [c.draws for c in choices if len(c.draws) > 1]
+    common = max(drawn, key=drawn.count) if drawn else ()
+    if 2 * drawn.count(common) <= len(drawn):  # no order most ranges share: each says its own
+        common = ()
+    legend = cat("moves.ranges", draws=", ".join(common)) if common else \
+        cat("moves.ranges-listed") if drawn else ""
+    codec = moves[0].codec if moves else None
+    cards = sorted(dict.fromkeys(c.card for c in choices),
+                   key=codec.sort_key if codec is not None else None)
+    shown = {card: f"[{codec.format(card) if codec is not None else card}]" for card in cards}
+    pad = max((len(label) for label in shown.values()), default=0) + 2
+
+    def whole(text: str) -> str:  # a choice is never cut by a line break
+        return text.replace(" ", NBSP)
+
+    def wrapped(text: str, first: str, rest: str) -> list[str]:
+        return [line.replace(NBSP, " ") for line in textwrap.wrap(
+            text, max(width - 1, 20), initial_indent=first, subsequent_indent=rest,
+            break_on_hyphens=False, break_long_words=False)]
+
+    def by_action(card: int) -> list[list[_Choice]]:
+        mine = [c for c in choices if c.card == card]
+        return [[c for c in mine if c.action == action]
+                for action in dict.fromkeys(c.action for c in mine)]
+
+    def detailed(card: int) -> str:
+        return "   ".join(whole(f"{group[0].action} ") + " · ".join(
+            whole(" ".join(filter(None, (c.numbers(), c.rest, "" if c.draws == common or
+                                         len(c.draws) < 2 else f"({' '.join(c.draws)})"))))
+            for c in group) for group in by_action(card))
+
+    def brief(card: int) -> str:  # the ranges only, consecutive choices merged
+        said = []
+        for group in by_action(card):
+            spans: list[list[int]] = []
+            for c in group:
+                if spans and spans[-1][1] == c.first - 1:
+                    spans[-1][1] = c.last
+                else:
+                    spans.append([c.first, c.last])
+            said.append(whole(f"{group[0].action} ") + ", ".join(_span(*x) for x in spans))
+        return " · ".join(said)
+
+    head = wrapped(legend, "", "") if legend else []
+    for say in (detailed, brief):
+        lines = list(head)
+        for card in cards:
+            lines += wrapped(whole(f"{shown[card]:<{pad}}") + say(card), "  ", " " * (pad + 4))
+        if len(lines) <= MOVE_LIST_LINES:
+            return lines
+    flowed = "  ·  ".join(whole(f"{shown[card]} ") + brief(card) for card in cards)
+    lines = head + wrapped(flowed, "  ", "  ")
+    if len(lines) <= MOVE_LIST_LINES:
+        return lines
+    cut = wrapped(cat("moves.cut"), "  ", "  ")
+    return lines[:MOVE_LIST_LINES - len(cut)] + cut
 
 
 # --------------------------------------------------------------------------- round and match end

@@ -763,14 +763,30 @@ class Session:
         self.state = apply(before, move)
         self.history.append((before, move))
         self.pending = None
-        taken = None
-        if move.draw is not None and move.draw >= 0:
-            retaken = move.action == DISCARD and self.pack.cards.colour_of[move.card] == move.draw
-            taken = move.card if retaken else before.piles[move.draw][-1]
         ended = self.state.finished[-1] if len(self.state.finished) > len(before.finished) \
             else None
         self.autosave()
-        return Turn(before.to_move, move, before.round, taken, ended, is_over(self.state))
+        return Turn(before.to_move, move, before.round, self._taken(before, move), ended,
+                    is_over(self.state))
+
+    def _taken(self, before: GameState, move: "Move") -> Optional[int]:
+        """The card ``move`` took from a discard pile in ``before`` (None: the deck)."""
+        if move.draw is None or move.draw < 0:
+            return None
+        if move.action == DISCARD and self.pack.cards.colour_of[move.card] == move.draw:
+            return move.card  # retaken
+        return before.piles[move.draw][-1]
+
+    def last_turns(self, count: int) -> list[Turn]:
+        """The last ``count`` turns played in the round under way, oldest first (what a
+        resumed game recalls under its first table)."""
+        turns = []
+        for before, move in reversed(self.history):
+            if len(turns) >= count or before.round != self.state.round \
+                    or len(before.finished) != len(self.state.finished):
+                break
+            turns.append(Turn(before.to_move, move, before.round, self._taken(before, move)))
+        return turns[::-1]
 
     # ----------------------------------------------------------------- commands
 
@@ -790,6 +806,9 @@ class Session:
         name = COMMANDS.get(head)
         if name is not None:
             return getattr(self, f"_cmd_{name}")(words[1:])
+        if head.isdigit() and self.pending is not None and not entry.asks_draw(self.pending):
+            number = int(head) if len(head) < 7 else 0  # one of the numbered choices asked
+            return self._outcome(entry.choose(self.pending, number, len(words)))
         if head.isdigit():
             return self._pick(int(head), len(words))
         if head in ACTIONS:

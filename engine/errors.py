@@ -90,8 +90,11 @@ class ScoringError(LostCitiesError):
     """
 
     def __init__(self, message: str, *, file: str = "", line: int = 0, col: int = 0,
-                 code: str = "LC100", excerpt: str = "", hint: str = ""):
+                 code: str = "LC100", excerpt: str = "", hint: str = "",
+                 also: tuple["ScoringError", ...] = ()):
         self.message = message
+        #: more problems of the same formula found with this one (every unknown name)
+        self.also = tuple(also)
         self.file = file
         self.line = line
         self.col = col
@@ -102,7 +105,7 @@ class ScoringError(LostCitiesError):
 
     def __reduce__(self) -> tuple:
         return (_scoring_error, (self.message, self.file, self.line, self.col, self.code,
-                                 self.excerpt, self.hint))
+                                 self.excerpt, self.hint, self.also))
 
     def one_line(self) -> str:
         where = self.file or "<formula>"
@@ -117,10 +120,10 @@ class ScoringError(LostCitiesError):
 
 
 def _scoring_error(message: str, file: str, line: int, col: int, code: str, excerpt: str,
-                   hint: str) -> ScoringError:
+                   hint: str, also: tuple[ScoringError, ...] = ()) -> ScoringError:
     """A :class:`ScoringError` rebuilt from its fields (unpickling)."""
     return ScoringError(message, file=file, line=line, col=col, code=code, excerpt=excerpt,
-                        hint=hint)
+                        hint=hint, also=also)
 
 
 class InvalidMoveError(LostCitiesError, ValueError):

@@ -298,22 +298,48 @@ class MoveEntry:
 
         return ", ".join(rest(m) for m in moves)
 
+    def numbered(self, partial: Partial, leader: Optional[str] = None) -> str:
+        """The moves that complete ``partial`` once its draw is known (or it has none), as
+        numbered choices of what is left to say: ``[1] pawn=0 (leader) · [2] pawn=1``
+        (:meth:`choose` takes the number)."""
+        mark = self.cat("result.leader") if leader is None else leader
+        codec = self.pack.cards
+        out = []
+        for number, move in enumerate(self.fits(partial), 1):
+            words = move.text(codec).split(" ")[2:]
+            if move.draw is not None:
+                words = words[:-1]  # the draw is said already
+            sends_leader = move.pawn is not None and move.pawn < self.leaders
+            out.append(f"[{number}] " + " ".join(
+                f"{w} ({mark})" if sends_leader and w.startswith("pawn=") else w
+                for w in words))
+        return " · ".join(out)
+
+    def choose(self, partial: Partial, number: int, words: int = 1) -> Outcome:
+        """The choice ``number`` of :meth:`numbered` (``words``: the words typed, one)."""
+        fits = self.fits(partial)
+        if self.asks_draw(partial) or words != 1 or not 1 <= number <= len(fits):
+            return self._error("error.bad-choice", number=number, count=len(fits))
+        return Outcome("move", move=fits[number - 1])
+
     def pending_note(self, partial: Partial, leader: Optional[str] = None
                      ) -> tuple[str, dict[str, Any]]:
         """The message for a turn still pending: ``pending`` (draw now: ``draws``) or
-        ``pending.which`` (several moves fit: ``options``), as a key and its parameters."""
+        ``pending.which`` (several moves fit: ``options``, numbered), as a key and its
+        parameters."""
         card = self.pack.cards.format(partial.card)
-        choices = self.choices(partial, leader)
         if self.asks_draw(partial):
-            return "pending", {"card": card, "action": partial.action, "draws": choices}
-        return "pending.which", {"card": card, "options": choices}
+            return "pending", {"card": card, "action": partial.action,
+                               "draws": self.choices(partial, leader)}
+        return "pending.which", {"card": card, "options": self.numbered(partial, leader)}
 
     def prompt(self, partial: Partial) -> str:
-        """The prompt that asks for the rest of ``partial``, in the catalogue's language."""
-        choices = self.choices(partial)
-        key = "prompt.draw" if self.asks_draw(partial) else "prompt.which"
-        return self.cat(key, card=self.pack.cards.format(partial.card), draws=choices,
-                        options=choices)
+        """The prompt that asks for the rest of ``partial``, in the catalogue's language:
+        the draws, or the numbered choices of a pawn or steps."""
+        card = self.pack.cards.format(partial.card)
+        if self.asks_draw(partial):
+            return self.cat("prompt.draw", card=card, draws=self.choices(partial))
+        return self.cat("prompt.which", card=card, options=self.numbered(partial))
 
     def say(self, outcome: Outcome) -> str:
         """A refusal's or a pending turn's message in the catalogue's language, one line:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from lostcities.engine.errors import ScoringError
+
 from . import ir
 from .bounds import Domain, bound_cost
 from .closures import closure
@@ -172,7 +174,12 @@ def compile_formula(text: str, scope: str = "expedition", *,
     if tree is None:
         tree = parse(source)
     compiler = _Compiler(source, scope, scored, constants, tables)
-    code = compiler.visit(tree)
+    try:
+        code = compiler.visit(tree)
+    except ScoringError as err:
+        if err.code != UNKNOWN:
+            raise
+        raise compiler.every_unknown(tree, err) from None
     if code.type != INT:
         hint = "e.g. `if ... then 1 else 0`" if code.type == BOOL else ""
         raise source.error(TYPE, f"the {scope} formula must give an integer, not "
@@ -284,6 +291,28 @@ class _Compiler:
     def new_slot(self) -> int:
         self.size += 1
         return self.size - 1
+
+    def every_unknown(self, tree: "Tree", first: ScoringError) -> ScoringError:
+        """``first`` (the compiler's first unknown name) with every other name or function
+        of the formula that names nothing in view (:attr:`ScoringError.also`), in text
+        order, so that one run of ``lc validate`` shows them all."""
+        errors = {(first.line, first.col): first}
+        known = sorted({*self.fields, *self.constants, *self.tables})
+        functions = sorted(set(AGGREGATES) | set(FUNCTIONS))
+        for token, function in _unknown_names(tree, set(known), ()):
+            if function:
+                hint = _suggest(str(token), functions) or "the functions are " + ", ".join(
+                    functions)
+            else:
+                hint = _suggest(str(token), known) or (
+                    f"the names of the {self.scope} scope are " + ", ".join(known))
+            error = self.error(UNKNOWN, f"unknown {'function' if function else 'field'} "
+                               f"`{token}`", token, hint)
+            errors.setdefault((error.line, error.col), error)
+        ordered = [errors[at] for at in sorted(errors)]
+        head = ordered[0]
+        head.also = tuple(ordered[1:])
+        return head
 
     def visit(self, node: "Tree") -> Code:
         code = getattr(self, "_" + str(node.data))(node)
@@ -502,6 +531,46 @@ class _Compiler:
         if name != "count":
             self.check_elements(name, elem.type, elem)
         return ir.aggregate(name, coll, slot, elem, where, start, end)
+
+
+def _unknown_names(node: Any, known: set[str], local: tuple[str, ...]
+                   ) -> list[tuple["Token", bool]]:
+    """The names under ``node`` that name nothing (``known``: the scope's fields, the
+    pack's constants and tables; ``local``: the ``let`` and ``for`` names in view), each
+    with whether it is called as a function. The tree's depth is capped by the parser."""
+    kind = str(getattr(node, "data", ""))
+    if not kind:
+        return []
+    children = node.children
+    if kind == "name":
+        name = str(children[0])
+        bare = name in known or name in local or name in AGGREGATES or name in FUNCTIONS
+        return [] if bare else [(children[0], False)]
+    found: list[tuple["Token", bool]] = []
+    if kind == "call":
+        name = str(children[0])
+        if name not in AGGREGATES and name not in FUNCTIONS and name not in known \
+                and name not in local:
+            found.append((children[0], True))
+        for child in children[1:]:
+            found += _unknown_names(child, known, local)
+    elif kind == "aggregate":
+        func, elem, var, coll, where = children
+        if str(func) not in AGGREGATES:
+            found.append((func, True))
+        found += _unknown_names(coll, known, local)
+        inner = local + (str(var),)
+        found += _unknown_names(elem, known, inner) + _unknown_names(where, known, inner)
+    elif kind == "let":
+        var, value, body = children
+        found += _unknown_names(value, known, local)
+        found += _unknown_names(body, known, local + (str(var),))
+    elif kind == "field":
+        found += _unknown_names(children[0], known, local)
+    else:
+        for child in children:
+            found += _unknown_names(child, known, local)
+    return found
 
 
 def _span(at: Any) -> tuple[int, int]:

@@ -138,6 +138,21 @@ class _Formatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
+#: what a built-in pack file says of itself where the English catalogue words it otherwise
+#: (``pack.ID.description``): the file keeps its words, which a record's ``pack_sha256``
+#: covers, and is recognised as that built-in pack by them (its texts named the rule
+#: texts by their numbers, which a player does not know)
+FILE_WORDS: dict[str, str] = {
+    "pack.duel-basic.description":
+        "003's basic mode; duel-equal without wager cards (45 cards).",
+    "pack.duel-equal.description":
+        "003's listing; rows non-decreasing, wagers on, one last play without drawing once "
+        "the pile is empty.",
+    "pack.duel-six.description":
+        "000's long version with the sixth (purple) expedition; 72 cards.",
+}
+
+
 class Catalogue:
     """Translated messages of one language: ``cat("key", name=value)``."""
 
@@ -201,7 +216,7 @@ class Catalogue:
 
     def _pack_text(self, pack_id: str, field: str, text: str) -> str:
         key = f"pack.{pack_id}.{field}"
-        if not text or self._fallback.get(key) != text:
+        if not text or text not in (self._fallback.get(key), FILE_WORDS.get(key)):
             return text
         return self._messages.get(key) or text
 

@@ -236,8 +236,11 @@ LINE_WORDS: dict[str, Callable[[Any, Optional[Term], Words], str]] = {
     "duel": _row_line, "board": _pawn_line}
 
 
-def render(book: "Explanation", lang: str = "en", fmt: str = "text", width: int = 80) -> str:
-    """The rulebook ``book`` in ``lang`` as ``fmt`` (text, md or html), ending in a newline."""
+def render(book: "Explanation", lang: str = "en", fmt: str = "text", width: int = 80,
+           style: Optional[str] = None) -> str:
+    """The rulebook ``book`` in ``lang`` as ``fmt`` (text, md or html), ending in a newline;
+    ``style``: the HTML page's stylesheet, put inline (by default a plain one; the room
+    server gives its table's)."""
     words = Words(lang, fmt)
     sections, subtitle = _parts(book, words)
     marker = words.esc(words.template("marker.changed"))
@@ -246,7 +249,8 @@ def render(book: "Explanation", lang: str = "en", fmt: str = "text", width: int 
     if fmt == "md":
         return _markdown(name, subtitle, description, sections, marker)
     if fmt == "html":
-        return _html(name, subtitle, description, sections, marker, lang)
+        return _html(name, subtitle, description, sections, marker, lang,
+                     _STYLE if style is None else style)
     return _text(name, subtitle, description, sections, marker, width)
 
 
@@ -303,9 +307,10 @@ li.changed{background:#fff6d6}.marker{color:#8a5a00}"""
 
 
 def _html(name: str, subtitle: str, description: str,
-          sections: list[tuple[str, list[_Part]]], marker: str, lang: str) -> str:
+          sections: list[tuple[str, list[_Part]]], marker: str, lang: str, style: str) -> str:
     out = ["<!DOCTYPE html>", f'<html lang="{html.escape(lang)}">', "<head>",
-           '<meta charset="utf-8">', f"<title>{name}</title>", f"<style>{_STYLE}</style>",
+           '<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, '
+           'initial-scale=1">', f"<title>{name}</title>", f"<style>{style}</style>",
            "</head>", "<body>", f"<h1>{name}</h1>", f'<p class="subtitle">{subtitle}</p>']
     if description:
         out.append(f"<p>{description}</p>")

@@ -61,7 +61,8 @@ from .lobby import Lobby, MatchQueue, room_summary
 from .lobby_web import encode_lobby
 from .lobby_web import routes as lobby_routes
 from .players import player_routes
-from .protocol import LIMITS, Limits, clean_text, lang_of, localize, problem
+from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, Limits, clean_text, lang_of,
+                       localize, problem)
 from .replays import Desk, frames, read_match
 from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
 from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
@@ -724,6 +725,8 @@ class Hub:
         except LostCitiesError as err:
             client.send(_error("error.bot", reason=str(err).splitlines()[0][:200]))
             return
+        if room.turns != asked.number:  # the seat played while it was thought of: a hint
+            return                      # for a position gone would name a card not held
         client.send(room.hint_message(asked, move))
 
     async def away(self, room: Room, seat: int) -> None:
@@ -897,18 +900,17 @@ async def room_socket(socket: WebSocket) -> None:
     except RoomError as err:
         await unavailable(socket, str(err))
         return
-    if room is None:
-        await socket.close(code=1008)
-        return
     lang = lang_of(socket.headers.get("accept-language", ""))
     address = address_of(socket.scope)
     await socket.accept()  # a refusal after it: the client sees its close code
+    if room is None or hub.rooms.get(room_id) is not room:  # none, or it expired meanwhile
+        await socket.close(code=ROOM_GONE, reason=ROOM_GONE_REASON)
+        return
     full = hub.full(room_id, address)
-    if full is not None or hub.rooms.get(room_id) is not room:  # or the room expired
-        if full is not None:
-            with contextlib.suppress(Exception):
-                await socket.send_text(encode(_error(full), lang, hub.check_messages))
-        await socket.close(code=1013 if full is not None else 1008)
+    if full is not None:
+        with contextlib.suppress(Exception):
+            await socket.send_text(encode(_error(full), lang, hub.check_messages))
+        await socket.close(code=1013)
         return
     client = Connection(socket, limits, lang, hub.check_messages, address)
     hub.clients.setdefault(room_id, set()).add(client)

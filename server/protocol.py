@@ -111,6 +111,12 @@ def _validator(definition: str) -> Any:
     return Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": whole["$defs"]})
 
 
+#: the close code and reason of a WebSocket to a room the server does not have (an
+#: application code, 4000-4999: the page and ``lc play --connect`` say it in one line and
+#: do not reconnect; before the socket is accepted a close would reach them as HTTP 403)
+ROOM_GONE = 4404
+ROOM_GONE_REASON = "no such room"
+
 #: the keys a ``move`` message may have (``protocol.schema.json``, ``$defs/move``)
 MOVE_KEYS = frozenset({"type", "move", "seat"})
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, MutableMapping, Optional
@@ -90,11 +91,13 @@ async def landing(request: Request) -> Response:
 
 
 async def room_page(request: Request) -> Response:
-    """``GET /r/{room_id}``: the room's table (404 for an id of the wrong form; a well-formed
-    id of no room gets the page, which says so once it asked the server)."""
+    """``GET /r/{room_id}``: the room's table; 404 for an id of the wrong form (the JSON
+    line), and for a well-formed id of no room: the page, which says it in one line in the
+    reader's language (its ``GET /rooms/ID/table`` is a 404 too)."""
     if not is_room_id(request.path_params["room_id"]):
         return _not_found(request)
-    return _page(request, "room.html")
+    found = await _find_room(request)
+    return _page(request, "room.html", 200 if found is not None else 404)
 
 
 async def player_page(request: Request) -> Response:
@@ -191,7 +194,8 @@ async def room_rules(request: Request) -> Response:
     if room is None:
         return _not_found(request)
     lang = lang_asked(request)
-    text = await request.app.state.hub.run(lambda: render(explain(room.pack), lang, "html"))
+    text = await request.app.state.hub.run(
+        lambda: render(explain(room.pack), lang, "html", style=rules_style()))
     return HTMLResponse(text, headers={"Content-Security-Policy": rules_policy(text),
                                        **COMMON_HEADERS})
 
@@ -266,6 +270,14 @@ async def match_frames(request: Request) -> Response:
 async def replay_page(request: Request) -> Response:
     """``GET /replay``: the replay page that opens a record file dropped on it."""
     return _page(request, "replay.html")
+
+
+@lru_cache(maxsize=1)
+def rules_style() -> str:
+    """The rulebook page's stylesheet: the table's palette and fonts (the ``:root`` block of
+    ``static/table.css``, the one place they are written) then ``static/rules.css``."""
+    root = re.search(r":root\s*\{[^}]*\}", static_text("table.css"))
+    return (root.group(0) if root else "") + "\n" + static_text("rules.css")
 
 
 def rules_policy(page: str) -> str:

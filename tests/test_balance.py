@@ -364,3 +364,17 @@ def test_the_table_fits_80_columns_and_shows_every_number_whole(house_file):
     wide = CliRunner().invoke(app, args, env={"COLUMNS": "200", "LC_PROGRESS_INTERVAL": "0"})
     assert "first player wins (share of matches)" in wide.stdout  # room: labels on one line
     assert max(len(line) for line in wide.stdout.splitlines()) <= 200
+
+
+def test_cli_warns_in_one_line_when_the_packs_play_different_numbers_of_rounds():
+    result = lc("balance", "board-short", "--base", "board-classic", "-n", "2",
+                "-b", "greedy,greedy", "-w", "1")
+    assert result.exit_code == 0, result.stderr
+    warning = [line for line in result.stderr.splitlines() if line.startswith("lc: warning:")]
+    assert warning == ["lc: warning: board-short plays 1 round(s) a match and board-classic 3: "
+                       "the per-match measures (wins, scores, margins) compare matches of "
+                       "different lengths"]
+    assert "warning" not in result.stdout
+    same = lc("balance", "board-short", "--base", "board-short", "-n", "2", "-b",
+              "greedy,greedy", "-w", "1")
+    assert same.exit_code == 0 and "warning" not in same.stderr

@@ -248,7 +248,7 @@ def test_lc_play_offers_the_decline_and_accepts_its_word(word):
     session = session_at(p, s)
     reply = session.command("p y9 deck")
     assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
-    assert reply.notes[0].params["options"] == "step=b deck, step=none deck"
+    assert reply.notes[0].params["options"] == "[1] step=b · [2] step=none"
     assert session.command(word).kind == "moved"
     assert session.history[-1][1].steps == (NO_STEP,)
     assert place(session.state, 0, "b") == (1, False)

@@ -258,7 +258,7 @@ def test_a_refused_room_and_a_server_not_there_are_one_line_exit_2(server: dict,
                                                                   tmp_path: Path) -> None:
     port = server["port"]
     line = one_line(run_lc("--connect", f"http://127.0.0.1:{port}/r/aaaaaaaa", home=tmp_path))
-    assert "refused the room aaaaaaaa" in line
+    assert line.endswith("/rooms/aaaaaaaa/ws: the server has no room aaaaaaaa")
     line = one_line(run_lc("--connect", f"http://127.0.0.1:{free_port()}/r/aaaaaaaa",
                            home=tmp_path))
     assert "nothing answers" in line

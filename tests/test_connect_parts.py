@@ -221,6 +221,25 @@ def test_a_board_turn_asks_for_the_pawn() -> None:
             assert move.pawn == fits[0].pawn
 
 
+def test_a_board_turns_pawn_is_taken_by_its_number_in_a_room() -> None:
+    """The prompt's numbered choices, as in lc play: the client sends the chosen move."""
+    pack, state = played("board-classic", 3, 0)
+    legal = [str(m) for m in legal_moves(state)]
+    c, text = client()
+    c.pack, c.legal, c.seat = pack, legal, 0
+    sent: list[dict] = []
+    c.send = lambda message, quiet=False: sent.append(message) or True  # type: ignore
+    entry = MoveEntry(pack, legal)
+    play = next(m for m in entry.moves if m.action == "play" and m.pawn is not None)
+    card = pack.cards.format(play.card)
+    c.command(f"p {card} deck")
+    assert c.prompt().startswith(f"{card}, which one? [1] pawn=0 (leader) · [2] pawn=1")
+    c.command("9")
+    assert "9: type a number from 1 to 2" in text.getvalue() and not sent
+    c.command("2")
+    assert sent == [{"type": "move", "move": f"p {card} pawn=1 deck"}]
+
+
 # --------------------------------------------------------------------------- the room's messages
 
 class Quiet:
@@ -239,7 +258,25 @@ def client(lang: str = "en") -> tuple[RoomClient, io.StringIO]:
     c = RoomClient(address, Catalogue(lang), TokenFile(Path("/nonexistent/t")),
                    interactive=False, connect=lambda url: Quiet(), out=console, err=console)
     c.pack = load_pack("duel-classic")
+    c.welcomes = 2  # as open() leaves it: past the hello's answer, the room's messages are its own
     return c, text
+
+
+def test_a_new_sockets_spectator_welcome_and_view_are_not_shown() -> None:
+    """The server welcomes a socket as a spectator before it answers the hello: the
+    client keeps quiet until that answer (its second welcome), then draws its seat's view."""
+    c, text = client()
+    c.welcomes = 0
+    state = {"type": "state", "room": {"status": "lobby", "pack": "duel-classic",
+                                        "seats": [{"name": "Ann"}]}, "seat": None,
+             "view": None, "legal": None}
+    c.handle({"type": "welcome", "room": "abcdefgh", "pack": "duel-classic", "seat": None})
+    c.handle(state)
+    assert text.getvalue() == "" and c.seat is None
+    c.handle({"type": "welcome", "room": "abcdefgh", "pack": "duel-classic", "seat": 0})
+    c.handle({**state, "seat": 0})
+    assert c.seat == 0 and "Seated: Ann" in text.getvalue()
+    assert "spectator" not in text.getvalue()
 
 
 def room_messages(pack_id: str) -> list[dict]:

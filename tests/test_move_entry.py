@@ -163,7 +163,7 @@ def test_a_card_alone_asks_for_the_draw_then_for_the_rest(name: str) -> None:
                     assert not entry.asks_draw(partial)
                     assert entry.prompt(partial).startswith(shown)
                     assert entry.say(outcome) == cat("pending.which", card=shown,
-                                                     options=entry.choices(partial))
+                                                     options=entry.numbered(partial))
                     continue
                 draws = entry.choices(partial).split(", ")
                 assert draws == list(dict.fromkeys(
@@ -185,12 +185,19 @@ def test_a_card_alone_asks_for_the_draw_then_for_the_rest(name: str) -> None:
                     assert after.kind == "pending" and set(after.fits) == set(rest)
                     options = entry.choices(after.partial).split(", ")
                     assert len(options) == len(rest)
+                    numbered = entry.numbered(after.partial).split(" · ")
                     assert entry.prompt(after.partial) == cat(
-                        "prompt.which", card=shown, options=", ".join(options))
-                    for option, move in zip(options, rest):  # each option, typed, is its move
+                        "prompt.which", card=shown, options=" · ".join(numbered))
+                    for number, (option, choice, move) in enumerate(
+                            zip(options, numbered, rest), 1):  # typed or by number: its move
                         words = re.sub(r" \([^)]*\)", "", option).split()
                         last = entry.add(partial, words)
                         assert last.kind == "move" and last.move == move, (option, last)
+                        assert choice.startswith(f"[{number}] ") and word not in choice.split()
+                        picked = entry.choose(after.partial, number)
+                        assert picked.kind == "move" and picked.move == move
+                    for wrong in (0, len(rest) + 1):
+                        assert entry.choose(after.partial, wrong).key == "error.bad-choice"
 
 
 def test_a_last_play_with_a_pawn_to_choose_asks_for_the_pawn_not_a_draw() -> None:
@@ -203,7 +210,9 @@ def test_a_last_play_with_a_pawn_to_choose_asks_for_the_pawn_not_a_draw() -> Non
     entry = MoveEntry(pack, legal)
     outcome = entry.start("play", ["g3"])
     assert outcome.kind == "pending" and not entry.asks_draw(outcome.partial)
-    assert entry.prompt(outcome.partial) == "g3: pawn=0 (leader), pawn=1 > "
+    assert entry.prompt(outcome.partial) == \
+        "g3, which one? [1] pawn=0 (leader) · [2] pawn=1 (a number, or type it) > "
+    assert entry.choose(outcome.partial, 2).move == legal[1]
     assert entry.add(outcome.partial, ["pawn=1"]).move == legal[1]
     assert entry.add(outcome.partial, ["leader"]).move == legal[0]
     assert entry.enter(outcome.partial) is None
@@ -384,7 +393,7 @@ def test_what_the_entry_says_in_french_holds_no_english(name: str) -> None:
 #: every key the entry says (its refusals, its prompts and notes, a move in words)
 ENTRY_KEYS = ["error.no-card", "error.bad-card", "error.bad-card-plain", "error.bad-draw",
               "error.no-such-move", "error.no-leader", "connect.cannot", "pending",
-              "pending.which", "prompt.draw", "prompt.which", "result.leader",
+              "pending.which", "prompt.draw", "prompt.which", "result.leader", "error.bad-choice",
               *(f"turn.{you}{action}.{source}" for you in ("", "you.")
                 for action in ("play", "discard") for source in ("deck", "pile", "none")),
               "turn.sends", "turn.sends-leader", "turn.step", "turn.step-none"]

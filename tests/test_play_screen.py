@@ -137,7 +137,7 @@ def test_the_pawn_prompt_says_which_is_the_leader(data, lang, word):
                                       "--players", "human:A,human:B", "--lang", lang],
                                 input=f"p {card}\ndeck\n", env=PLAIN_ENV)
     assert result.exit_code == 0, result.stderr
-    assert f"pawn=0 ({word}) deck, pawn=1 deck" in result.stdout
+    assert f"[1] pawn=0 ({word}) · [2] pawn=1" in result.stdout
 
 
 # --------------------------------------------------------------------------- wording

@@ -159,6 +159,56 @@ def test_a_full_bot_queue_refuses_hints_never_a_bots_move(tmp_path: Path,
                 player.until(lambda m: m["type"] == "state" and m["room"]["turns"] > turns)
 
 
+class HeldBot(Bot):
+    """A hint bot that answers only once ``release`` is set: the first legal move of the
+    position it was asked about."""
+
+    name = "held"
+    release = threading.Event()
+
+    def choose(self, view: SeatView) -> Move:
+        assert self.release.wait(BOUND), "the test never released the hint"
+        return view.legal_moves[0]
+
+
+def test_a_hint_thought_of_while_the_seat_played_is_not_sent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat asks a hint on one connection (the page), then plays on another that holds
+    it too (the terminal, with its token) before the hint is ready: the hint, for a position
+    gone (it names the card just played), is dropped; the next one is the position's."""
+    monkeypatch.setitem(BOTS, "held", HeldBot)
+    monkeypatch.setattr("lostcities.server.room.HINT_BOT", "held")
+    HeldBot.release = threading.Event()
+    limits = Limits(rate=100000, burst=100000, hint_seconds=0)
+    app = create_app(tmp_path, limits=limits, durable=False)
+    with TestClient(app) as client:
+        room = client.post("/rooms", json={"pack": "duel-classic", "hints": True}).json()["room"]
+        with connect(client, room) as a, connect(client, room) as b, \
+                connect(client, room) as c:
+            mover, other = mover_of(*two_seated(client, a, b, room))
+            again = Player(c)  # the same seat on a second connection
+            again.send({"type": "hello", "lang": "en", "token": mover.token})
+            again.until(lambda m: m["type"] == "welcome" and m["seat"] == mover.seat)
+            turns = mover.state["room"]["turns"]
+            first = mover.state["legal"][0]
+            mover.send({"type": "hint"})  # held: thought of for this position
+            again.send({"type": "move", "move": first})
+            other.state_at(turns + 1)
+            other.send({"type": "move", "move": other.state["legal"][0]})
+            now = mover.state_at(turns + 2)
+            HeldBot.release.set()
+            hints = []
+            for _ in range(200):  # until the held hint is done with: the next one answers
+                mover.send({"type": "hint"})
+                hints = [m for m in mover.ping() if m["type"] == "hint"]
+                if hints:
+                    break
+                time.sleep(0.05)  # polling a condition, bounded by the loop
+            assert len(hints) == 1 and hints[0]["move"] in now["legal"], hints
+            # the held hint (the first move of the position gone) never came
+            assert [m for m in mover.seen if m["type"] == "hint"] == hints
+
+
 # --------------------------------------------------------------------------- a real lc serve
 
 class Table(threading.Thread):

@@ -558,10 +558,15 @@ def test_board_row_start_asks_which_pawn_then_plays_the_leader():
     assert s.command(f"p {card}").kind == "pending"
     reply = s.command("deck")
     assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
-    assert reply.notes[0].params["options"] == "pawn=0 (leader) deck, pawn=1 deck"
+    assert reply.notes[0].params["options"] == "[1] pawn=0 (leader) · [2] pawn=1"
     assert s.pending_choices(leader="chef") == "pawn=0 (chef) deck, pawn=1 deck"
+    assert s.command("3").kind == "error"  # the choices are 1 and 2: nothing changes
     assert s.command("chef").kind == "moved"
     assert str(s.history[-1][1]) == f"p {card} pawn=0 deck"
+    card = row_start(s)  # the other player: the pawn by its number
+    assert s.command(f"p {card} deck").kind == "pending"
+    assert s.command("2").kind == "moved"
+    assert str(s.history[-1][1]) == f"p {card} pawn=1 deck"
 
 
 def test_board_moves_in_one_line_equal_the_engine():
@@ -605,11 +610,18 @@ def test_board_step_tiles_ask_which_pawn_moves_on():
     name = BOARD.cards.format(card)
     reply = s.command(f"p {name} deck")
     assert reply.kind == "pending" and reply.notes[0].key == "pending.which"
-    options = reply.notes[0].params["options"].split(", ")
-    assert len(options) == len(steps) and all(o.startswith("step=") for o in options)
+    options = reply.notes[0].params["options"].split(" · ")
+    assert len(options) == len(steps)
+    assert all(o.startswith(f"[{n}] step=") for n, o in enumerate(options, 1))
     chosen = steps[-1]
     words = " ".join(f"step={'none' if c is None else BOARD.cards.keys[c]}" for c in chosen)
+    before = s.state
     assert s.command(words).kind == "moved"
+    assert s.history[-1][1].steps == chosen
+    s.state, s.pending = before, None  # the same choice by its number
+    s.command(f"p {name} deck")
+    number = next(n for n, o in enumerate(options, 1) if o.endswith(f"] {words}"))
+    assert s.command(str(number)).kind == "moved"
     assert s.history[-1][1].steps == chosen
 
 

@@ -61,6 +61,33 @@ def test_all_problems_of_all_files_are_reported() -> None:
     assert result.stderr.startswith(f"{len(files)} packs checked, {len(files)} with problems")
 
 
+def test_every_unknown_name_of_a_formula_is_reported_with_its_file_and_line(
+        tmp_path: Path) -> None:
+    """Not only the first: every unknown field and function of each formula, in text
+    order, each on its own line with file, line and column (a name bound by ``let`` or
+    ``for`` is known where it is in view, and a known name is not reported)."""
+    bad = tmp_path / "names.yaml"
+    bad.write_text("id: names\nextends: duel-classic\nhouse_rule: true\nscoring:\n"
+                   "  expedition: sum(values) + foo * bar - baz\n"
+                   "  round: let q = 1 in sum(e.score for e in expeditions) + q + e + frob(2)\n",
+                   encoding="utf-8")
+    result = run(str(bad))
+    assert result.exit_code == 1
+    errors = [line.split(" (")[0].split(";")[0] for line in result.stdout.splitlines()
+              if " error " in line]
+    assert errors == [
+        f"{bad}:5:29: error LC102 unknown field `foo` in scoring.expedition",
+        f"{bad}:5:35: error LC102 unknown field `bar` in scoring.expedition",
+        f"{bad}:5:41: error LC102 unknown field `baz` in scoring.expedition",
+        f"{bad}:6:63: error LC102 unknown field `e` in scoring.round",
+        f"{bad}:6:67: error LC102 unknown function `frob` in scoring.round",
+    ]
+    assert result.stderr == "1 pack checked, 1 with problems (5 problems)\n"
+    problems = json.loads(run("--format", "json", str(bad)).stdout)["packs"][0]["problems"]
+    assert [(p["line"], p["col"]) for p in problems] == [(5, 29), (5, 35), (5, 41), (6, 63),
+                                                         (6, 67)]
+
+
 def test_json_is_one_document(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("id: bad\nextends: duel-classic\nhand_size: 30\n")

@@ -93,8 +93,11 @@ def test_landing_and_room_pages_answer(client: Any) -> None:
     answer = client.get(f"/r/{room}")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
-    # an id of the right form gets the page (which asks the server); any other is a 404
-    assert client.get("/r/aaaaaaaa").status_code == 200
+    # an id of the right form of no room: a 404 with the page, which says so in one line
+    # (its GET /rooms/ID/table is a 404 too); any other id is the 404 JSON line
+    missing = client.get("/r/aaaaaaaa")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
+    assert client.get("/rooms/aaaaaaaa/table").status_code == 404
     for bad in ("/r/short", "/r/UPPERCAS", "/r/abcdefg1", "/r/abcdefgh/x"):
         assert client.get(bad).status_code == 404, bad
 
@@ -298,6 +301,22 @@ def test_rules_page_of_a_room(client: Any) -> None:
     assert '<html lang="en">' in english.text
     assert client.get("/rooms/aaaaaaaa/rules").status_code == 404
     assert client.get("/rooms/nope/rules").status_code == 404
+
+
+def test_rules_page_wears_the_tables_palette_and_fonts(client: Any) -> None:
+    """Its one inline style starts with table.css's :root block, word for word (the palette
+    and the fonts are written once), then static/rules.css; nothing is loaded from
+    elsewhere, and the policy still lets in exactly that style."""
+    room = new_room(client)
+    page = client.get(f"/rooms/{room}/rules?lang=en").text
+    style = re.search(r"<style>(.*?)</style>", page, re.S)
+    assert style is not None and page.count("<style>") == 1 and "<link" not in page
+    table = STATIC.joinpath("table.css").read_text(encoding="utf-8")
+    root = re.search(r":root\s*\{[^}]*\}", table)
+    assert root is not None and style.group(1).startswith(root.group(0))
+    assert STATIC.joinpath("rules.css").read_text(encoding="utf-8") in style.group(1)
+    for used in ("var(--parchment)", "var(--ink)", "Georgia", "var(--accent)"):
+        assert used in style.group(1), used
 
 
 def test_rules_page_escapes_the_pack_name(client: Any) -> None:

@@ -319,7 +319,9 @@ class _Book:
         if p.house_rule:
             self.say("about", "about.house_rule", ["house_rule"])
         if p.sources:
-            self.say("about", "about.sources", ["sources"], sources=list(p.sources))
+            # each rule text by what it is (the online rules); a house pack's own as written
+            self.say("about", "about.sources", ["sources"],
+                     sources=[Term(f"source.{name}", name) for name in p.sources])
         elif not p.house_rule:
             self.say("about", "about.no-sources", ["sources", "house_rule"])
 

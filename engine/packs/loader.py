@@ -33,7 +33,7 @@ from lostcities.grammar.compiler import check_definitions
 from lostcities.grammar.parser import tree_from_data
 from lostcities.grammar.source import Source
 
-from ..errors import InputError, LostCitiesError, PackError, Problem
+from ..errors import InputError, LostCitiesError, PackError, Problem, ScoringError
 from ..game.options import (ARTEFACT, NEXT_STARTERS, OLD_SPELLINGS, POINTS, TILE_KINDS,
                             takes_equal)
 from ..game.rules import RulePack
@@ -1330,6 +1330,10 @@ def _compiled_formulas(data: dict[str, Any], marks: Mapping[str, tuple[str, int,
                                                tables=tables, key=dotted,
                                                mark=marks.get(dotted), scored=scored,
                                                bound=False, tree=tree)
+            except ScoringError as err:  # with every other unknown name of the formula
+                problems.extend(_as_problem(each, file) for each in (err, *err.also))
+                complete = False
+                found.failed.add(key[0])
             except LostCitiesError as err:
                 problems.append(_as_problem(err, file))
                 complete = False

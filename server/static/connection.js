@@ -9,6 +9,9 @@ import { addChat, renderTurns } from "./table.js";
 import { noteTurn, showTurns } from "./motion.js";
 import { myPlayer } from "./identity.js";
 
+/** The close code of a WebSocket to a room the server does not have (protocol.ROOM_GONE). */
+export const ROOM_GONE = 4404;
+
 export function hello() {
   const message = { type: "hello", lang: currentLang() };
   const token = safeGet(TOKEN_KEY);
@@ -38,11 +41,19 @@ export function connect() {
     try { message = JSON.parse(event.data); } catch { return; }
     if (message && typeof message === "object") receive(message);
   });
-  ws.addEventListener("close", () => {
+  ws.addEventListener("close", (event) => {
     clearInterval(ws.keepalive);
     if (S.ws !== ws) return;
     S.ws = null;
     S.ready = false;
+    if (event.code === ROOM_GONE) { // the server has no such room: one line, no retry
+      S.gone = true;
+      document.body.dataset.connected = "0";
+      setConn("gone");
+      showError(t("web.error.no-room"));
+      render();
+      return;
+    }
     if (S.sent) resetTurn(); // the move may not have arrived: the next state says
     document.body.dataset.connected = "0";
     // back off: 0.5 s, 1 s, 2 s ... up to 15 s, with a little jitter
@@ -67,7 +78,7 @@ function keepAlive(seconds) {
 
 /** Reconnect at once when the network or the tab comes back. */
 export function reconnectNow() {
-  if (S.ws || !ROOM_ID) return;
+  if (S.ws || !ROOM_ID || S.gone) return;
   clearTimeout(S.reconnect);
   connect();
 }

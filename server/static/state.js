@@ -32,6 +32,7 @@ export const S = {
   live: null, // the running scores, one per seat (the view's `live`, else GET .../scores)
   ws: null,
   retries: 0,
+  gone: false, // the server has no such room (its WebSocket closed with ROOM_GONE): no retry
   // the server welcomes each new socket at once (as a spectator) and again in answer to the
   // page's hello (with my seat): only from that second welcome on is the page up to date
   welcomes: 0,
