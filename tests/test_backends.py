@@ -109,13 +109,17 @@ def test_unknown_backend_is_refused():
 
 
 def test_ray_runs_the_same_batches_as_the_local_pool():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lostcities[ray]')")
+    """On a local Ray instance (no address: Ray starts one); a real cluster of two nodes
+    is tests/test_ray_cluster.py's. Ray is in the test extra: this test always runs."""
     import sys
+
+    import ray
 
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers lack tests/
     todo = batches(12, 5)
     try:
         remote = list(run_batches(seeds_of, 3, todo, backend="ray"))
+        assert not ray.is_initialized()  # the run ends the Ray connection it made
         with pytest.raises(BotError, match="boom"):
             list(run_batches(failing, 2, batches(12, 2), backend="ray"))
     finally:
@@ -123,6 +127,13 @@ def test_ray_runs_the_same_batches_as_the_local_pool():
     local = list(run_batches(seeds_of, 3, todo, workers=1))
     assert [b for b, _ in remote] == todo
     assert [r["seeds"] for _, r in remote] == [r["seeds"] for _, r in local]
+
+
+def test_simulate_refuses_an_unknown_backend_before_playing():
+    from lostcities.engine import simulate
+
+    with pytest.raises(BackendError, match="unknown backend 'spark'; choose one of local, ray"):
+        simulate("duel-classic", ["random", "random"], 2, backend="spark")
 
 
 def test_ray_missing_or_unreachable_is_one_line(monkeypatch):
