@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +17,9 @@ from pathlib import Path
 import pytest
 from ray_support import RayCluster
 from server_support import BOUND, lc_command, wait_for
+
+from lostcities.engine.lab import backends
+from lostcities.engine.lab.backends import BackendError, RunDir, batches, run_batches
 
 SIMULATE = ["simulate", "-n", "10", "-b", "expert,greedy", "-s", "5"]
 #: two batches of five paired games (lostcities.engine.lab.backends.batch_size)
@@ -120,6 +124,49 @@ def test_a_ray_worker_killed_mid_run_retries_its_batch_and_the_report_is_the_sam
     again = lc(*BALANCE, "--backend", "ray", "--address", cluster.address, "--resume", str(run))
     assert again.returncode == 0, again.stderr
     assert again.stdout == local_balance
+
+
+def marked(job: tuple[str, int], start: int, stop: int) -> dict:
+    """A batch that leaves a file for each time it runs; the one starting at game
+    ``job[1]`` kills its own worker process, as kill -9 would."""
+    folder, crash = job
+    Path(folder, f"ran-{start:03d}-{os.getpid()}").write_text("", encoding="utf-8")
+    if start == crash:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"games": stop - start}
+
+
+def test_a_batch_lost_once_retries_are_spent_stops_in_one_line_and_resumes(
+        cluster, tmp_path, monkeypatch):
+    """With no retry left, a dead worker's batch stops the run in one line; the run
+    folder keeps the batches that finished, and the run started again on it plays only
+    the others."""
+    import ray
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers lack tests/
+    monkeypatch.setattr(backends, "RAY_RETRIES", 0)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    todo = batches(12, 2)
+    folder = RunDir(tmp_path / "run")
+    spec = {"kind": "test", "games": 12}
+    done = folder.open(spec)
+    with pytest.raises(BackendError, match=r"^a Ray task was lost after 0 retries: "
+                                           r"WorkerCrashedError: ") as err:
+        list(run_batches(marked, (str(marks), 6), todo, backend="ray",
+                         address=cluster.address, done=done, save=folder.save))
+    assert "\n" not in str(err.value)
+    assert not ray.is_initialized()
+    kept = folder.open(spec)
+    assert 3 not in kept and len(kept) < len(todo)  # game 6 is batch 3's
+    for mark in marks.iterdir():
+        mark.unlink()
+    resumed = list(run_batches(marked, (str(marks), -1), todo, backend="ray",
+                               address=cluster.address, done=kept, save=folder.save))
+    assert [b for b, _ in resumed] == todo
+    assert [r["games"] for _, r in resumed] == [2] * 6
+    replayed = sorted(int(mark.name.split("-")[1]) for mark in marks.iterdir())
+    assert replayed == sorted(b.start for b in todo if b.index not in kept)
 
 
 class NotRay(BaseHTTPRequestHandler):

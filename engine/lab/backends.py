@@ -311,10 +311,14 @@ def _reachable(address: str, seconds: float = 5.0) -> None:
     but not in gRPC (ray.init itself would retry for minutes, printing a warning
     every few seconds): at most ``seconds`` to connect and ``seconds`` for the answer.
     ``auto``/``local`` and other forms pass."""
+    where = shown_path(address)  # one line, however the address was written
     hostport = address.split("://", 1)[-1]
     host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit() or int(port) > 65535:
+    if not host or not (port.isascii() and port.isdigit()):  # "²".isdigit(), int("²") fails
         return
+    if len(port) > 5 or int(port) > 65535:
+        raise BackendError(f"cannot reach Ray at {where}: {port} is not a "
+                           f"port (0-65535)")
     answer = b""
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds) as conn:
@@ -325,13 +329,13 @@ def _reachable(address: str, seconds: float = 5.0) -> None:
                     break
                 answer += more
     except socket.timeout:
-        raise BackendError(f"cannot reach Ray at {address}: no answer within "
+        raise BackendError(f"cannot reach Ray at {where}: no answer within "
                            f"{seconds:g} seconds") from None
     except OSError as err:
-        raise BackendError(f"cannot reach Ray at {address}: "
+        raise BackendError(f"cannot reach Ray at {where}: "
                            f"{err.strerror or type(err).__name__}") from None
     if len(answer) < 9 or answer[3] != HTTP2_SETTINGS:
-        raise BackendError(f"cannot reach Ray at {address}: it answers, but not as a Ray "
+        raise BackendError(f"cannot reach Ray at {where}: it answers, but not as a Ray "
                            f"cluster (no gRPC)")
 
 
@@ -350,7 +354,7 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
             ray.init(address=target, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)
         except Exception as err:  # ray raises ConnectionError, RuntimeError, ValueError...
-            where = target or "a local instance"
+            where = shown_path(target) if target else "a local instance"
             raise BackendError(f"cannot start Ray on {where}: {type(err).__name__}: "
                                f"{str(err).splitlines()[0] if str(err) else ''}") from None
     task = ray.remote(max_retries=RAY_RETRIES)(_call)
@@ -369,6 +373,11 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
                     first = str(cause or err).strip().splitlines()
                     raise BackendError(f"a Ray task failed: {type(cause or err).__name__}: "
                                        f"{first[-1] if first else ''}") from None
+                except ray.exceptions.RayError as err:  # its worker or node lost, retries spent
+                    first = str(err).strip().splitlines()
+                    raise BackendError(f"a Ray task was lost after {RAY_RETRIES} retries: "
+                                       f"{type(err).__name__}: {first[0] if first else ''}"
+                                       ) from None
                 yield result
     finally:
         for ref in refs:
