@@ -93,6 +93,10 @@ def nothing(job, start, stop):
     return None
 
 
+def say(*args) -> None:
+    print(*args, flush=True)  # a long run shows each figure as it comes
+
+
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -109,7 +113,7 @@ def main() -> None:
     args = parser.parse_args()
     n, k = args.games, args.workers
     pack = load_pack(PACK)
-    print(f"bench_ray: {n} matches of {','.join(BOTS)} on {PACK}, {k} workers/CPUs, "
+    say(f"bench_ray: {n} matches of {','.join(BOTS)} on {PACK}, {k} workers/CPUs, "
           f"{os.cpu_count()} cores here, ray {ray.__version__}; {load()}")
 
     local = {}
@@ -120,7 +124,7 @@ def main() -> None:
     cpu, wall = measure(run_local, self_and_children_cpu)
     per_match = cpu / n
     rows = [("local pool, seed 1", "-", cpu, wall)]
-    print(f"local pool, seed 1: {cpu:.1f} CPU-s, {wall:.1f} s wall; {1000 * per_match:.0f} CPU-s "
+    say(f"local pool, seed 1: {cpu:.1f} CPU-s, {wall:.1f} s wall; {1000 * per_match:.0f} CPU-s "
           f"per 1,000 matches")
 
     ray.init(num_cpus=k, include_dashboard=False, log_to_driver=False, configure_logging=False)
@@ -128,7 +132,7 @@ def main() -> None:
         time.sleep(2.0)  # the instance settles (its agents start)
         idle_cpu, idle_wall = measure(lambda: time.sleep(args.idle))
         idle = idle_cpu / idle_wall
-        print(f"ray idle: {idle:.3f} CPU-s per second ({idle_cpu:.2f} over {idle_wall:.1f} s)")
+        say(f"ray idle: {idle:.3f} CPU-s per second ({idle_cpu:.2f} over {idle_wall:.1f} s)")
 
         def run_noop():
             list(run_batches(nothing, None, batches(args.noop, 1), backend="ray"))
@@ -136,12 +140,12 @@ def main() -> None:
         run_noop()  # its workers started and warm
         cpu, wall = measure(run_noop)
         task_cpu = max(0.0, cpu - idle * wall) / args.noop
-        print(f"ray per task: {1000 * task_cpu:.2f} CPU-ms beyond idle "
+        say(f"ray per task: {1000 * task_cpu:.2f} CPU-ms beyond idle "
               f"({1000 * cpu / args.noop:.2f} with it), {1000 * wall / args.noop:.2f} ms wall "
               f"({args.noop} empty tasks)")
 
         cpu, wall = measure(lambda: simulate(pack, BOTS, 2 * k, seed=2, backend="ray", chunk=1))
-        print(f"ray warm-up (fresh workers import lostcities, load the pack, build the bots): "
+        say(f"ray warm-up (fresh workers import lostcities, load the pack, build the bots): "
               f"{cpu:.1f} CPU-s, {wall:.1f} s wall for {2 * k} matches in {2 * k} tasks")
 
         for seed, size in enumerate([batch_size(n), *args.batch], start=1):
@@ -156,17 +160,20 @@ def main() -> None:
             same = "" if seed != 1 else " (summary " + (
                 "equal to" if got["summary"].to_dict() == local["summary"].to_dict()
                 else "DIFFERENT from") + " the local pool's)"
-            print(f"ray, batches of {size}, seed {seed}: {cpu:.1f} CPU-s, {wall:.1f} s wall{same}")
+            say(f"ray, batches of {size}, seed {seed}: {cpu:.1f} CPU-s, {wall:.1f} s wall{same}")
     finally:
         ray.shutdown()
 
     print()
-    print("| run | tasks | CPU-s | wall s | CPU-s per 1,000 matches | vs local |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| run | tasks | CPU-s | wall s | CPU-s per 1,000 matches | vs local | "
+          "without idle daemons | vs local |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     base = rows[0][2]
     for name, tasks, cpu, wall in rows:
+        busy = cpu if name.startswith("local") else cpu - idle * wall
         print(f"| {name} | {tasks} | {cpu:.1f} | {wall:.1f} | {1000 * cpu / n:.0f} | "
-              f"{100 * (cpu / base - 1):+.1f}% |")
+              f"{100 * (cpu / base - 1):+.1f}% | {1000 * busy / n:.0f} | "
+              f"{100 * (busy / base - 1):+.1f}% |")
     floor = task_cpu / (0.10 * per_match)
     print()
     print(f"per task {1000 * task_cpu:.2f} CPU-ms against {1000 * per_match:.0f} CPU-ms a match:"
