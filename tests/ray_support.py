@@ -21,8 +21,8 @@ from pathlib import Path
 from server_support import BOUND, free_port, wait_for
 
 RAY = str(Path(sys.executable).parent / "ray")
-#: what a node is given: no usage report, and a start that fails soon rather than late
-ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_IMPORT_WARNING": "1"}
+#: what a node is given besides this process's environment: no usage statistics sent
+ENV = {"RAY_USAGE_STATS_ENABLED": "0"}
 
 ALIVE = """
 import sys, ray
