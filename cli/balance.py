@@ -13,7 +13,7 @@ from lostcities.engine.errors import BackendError, LostCitiesError, PackError
 from lostcities.engine.tooling import BACKENDS, balance as run, check_path
 
 from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Progress, check_seed,
-                     complete_pack, echo_report, fail, plain)
+                     complete_pack, echo_report, fail, plain, report_stdout)
 from .matches import bot_specs, check_workers_option, complete_bot
 
 
@@ -79,6 +79,8 @@ def balance(
         fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", EXIT_USAGE)
     if address is not None and backend != "ray":
         fail("--address is for --backend ray", EXIT_USAGE)
+    if workers is not None and backend != "local":
+        fail("--workers is for --backend local (Ray schedules its own workers)", EXIT_USAGE)
     if backend == "local":
         check_workers_option(workers, oversubscribe)
     for option, path in (("--resume", resume), ("--plot", plot)):
@@ -107,7 +109,7 @@ def balance(
         fail(f"--bots: {len(specs)} bot(s), but {packs[1].id} is played by "
              f"{packs[1].min_players}-{packs[1].max_players} players", EXIT_USAGE)
     try:
-        with Progress(games, "balancing", "lc balance") as tick:
+        with Progress(games, "balancing", "lc balance") as tick, report_stdout(backend):
             report = run(packs[0], packs[1], specs, games, seed, workers=workers,
                          precision=precision, backend=backend, address=address,
                          run_dir=None if resume is None else str(resume), progress=tick,

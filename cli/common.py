@@ -9,6 +9,7 @@ import stat
 import sys
 import tempfile
 import time
+from contextlib import AbstractContextManager, nullcontext, redirect_stdout
 from typing import Any, Callable, NoReturn, Optional
 
 import typer
@@ -197,6 +198,16 @@ ALLOW_OUTSIDE = typer.Option(
 SEED_DIGITS = 20
 #: ``--games`` of ``lc simulate`` and ``lc balance``: at most this many matches
 MAX_GAMES = 10 ** 12
+
+
+def report_stdout(backend: str) -> AbstractContextManager:
+    """Keep standard output for the report (and ``--record -``) while a run is on Ray.
+
+    Ray's driver prints its notes on a worker process that died (Ray then runs its task
+    again) on standard output, from a thread of its own, until the run ends its
+    connection: with ``--backend ray`` they go to standard error instead. A stream
+    opened on standard output before (``Output("-")``) keeps writing there."""
+    return redirect_stdout(sys.stderr) if backend == "ray" else nullcontext()
 
 
 def check_seed(value: Optional[int]) -> Optional[int]:

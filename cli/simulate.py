@@ -7,10 +7,11 @@ from typing import Optional
 import typer
 
 from lostcities.engine import load_pack, simulate as run
-from lostcities.engine.errors import LostCitiesError, PackError
+from lostcities.engine.errors import BackendError, LostCitiesError, PackError
+from lostcities.engine.tooling import BACKENDS
 
 from .common import (ALLOW_OUTSIDE, EXIT_PROBLEM, EXIT_USAGE, MAX_GAMES, Output, Progress,
-                     WriteError, check_seed, complete_pack, echo_report, fail)
+                     WriteError, check_seed, complete_pack, echo_report, fail, report_stdout)
 from .matches import bot_specs, check_workers_option, complete_bot
 
 
@@ -51,6 +52,13 @@ def simulate(
         False, "--oversubscribe",
         help="Allow --workers beyond the number of cores (up to 8 per core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON document."),
+    backend: str = typer.Option("local", "--backend",
+                                help="local (this process or --workers processes) or ray "
+                                     "(pip install 'lostcities[ray]'); results do not depend "
+                                     "on it."),
+    address: Optional[str] = typer.Option(
+        None, "--address", show_default=False,
+        help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance)."),
     allow_outside: bool = ALLOW_OUTSIDE,
 ) -> None:
     """Play bot matches and summarise them: wins per seat and per bot with 95% intervals,
@@ -58,8 +66,15 @@ def simulate(
 
     Exit 0 when done, 1 when the pack is invalid, a bot plays an illegal move or the
     records cannot be written, 2 on bad options (unknown pack or bot, wrong number of
-    bots, too many workers, an existing or unwritable --record file).
+    bots, too many workers, an existing or unwritable --record file, Ray missing or
+    unreachable).
     """
+    if backend not in BACKENDS:
+        fail(f"--backend {backend!r}: choose one of {', '.join(BACKENDS)}", EXIT_USAGE)
+    if address is not None and backend != "ray":
+        fail("--address is for --backend ray", EXIT_USAGE)
+    if workers != 1 and backend != "local":
+        fail("--workers is for --backend local (Ray schedules its own workers)", EXIT_USAGE)
     if (append or force) and record is None:
         fail("--append and --force are for --record FILE", EXIT_USAGE)
     if append and force:
@@ -75,12 +90,15 @@ def simulate(
     output = nullcontext(None) if record is None else \
         Output(record, "--record", force=force, append=append)
     try:
-        with output as out, Progress(games, "simulating", "lc simulate") as tick:
+        with output as out, Progress(games, "simulating", "lc simulate") as tick, \
+                report_stdout(backend):
             summary = run(rules, specs, games, seed, workers=workers, record=out, progress=tick,
                           oversubscribe=oversubscribe, allow_import=True,
-                          allow_outside=allow_outside)
+                          allow_outside=allow_outside, backend=backend, address=address)
     except WriteError as err:
         fail(str(err), EXIT_PROBLEM)
+    except BackendError as err:
+        fail(str(err), EXIT_USAGE)
     except LostCitiesError as err:
         fail(str(err), EXIT_PROBLEM)
     note = None if record is None else \

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
+import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lostcities.engine.lab.backends import (BackendError, Batch, RunDir, batch_size, batches,
                                         run_batches)
@@ -109,13 +113,17 @@ def test_unknown_backend_is_refused():
 
 
 def test_ray_runs_the_same_batches_as_the_local_pool():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lostcities[ray]')")
+    """On a local Ray instance (no address: Ray starts one); a real cluster of two nodes
+    is tests/test_ray_cluster.py's. Ray is in the test extra: this test always runs."""
     import sys
+
+    import ray
 
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray workers lack tests/
     todo = batches(12, 5)
     try:
         remote = list(run_batches(seeds_of, 3, todo, backend="ray"))
+        assert not ray.is_initialized()  # the run ends the Ray connection it made
         with pytest.raises(BotError, match="boom"):
             list(run_batches(failing, 2, batches(12, 2), backend="ray"))
     finally:
@@ -123,6 +131,13 @@ def test_ray_runs_the_same_batches_as_the_local_pool():
     local = list(run_batches(seeds_of, 3, todo, workers=1))
     assert [b for b, _ in remote] == todo
     assert [r["seeds"] for _, r in remote] == [r["seeds"] for _, r in local]
+
+
+def test_simulate_refuses_an_unknown_backend_before_playing():
+    from lostcities.engine import simulate
+
+    with pytest.raises(BackendError, match="unknown backend 'spark'; choose one of local, ray"):
+        simulate("duel-classic", ["random", "random"], 2, backend="spark")
 
 
 def test_ray_missing_or_unreachable_is_one_line(monkeypatch):
@@ -141,3 +156,31 @@ def test_an_unreachable_ray_address_fails_fast_in_one_line():
         _reachable("ray://127.0.0.1:1", seconds=2)
     assert "\n" not in str(err.value)
     _reachable("auto")  # nothing to check: Ray finds the cluster itself
+
+
+#: a port bound on the loopback and never listening: a connection to it is refused at once
+CLOSED = socket.socket()
+CLOSED.bind(("127.0.0.1", 0))
+CLOSED_PORT = CLOSED.getsockname()[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(address=st.one_of(
+    # anything without a TCP port at its end: left to Ray, no connection tried
+    st.text(max_size=60).filter(lambda text: not re.search(r":[0-9]+$", text)),
+    # a port at the end, on the loopback only (no name lookup, no stranger's server)
+    st.builds(lambda scheme, host, port: f"{scheme}{host}:{port}",
+              st.sampled_from(["", "ray://", "http://"]),
+              st.sampled_from(["127.0.0.1", "[::1]", "localhost"]),
+              st.one_of(st.just(str(CLOSED_PORT)), st.just("0"),
+                        st.integers(65536, 10 ** 30).map(str),
+                        st.text("0123456789", min_size=6, max_size=40)))))
+def test_any_ray_address_is_checked_in_one_line_and_bounded_time(address):
+    from lostcities.engine.lab.backends import _reachable
+
+    began = time.monotonic()
+    try:
+        _reachable(address, seconds=2)
+    except BackendError as err:
+        assert str(err).startswith("cannot reach Ray at ") and "\n" not in str(err)
+    assert time.monotonic() - began < 5

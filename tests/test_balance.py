@@ -272,6 +272,7 @@ def test_cli_plot_without_matplotlib_is_one_line(house_file, tmp_path, monkeypat
 @pytest.mark.parametrize("args, message", [
     (["--backend", "spark"], "--backend 'spark': choose one of local, ray"),
     (["--address", "x:1"], "--address is for --backend ray"),
+    (["--backend", "ray", "-w", "2"], "--workers is for --backend local (Ray schedules its own"),
     (["-b", "greedy"], "--bots: 1 bot(s) given, cheap-duel is played by 2 players"),
     (["-b", "greedy,nobody"], "--bots: unknown bot 'nobody'"),
     (["-b", "ismcts@9,greedy"], "--bots: bot 'ismcts@9' could not be built: ismcts level must be"),

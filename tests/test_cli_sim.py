@@ -62,6 +62,9 @@ def test_usage_errors_exit_2_with_one_line():
         (["--bots", "random"], "1 bot(s) given, duel-classic is played by 2 players"),
         (["--bots", "random,,greedy"], "an empty bot name"),
         (["--record", "/nonexistent/dir/x.jsonl"], "cannot write"),
+        (["--backend", "spark"], "--backend 'spark': choose one of local, ray"),
+        (["--address", "x:1"], "--address is for --backend ray"),
+        (["--backend", "ray", "-w", "2"], "--workers is for --backend local"),
     ]
     for args, message in cases:
         result = lc("simulate", "-n", "1", *args)

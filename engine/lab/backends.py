@@ -11,7 +11,9 @@ and a run started again on the same directory skips the batches already there.
 
 Backends: ``local`` (:class:`WorkerPool`: forked processes on Linux) and ``ray``
 (``pip install lostcities[ray]``; the cluster from ``address``, else
-``RAY_ADDRESS``, else a local Ray instance). Scheduling is theirs.
+``RAY_ADDRESS``, else a local Ray instance). Scheduling is theirs. A Ray task whose
+worker process dies is run again by Ray (:data:`RAY_RETRIES` times at most), and its
+result is the same: a batch is a function of its job and its game indices alone.
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ MAX_BATCHES = 100_000
 #: while it waits for a local pool's batches, :func:`run_batches` hands the games played so
 #: far to its ``played`` callback this often (seconds)
 POLL_SECONDS = 0.5
+#: a Ray task whose worker process dies (killed, out of memory, its node lost) runs again
+#: this many times before the run stops in one line
+RAY_RETRIES = 3
 
 
 def cores() -> int:
@@ -293,18 +298,45 @@ def _local(fn: BatchFn, job: Any, pending: list[Batch], workers: int,
         yield from (results if played is None else polled(results, counter, played))
 
 
+#: an HTTP/2 client's first bytes: its preface and an empty SETTINGS frame. A Ray
+#: cluster's address (its GCS, or a Ray Client server for ``ray://``) is a gRPC server,
+#: which answers with a SETTINGS frame of its own
+HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+#: the type of an HTTP/2 SETTINGS frame (the fourth byte of its header)
+HTTP2_SETTINGS = 4
+
+
 def _reachable(address: str, seconds: float = 5.0) -> None:
-    """Fail fast, in one line, when a Ray address's host does not answer (ray.init
-    itself would retry for minutes). ``auto``/``local`` and other forms pass."""
+    """Fail fast, in one line, when a Ray address's host does not answer, or answers
+    but not in gRPC (ray.init itself would retry for minutes, printing a warning
+    every few seconds): at most ``seconds`` to connect and ``seconds`` for the answer.
+    ``auto``/``local`` and other forms pass."""
+    where = shown_path(address)  # one line, however the address was written
     hostport = address.split("://", 1)[-1]
     host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):  # "²".isdigit(), int("²") fails
         return
+    if len(port) > 5 or int(port) > 65535:
+        raise BackendError(f"cannot reach Ray at {where}: {port} is not a "
+                           f"port (0-65535)")
+    answer = b""
     try:
-        socket.create_connection((host, int(port)), timeout=seconds).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds) as conn:
+            conn.sendall(HTTP2_HELLO)
+            while len(answer) < 9:  # a frame's header; recv is bounded by the timeout
+                more = conn.recv(9 - len(answer))
+                if not more:
+                    break
+                answer += more
+    except socket.timeout:
+        raise BackendError(f"cannot reach Ray at {where}: no answer within "
+                           f"{seconds:g} seconds") from None
     except OSError as err:
-        raise BackendError(f"cannot reach Ray at {address}: "
+        raise BackendError(f"cannot reach Ray at {where}: "
                            f"{err.strerror or type(err).__name__}") from None
+    if len(answer) < 9 or answer[3] != HTTP2_SETTINGS:
+        raise BackendError(f"cannot reach Ray at {where}: it answers, but not as a Ray "
+                           f"cluster (no gRPC)")
 
 
 def _ray(fn: BatchFn, job: Any, pending: list[Batch],
@@ -313,7 +345,8 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
         import ray
     except ImportError:
         raise BackendError("--backend ray needs Ray: pip install 'lostcities[ray]'") from None
-    if not ray.is_initialized():
+    started = not ray.is_initialized()  # then this run ends the connection it made
+    if started:
         target = address or os.environ.get("RAY_ADDRESS") or None
         if target:
             _reachable(target)
@@ -321,10 +354,10 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
             ray.init(address=target, include_dashboard=False, log_to_driver=False,
                      configure_logging=False)
         except Exception as err:  # ray raises ConnectionError, RuntimeError, ValueError...
-            where = target or "a local instance"
+            where = shown_path(target) if target else "a local instance"
             raise BackendError(f"cannot start Ray on {where}: {type(err).__name__}: "
                                f"{str(err).splitlines()[0] if str(err) else ''}") from None
-    task = ray.remote(_call)
+    task = ray.remote(max_retries=RAY_RETRIES)(_call)
     refs = {task.remote((fn, job, b.index, b.start, b.stop)): b.index for b in pending}
     try:
         while refs:
@@ -340,7 +373,14 @@ def _ray(fn: BatchFn, job: Any, pending: list[Batch],
                     first = str(cause or err).strip().splitlines()
                     raise BackendError(f"a Ray task failed: {type(cause or err).__name__}: "
                                        f"{first[-1] if first else ''}") from None
+                except ray.exceptions.RayError as err:  # its worker or node lost, retries spent
+                    first = str(err).strip().splitlines()
+                    raise BackendError(f"a Ray task was lost after {RAY_RETRIES} retries: "
+                                       f"{type(err).__name__}: {first[0] if first else ''}"
+                                       ) from None
                 yield result
     finally:
         for ref in refs:
             ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

@@ -1,4 +1,4 @@
-"""Bot matches in batches: seeded, streamed, optionally over a process pool.
+"""Bot matches in batches: seeded, streamed, optionally over a process pool or Ray.
 
 Game ``i`` of a simulation with seed ``S`` is dealt with :func:`game_seed` (a hash
 of ``S`` and ``i``), so results never depend on the number of workers or the
@@ -22,7 +22,8 @@ from ..game.rules import RulePack
 from ..game.state import OVER, SetupError
 from ..game.turn import kept, new_game, playout, push, totals, why_refused, winners
 from ..packs.loader import builtin_path, load_pack
-from .backends import check_workers, counted_pool, game_played, polled
+from .backends import (BACKENDS, BackendError, batch_size, batches, check_workers, counted_pool,
+                       game_played, polled, run_batches)
 from .records import record_line
 from .seeds import game_seed
 
@@ -316,6 +317,37 @@ def _run_one(pack: RulePack, bots: Sequence[Bot], specs: Sequence[str], seed: in
                    {"seed": seed, "game": index, "bots": list(specs)})
 
 
+@dataclass(frozen=True)
+class SimulationJob:
+    """What a Ray task of :func:`simulate` needs, picklable: how to load the pack, the
+    bots, the seed, whether to write record lines."""
+
+    pack: str
+    bots: tuple[str, ...]
+    seed: int
+    record: bool
+    #: ``module:Class`` bots may be imported (they were named on the command line)
+    allow_import: bool = False
+    #: the pack's ``extends`` may name files outside its folder (``--allow-outside``)
+    allow_outside: bool = False
+
+
+#: in a Ray worker: the last job's pack and bots, built once for all its batches
+_JOB: dict[SimulationJob, tuple[RulePack, list[Bot]]] = {}
+
+
+def run_simulation_batch(job: SimulationJob, start: int, stop: int) -> list[GameResult]:
+    """Play games ``start .. stop-1`` of ``job`` (a batch of :func:`~.backends.run_batches`):
+    the pack is loaded and the bots built on the first batch a process is given."""
+    if job not in _JOB:
+        _JOB.clear()
+        _JOB[job] = (_load(job.pack, job.allow_outside),
+                     [make_bot(s, allow_import=job.allow_import) for s in job.bots])
+    pack, bots = _JOB[job]
+    return [_run_one(pack, bots, list(job.bots), job.seed, i, job.record)
+            for i in range(start, stop)]
+
+
 def pack_reference(pack: RulePack) -> str:
     """How a worker process loads ``pack`` again: its built-in id or its file's path."""
     builtin = builtin_path(pack.id)
@@ -334,7 +366,8 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
              workers: int = 1, record: Optional[TextIO] = None,
              progress: Optional[Callable[[int], None]] = None,
              chunk: Optional[int] = None, oversubscribe: bool = False,
-             allow_import: bool = False, allow_outside: bool = False) -> Summary:
+             allow_import: bool = False, allow_outside: bool = False,
+             backend: str = "local", address: Optional[str] = None) -> Summary:
     """Play ``games`` matches of ``bots`` (one name or ``module:Class`` per seat).
 
     ``pack`` is a RulePack or an id/path for :func:`load_pack`; with
@@ -348,12 +381,20 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
     imported (give it only for names the person at the keyboard typed).
     ``allow_outside``: the pack's ``extends`` may name files outside its folder
     (:func:`~.packs.load_pack`); workers load it again with it, so give it whenever the
-    pack needed it, a :class:`RulePack` loaded with it included. Raises
-    :class:`BotError`, :class:`~.backends.BackendError` or the engine's errors on bad input.
+    pack needed it, a :class:`RulePack` loaded with it included. ``backend="ray"``: the
+    games run as Ray tasks (:func:`~.backends.run_batches`; ``workers`` is not used) on
+    the cluster at ``address`` (else ``RAY_ADDRESS``, else a local Ray instance), in
+    batches of :func:`~.backends.batch_size` games (``chunk`` games, if given); each Ray
+    worker loads the pack again by its id or path and builds the bots (:class:`SimulationJob`).
+    Raises :class:`BotError`, :class:`~.backends.BackendError` or the engine's errors on
+    bad input.
     """
     if games < 0:
         raise ValueError("games must be 0 or more")
-    check_workers(workers, oversubscribe)
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "local":
+        check_workers(workers, oversubscribe)
     loaded = pack if isinstance(pack, RulePack) else _load(pack, allow_outside)
     ref = pack if isinstance(pack, str) else pack_reference(loaded)
     specs = [s.strip() for s in bots]
@@ -381,6 +422,18 @@ def simulate(pack: Union[RulePack, str], bots: Sequence[str], games: int, seed: 
         if progress is not None:
             show(done)
 
+    if backend == "ray":
+        job = SimulationJob(ref, tuple(specs), seed, record is not None, allow_import,
+                            allow_outside)
+        todo = batches(games, chunk or batch_size(games))
+        results = run_batches(run_simulation_batch, job, todo, backend="ray", address=address)
+        try:
+            for _, batch in results:
+                for result in batch:
+                    take(result)
+        finally:
+            results.close()
+        return summary
     if workers == 1 or games <= 1:
         for index in range(games):
             take(_run_one(loaded, built, specs, seed, index, record is not None))
