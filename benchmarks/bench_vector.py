@@ -203,7 +203,7 @@ def main() -> None:
     plain = best["plain"]
     print(f"per CPU second, best of {args.rounds} rounds; the yardstick (plain duel loop, same "
           f"process): {plain:,.0f} duel-classic matches (~{plain * 860:,.0f} decisions)")
-    print(f"duel-classic, n={args.n}, numpy engine, an observation and a boolean mask read "
+    print(f"duel-classic, n={args.n}, numpy engine, an observation and an int8 mask read "
           "every step, ids drawn from the mask:")
     rows = [("vector_env(copy=False)", "gym_copyFalse"), ("vector_env() (copies the observation)",
                                                           "gym_copyTrue"),
