@@ -789,16 +789,14 @@ async def new_room(request: Request) -> Response:
     if rated and hints:  # the expert bot's moves would play a rated match
         return http_error(request, 400, "error.rated-hints")
     if hub.store.count_rooms() >= hub.limits.rooms:
-        return JSONResponse({"error": "rooms", "text": "this server has all the rooms it takes"},
-                            status_code=503)
+        return http_error(request, 503, "error.rooms-full", rooms=hub.limits.rooms)
     try:
         room = await hub.create_room(message["pack"], hints, rated=rated,
                                      listed=not message.get("unlisted", False))
     except StoreError:  # a full disk: nothing was stored
         return http_error(request, 503, "error.cannot-save")
     except KeyError:
-        return JSONResponse({"error": "pack", "text": f"no pack called {message['pack'][:80]!r} "
-                             f"here: GET /packs"}, status_code=404)
+        return http_error(request, 404, "error.no-pack", pack=clean_text(message["pack"], 80))
     hub.quota.opened(address, room.id)
     hub.list_room(room)
     return JSONResponse({"room": room.id, "pack": room.pack.id, "url": f"/rooms/{room.id}",

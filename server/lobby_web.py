@@ -24,8 +24,9 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .clients import address_of, next_message
+from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
-from .protocol import lang_of, localize, problem
+from .protocol import clean_text, lang_of, localize, problem
 from .room import Outcome
 from .store import StoreError
 
@@ -54,8 +55,7 @@ async def lobby_page(request: Request) -> Response:
     hub: "Hub" = request.app.state.hub
     pack = request.query_params.get("pack") or None
     if pack is not None and hub.shelf.ref(pack) is None:
-        return JSONResponse({"error": "pack", "text": f"no pack called {pack[:80]!r} here: "
-                             f"GET /packs"}, status_code=404)
+        return http_error(request, 404, "error.no-pack", pack=clean_text(pack, 80))
     return JSONResponse(hub.lobby.snapshot(Watcher(lambda text: None, pack)))
 
 

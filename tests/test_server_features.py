@@ -4,6 +4,7 @@ the store's schema migration, hints, presence and ``/bot`` taking over a seat le
 empty (a clock of the test's own: no waiting)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import time
@@ -472,3 +473,24 @@ def test_presence_and_a_bot_taking_over_an_empty_seat(tmp_path: Path) -> None:
             assert {m["type"] for m in player.ping()} == {"turn"}  # the last turns again
             player.send({"type": "hello", "token": bob.token})
             assert [m["type"] for m in player.ping()] == ["error", "welcome", "state"]
+
+
+# --------------------------------------------------------------------------- refusals' words
+
+def test_an_unknown_pack_and_a_full_server_are_one_line_in_the_language_asked(
+        tmp_path: Path) -> None:
+    """POST /rooms and GET /lobby say no in the catalogue's words (French asked: French),
+    never in a sentence of the code's own."""
+    fr, en = Catalogue("fr"), Catalogue("en")
+    limits = dataclasses.replace(FAST, rooms=1)
+    with TestClient(create_app(tmp_path, limits=limits, durable=False)) as client:
+        french = {"accept-language": "fr-FR,fr;q=0.9"}
+        for answer in (client.post("/rooms", json={"pack": "<b>nope</b>"}, headers=french),
+                       client.get("/lobby?pack=%3Cb%3Enope%3C/b%3E", headers=french)):
+            assert answer.status_code == 404
+            assert answer.json() == {"error": "error.no-pack",
+                                     "text": fr("error.no-pack", pack="<b>nope</b>")}
+        assert client.post("/rooms", json={"pack": "duel-classic"}).status_code == 201
+        full = client.post("/rooms?lang=en", json={"pack": "duel-classic"}, headers=french)
+        assert full.status_code == 503
+        assert full.json() == {"error": "error.rooms-full", "text": en("error.rooms-full", rooms=1)}
