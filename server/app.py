@@ -64,7 +64,8 @@ from .players import player_routes
 from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, Limits, clean_text, lang_of,
                        localize, problem)
 from .replays import Desk, frames, read_match
-from .room import BotTurn, Outcome, PlannedTurn, Room, RoomError, is_room_id, new_room_id, refused
+from .room import (BotTurn, Outcome, PlannedTurn, Room, RoomError, error, is_room_id, new_room_id,
+                   refused)
 from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
                     token_hash)
 from .web import replay_answer, routes as web_routes
@@ -628,26 +629,26 @@ class Hub:
         sent one ``error``)."""
         limits = self.limits
         if text is None:
-            client.send(_error("error.not-text"))
+            client.send(error("error.not-text"))
             return None
         if size > limits.message_bytes:
-            client.send(_error("error.too-big", size=size, limit=limits.message_bytes))
+            client.send(error("error.too-big", size=size, limit=limits.message_bytes))
             return None
         if not client.allow():
-            client.send(_error("error.too-fast", rate=f"{limits.rate:g}"))
+            client.send(error("error.too-fast", rate=f"{limits.rate:g}"))
             return None
         try:
             message = loads_json(text, "message")
         except LostCitiesError as err:
-            client.send(_error("error.not-json", reason=str(err)[:200]))
+            client.send(error("error.not-json", reason=str(err)[:200]))
             return None
         where = lone_surrogate(message)
         if where is not None:  # no later code meets one (a name, a token's hash)
-            client.send(_error("error.bad-text", field=where[:60] or "message"))
+            client.send(error("error.bad-text", field=where[:60] or "message"))
             return None
         reason = problem(message, definition)
         if reason is not None:
-            client.send(_error("error.bad-message", reason=reason))
+            client.send(error("error.bad-message", reason=reason))
             return None
         return message
 
@@ -671,7 +672,7 @@ class Hub:
                 digest = token_hash(message["token"])
                 if room.seat_of(digest) is None:
                     client.token_digest = None
-                    client.send(_error("error.bad-token"))
+                    client.send(error("error.bad-token"))
                 else:
                     client.token_digest = digest
                 self.welcome(room, client)
@@ -706,7 +707,7 @@ class Hub:
         except StoreError:
             client.player = None
         if client.player is None:
-            client.send(_error("error.bad-player"))
+            client.send(error("error.bad-player"))
 
     async def hint(self, room: Room, client: Connection) -> None:
         """A hint to ``client`` alone: the expert bot's move for its seat, thought in the
@@ -720,10 +721,10 @@ class Hub:
         try:
             move = await self.bots.hint(room.id, asked.seat, asked.choose)
         except Refused as refusal:
-            client.send(_error(refusal.key, **refusal.params))
+            client.send(error(refusal.key, **refusal.params))
             return
         except LostCitiesError as err:
-            client.send(_error("error.bot", reason=str(err).splitlines()[0][:200]))
+            client.send(error("error.bot", reason=str(err).splitlines()[0][:200]))
             return
         if room.turns != asked.number:  # the seat played while it was thought of: a hint
             return                      # for a position gone would name a card not held
@@ -762,10 +763,6 @@ class Hub:
                      "player": None if player is None else {"id": player.id,
                                                             "name": player.name}})
         client.send(room.view_for(seat))
-
-
-def _error(key: str, **params: Any) -> dict[str, Any]:
-    return {"type": "error", "key": key, "params": params}
 
 
 async def list_packs(request: Request) -> Response:
@@ -907,7 +904,7 @@ async def room_socket(socket: WebSocket) -> None:
     full = hub.full(room_id, address)
     if full is not None:
         with contextlib.suppress(Exception):
-            await socket.send_text(encode(_error(full), lang, hub.check_messages))
+            await socket.send_text(encode(error(full), lang, hub.check_messages))
         await socket.close(code=1013)
         return
     client = Connection(socket, limits, lang, hub.check_messages, address)
@@ -948,7 +945,7 @@ async def unavailable(socket: WebSocket, reason: str) -> None:
     """A WebSocket to a room that cannot be played (quarantined, or its store unreadable
     now): one ``error.room-unavailable`` in the client's language, then closed (1011)."""
     lang = lang_of(socket.headers.get("accept-language", ""))
-    text = encode(_error("error.room-unavailable", reason=reason[:200]), lang, False)
+    text = encode(error("error.room-unavailable", reason=reason[:200]), lang, False)
     with contextlib.suppress(Exception):  # the client may be gone already
         await socket.accept()
         await socket.send_text(text)

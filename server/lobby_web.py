@@ -27,7 +27,7 @@ from .clients import address_of, next_message
 from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
 from .protocol import clean_text, lang_of, localize, problem
-from .room import Outcome
+from .room import Outcome, error
 from .store import StoreError
 
 if TYPE_CHECKING:
@@ -44,10 +44,6 @@ def encode_lobby(message: dict[str, Any], check: bool) -> str:
         if reason is not None:
             raise RuntimeError(f"the server built a lobby message off the protocol: {reason}")
     return json.dumps(message, ensure_ascii=False)
-
-
-def _error(key: str, **params: Any) -> dict[str, Any]:
-    return {"type": "error", "key": key, "params": params}
 
 
 async def lobby_page(request: Request) -> Response:
@@ -114,7 +110,7 @@ class LobbyClient:
             self.client.lang = message.get("lang", self.client.lang)
             pack = message.get("pack")
             if pack is not None and hub.shelf.ref(pack) is None:
-                self.client.send(_error("error.no-pack", pack=pack[:80]))
+                self.client.send(error("error.no-pack", pack=pack[:80]))
                 return
             hub.lobby.watch(self.watcher, pack)
         elif kind == "leave_queue":
@@ -130,16 +126,16 @@ class LobbyClient:
         hub = self.hub
         ref = hub.shelf.ref(pack)
         if ref is None:
-            return _error("error.no-pack", pack=pack[:80])
+            return error("error.no-pack", pack=pack[:80])
         fewest = hub.shelf.find(ref).min_players
         if fewest > 2:  # two players, or one and a bot
-            return _error("error.quick-players", pack=pack, min=fewest)
+            return error("error.quick-players", pack=pack, min=fewest)
         key = hub.quota.refusal(self.client.address)
         if key is not None:
-            return _error(key, rooms=hub.limits.address_rooms,
+            return error(key, rooms=hub.limits.address_rooms,
                           rate=hub.limits.address_rooms_per_minute)
         if hub.store.count_rooms() >= hub.limits.rooms:
-            return _error("error.rooms-full", rooms=hub.limits.rooms)
+            return error("error.rooms-full", rooms=hub.limits.rooms)
         return None
 
     async def queue(self, pack: str) -> None:
@@ -184,7 +180,7 @@ class LobbyClient:
             return
         except (StoreError, KeyError):
             for player in players:
-                player.client.send(_error("error.cannot-save"))
+                player.client.send(error("error.cannot-save"))
             return
         hub.quota.opened(self.client.address, room.id)
         for seat, (player, token) in enumerate(zip(players, tokens)):
@@ -205,7 +201,7 @@ async def lobby_socket(socket: WebSocket) -> None:
     full = hub.lobby_full(address)
     if full is not None:
         with contextlib.suppress(Exception):
-            await socket.send_text(json.dumps(localize(_error(full), lang), ensure_ascii=False))
+            await socket.send_text(json.dumps(localize(error(full), lang), ensure_ascii=False))
         await socket.close(code=1013)
         return
     client = hub.lobby_client(socket, lang, address)
