@@ -1047,9 +1047,8 @@ def refusal(err: BaseException, address: RoomAddress) -> str:
         return f"{address.ws}: the server has no room {address.room}"
     status = getattr(getattr(err, "response", None), "status_code", None)
     if status is not None:
-        if status in (403, 404):
-            return f"{address.ws}: the server refused the room {address.room} (no such room, " \
-                   f"or another site's page; HTTP {status})"
+        if status in (403, 404):  # lc serve answers a missing room with 4404, never these
+            return f"{address.ws}: no room socket there (HTTP {status}): is it an lc serve?"
         return f"{address.ws}: the server refused the connection (HTTP {status})"
     if isinstance(err, ConnectionRefusedError):
         return f"{address.ws}: nothing answers at {address.host}:{address.port} (is lc serve " \

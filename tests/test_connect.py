@@ -5,13 +5,14 @@ token file, kill the server and see the client reconnect; a bad link and a refus
 each one line, exit 2 (issue #14)."""
 from __future__ import annotations
 
+import http.server
 import os
 import re
 import signal
 import stat
 import subprocess
 import sys
-import urllib.error
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -201,10 +202,7 @@ def test_a_house_pack_room_with_hints(tmp_path: Path) -> None:
     proc = start_server(tmp_path / "server", port, "--packs", str(packs))
     lc = None
     try:
-        try:
-            room = new_room(port, "my-house", hints=True)
-        except urllib.error.HTTPError as err:  # a server without hints or house packs
-            pytest.skip(f"the server refused the room: {err}")
+        room = new_room(port, "my-house", hints=True)
         lc = terminal(f"http://127.0.0.1:{port}/r/{room}", tmp_path / "home", "--name", "Ann")
         lc.expect("Friday house rules|waiting to start")
         lc.sendline("/join")
@@ -262,6 +260,35 @@ def test_a_refused_room_and_a_server_not_there_are_one_line_exit_2(server: dict,
     line = one_line(run_lc("--connect", f"http://127.0.0.1:{free_port()}/r/aaaaaaaa",
                            home=tmp_path))
     assert "nothing answers" in line
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_a_web_server_that_is_not_lc_serve_is_one_line_exit_2(status: int,
+                                                              tmp_path: Path) -> None:
+    """A server that answers the room's socket with HTTP 403 or 404 (another web server, or
+    a proxy in front of none) is not said to be a missing room: lc serve closes the socket
+    of a missing room with 4404 (the test above)."""
+    class Refuse(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # (a WebSocket client reads no HTTP/1.0 answer)
+
+        def do_GET(self) -> None:
+            self.send_error(status)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = web.server_address[1]
+        line = one_line(run_lc("--connect", f"http://127.0.0.1:{port}/r/aaaaaaaa",
+                               home=tmp_path))
+    finally:
+        web.shutdown()
+        web.server_close()
+    assert line.endswith(f"/rooms/aaaaaaaa/ws: no room socket there (HTTP {status}): "
+                         "is it an lc serve?")
 
 
 def test_connect_refuses_local_game_options_and_bad_token_files(tmp_path: Path) -> None:
