@@ -144,6 +144,13 @@ function onState(m) {
   // the count tells of missed turns only when this socket brought none (once it has, it is
   // sent every turn; and a CONT takes a number without being a turn)
   if (!S.socketTurns) noteGap(turns);
+  if (S.info && m.room.match !== S.info.match) {
+    // a rematch: a new match in this room, its turns from now on (the old ones' seats moved)
+    S.turns = [];
+    S.since = turns;
+    S.match = null;
+    S.round = null;
+  }
   const before = S.info ? S.info.turns : -1;
   const sameStatus = S.info && S.info.status === m.room.status;
   S.info = m.room;
