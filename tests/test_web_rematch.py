@@ -185,6 +185,9 @@ def test_two_humans_paired_by_the_queue_play_and_rematch_one_on_a_phone(
     bob.page.locator("#round-result .sheet-close").tap()  # the round's sheet read
     bob.page.locator("#match-rematch-btn").scroll_into_view_if_needed()
     bob.until(STILL)
+    # the sheet's four buttons wrap on a phone: none goes past the screen's edge
+    assert bob.page.evaluate("""() => [...document.querySelectorAll('#match-end .sheet-buttons > *')]
+        .filter(b => !b.hidden).every(b => b.getBoundingClientRect().right <= innerWidth)""")
     bob.screenshot("rematch-phone-match-end.png")
     keep_for_readme("rematch-phone-match-end.png", "rematch-phone.png")
     bob.page.locator("#match-rematch-btn").tap()
