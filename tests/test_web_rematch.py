@@ -2,7 +2,7 @@
 tests/test_web_browser.py): from the lobby, a quick match against a bot of a one-round
 house pack (tests/server_support.TINY_PACK) played to its end through the page, then the
 rematch button, and the new match starts with the seats rotated (the bot first) and is
-played to its end too, with a replay of its own; two humans paired by the quick-match
+played to its end too, with a replay of its own, whose end asks for the next rematch; two humans paired by the quick-match
 queue, one of them on a phone (390x844, touch), play a whole match and ask for a rematch,
 one from the match's sheet and one from the table's buttons. No console error anywhere.
 Pictures of the phone go to the artefacts (with LC_UPDATE_SCREENSHOTS=1, one to docs/img).
@@ -142,6 +142,20 @@ def test_lobby_quick_match_against_a_bot_to_the_end_then_a_rematch_seats_rotated
     for said, names in ((first, [me, bot]), (second, [bot, me])):
         frames = server.get(said["room"]["replay"] + "/frames")
         assert frames["players"] == names and frames["totals"] == said["view"]["totals"]
+    # the replay's end offers the player a rematch in the room, for the room's last match
+    # only (the first one's room has moved on)
+    for said, offered in ((first, False), (second, True)):
+        ada.page.goto(server.url + said["room"]["replay"])
+        ada.until("document.body.dataset.ready === '1'")
+        ada.page.keyboard.press("End")
+        ada.page.locator("#match-box").wait_for(state="visible")
+        assert ada.page.locator("#rematch-box").is_visible() == offered
+    ada.page.locator("#btn-rematch").click()
+    ada.page.wait_for_url(re.compile(rf"/r/{room}$"), timeout=BOUND_MS)
+    ada.wait_connected()
+    ada.until("document.body.dataset.status === 'playing' && "
+              "document.body.dataset.seat === '0'")  # rotated again: Ada first
+    assert server.room(room)["room"]["match"] == 3
     ada.assert_clean()
 
 
