@@ -524,7 +524,7 @@ class Hub:
         ``Limits.seat_bot_seconds`` while another human is there gets the default bot
         (:meth:`Room.seat_bot`), which plays at once if it is to move."""
         for room in list(self.rooms.values()):
-            if room.rated or room.status != PLAYING:
+            if not room.away_too_long(now):  # (checked again under the room's lock)
                 continue
             async with self.lock(room.id):
                 try:

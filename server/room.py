@@ -716,22 +716,25 @@ class Room:
                                     seat=row.seat + 1, seconds=f"{away:.0f}"),
                                *self._lapse(row.name)], changed=True)
 
-    def seat_bot(self, now: float) -> Outcome:
-        """A casual match under way whose human seat has been away (left, or no connection
-        holds it) longer than ``Limits.seat_bot_seconds`` while another human is present:
-        the default bot takes that seat (it keeps the player's name), so the one who stayed
-        plays on; said in words. Nothing when the room is rated (a rated seat is its
-        player's), not under way, or nobody is there to wait."""
+    def away_too_long(self, now: float) -> list[SeatRow]:
+        """The seats of a casual match under way that have been away (left, or no
+        connection holds them) longer than ``Limits.seat_bot_seconds`` while another human
+        is present (:meth:`seat_bot` gives them a bot); none when the room is rated (a
+        rated seat is its player's), not under way, or nobody is there to wait."""
         if self.rated or self.status != PLAYING:
-            return Outcome()
+            return []
         present = self.presence()
         if not any(s.kind == HUMAN and s.seat in present for s in self.seats):
-            return Outcome()
-        gone = [s for s in self.seats if (s.kind == LEFT or (s.kind == HUMAN and s.seat
-                                                            not in present))
+            return []
+        return [s for s in self.seats
+                if (s.kind == LEFT or (s.kind == HUMAN and s.seat not in present))
                 and now - s.seen > self.limits.seat_bot_seconds]
+
+    def seat_bot(self, now: float) -> Outcome:
+        """The default bot takes each seat :meth:`away_too_long` names (it keeps the
+        player's name), so the one who stayed plays on; said in words."""
         events = []
-        for seat in gone:
+        for seat in self.away_too_long(now):
             row = replace(seat, kind=BOT, bot=DEFAULT_BOT, token_hash="", wants_cont=False,
                           wants_rematch=False)
             self.store.put_seat(self.id, row)

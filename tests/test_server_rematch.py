@@ -238,6 +238,64 @@ def test_a_player_who_leaves_lets_the_offer_lapse_and_is_never_dragged_in(
             assert fr.ping()[-1]["text"] == "la partie n'est pas finie"
 
 
+def test_cont_and_rematch_are_two_asks_and_whichever_all_ask_first_clears_both(
+        tmp_path: Path) -> None:
+    app = create_app(tmp_path, packs(tmp_path), limits=LIMITS, durable=False)
+    with TestClient(app) as client:
+        room = tiny_room(client)
+        with connect(client, room) as a, connect(client, room) as b:
+            ada, bob = two_humans(client, room, a, b)
+            play_out([ada, bob])
+            ada.line("/rematch")
+            bob.line("/cont")  # one of each: nothing is dealt
+            ada.ping(), bob.ping()
+            info = ada.state["room"]
+            assert info["status"] == "over" and info["rematch"] == [0] and info["cont"] == [1]
+            ada.line("/cont")  # every human asked CONT: the same match plays on
+            state = ada.until(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
+            assert state["room"]["match"] == 1 and state["view"]["round"] == 2
+            assert state["room"]["rematch"] == [] and state["room"]["cont"] == []
+            assert [s["name"] for s in state["room"]["seats"]] == ["Ada", "Bob"]
+            fresh(ada), fresh(bob)
+            play_out([ada, bob])
+            bob.line("/cont"), ada.line("/rematch"), bob.line("/rematch")
+            state = bob.until(lambda m: m["type"] == "state" and m["room"]["status"] == "playing")
+            assert state["room"]["match"] == 2 and state["room"]["cont"] == []
+            assert state["view"]["round"] == 1 and state["view"]["totals"] == [0, 0]
+        # the continued match's record and the rematch's each have their own name
+        assert sorted(p.name for p in (tmp_path / "records").iterdir()) == \
+            [f"room-{room}-1.jsonl", f"room-{room}-2.jsonl"]
+
+
+def test_a_bot_taking_a_seat_over_lets_the_offer_lapse_in_french_too(tmp_path: Path) -> None:
+    later = [0.0]
+    clock = lambda: time.time() + later[0]  # noqa: E731
+    app = create_app(tmp_path, packs(tmp_path), limits=LIMITS, durable=False, clock=clock)
+    with TestClient(app) as client:
+        room = tiny_room(client)
+        with connect(client, room) as a:
+            with connect(client, room) as b:
+                ada, bob = two_humans(client, room, a, b)
+                play_out([ada, bob])
+            ada.send({"type": "hello", "lang": "fr"})
+            ada.line("/rematch")
+            ada.ping()
+            [asked] = infos(ada, "info.rematch-asked")
+            assert asked["text"] == "Ada demande une revanche (1 sur 2)"
+            later[0] = LIMITS.takeover_seconds + 5
+            fresh(ada).line("/bot")
+            ada.ping()
+            [lapsed] = infos(ada, "info.rematch-lapsed")
+            assert lapsed["text"] == "Bob est parti : la revanche demandée n'aura pas lieu"
+            assert ada.state["room"]["rematch"] == []
+            ada.line("/rematch")  # the bot agrees at once: Ada and the bot, rotated
+            state = ada.until(lambda m: m["type"] == "state" and m["room"]["match"] == 2)
+            assert [(s["name"], s["kind"]) for s in state["room"]["seats"]] == \
+                [("Bob", "bot"), ("Ada", "human")]
+            [started] = infos(ada, "info.rematch")
+            assert started["text"].startswith("la revanche commence, chacun décalé d'une place")
+
+
 def test_a_rated_rematch_is_rated_once_under_its_own_id(tmp_path: Path) -> None:
     pytest.importorskip("openskill")
     # (a match of the ratings' tiny duel is long enough to be rated: three turns a seat)
@@ -306,6 +364,15 @@ def test_a_room_whose_humans_all_left_closes_and_its_replays_stay(tmp_path: Path
         assert client.get(match["replay"]).status_code == 200
         assert client.get(match["replay"] + "/frames").json()["totals"] == match["totals"]
         assert client.get(f"/rooms/{kept}").status_code == 200
+        # nobody at all: every human left a started room, no bot
+        empty = tiny_room(client)
+        with connect(client, empty) as a, connect(client, empty) as b:
+            ada, bob = two_humans(client, empty, a, b)
+            ada.line("/leave"), bob.line("/leave")
+            ada.ping(), bob.ping()
+        assert client.portal.call(hub.sweep) == []
+        later[0] += LIMITS.abandoned_seconds + 5
+        assert empty in client.portal.call(hub.sweep)
 
 
 def test_a_casual_seat_away_too_long_gets_a_bot_when_another_human_waits(
@@ -334,6 +401,16 @@ def test_a_casual_seat_away_too_long_gets_a_bot_when_another_human_waits(
             assert ada.state["room"]["seats"][1]["kind"] == "bot"
             assert ada.state["room"]["seats"][1]["name"] == "Bob"
             play_out([ada])  # the bot plays Bob's turns: the match ends
+        # a seat given up with /leave gets a bot the same way
+        left = tiny_room(client)
+        with connect(client, left) as a, connect(client, left) as b:
+            ada, bob = two_humans(client, left, a, b)
+            bob.line("/leave")
+            ada.until(lambda m: m["type"] == "state" and m["room"]["seats"][1]["kind"] == "left")
+            later[0] += LIMITS.seat_bot_seconds + 5
+            client.portal.call(hub.sweep)
+            ada.until(lambda m: m["type"] == "info" and m["key"] == "info.seat-bot")
+            assert [s.kind for s in hub.rooms[left].seats] == ["human", "bot"]
         # nobody waits: an away seat stays its player's
         alone = tiny_room(client)
         with connect(client, alone) as a, connect(client, alone) as b:
