@@ -256,7 +256,7 @@ function askRematch() {
       location.assign(`/r/${room}`);
     }
   });
-  ws.addEventListener("error", () => { $("btn-rematch").disabled = false; });
+  ws.addEventListener("close", () => { $("btn-rematch").disabled = false; });
 }
 
 function readFile(file) {
