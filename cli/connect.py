@@ -710,6 +710,10 @@ class RoomClient:
             self.say(self.cat.get("connect.cont",
                                   "Type /cont to play on (the scores add up), once every "
                                   "player asks."))
+        if self.seat is not None:
+            self.say(self.cat.get("connect.rematch",
+                                  "Type /rematch for a new match with the same players, the "
+                                  "seats moved on one, once every player asks."))
 
     # ----------------------------------------------------------------- showing
 

@@ -485,20 +485,28 @@ class Hub:
         return bool(self.clients.get(room_id)) or (task is not None and not task.done()) \
             or (lock is not None and lock.locked())
 
-    def expired(self, status: str, last: float, now: float) -> bool:
-        """Whether a room of ``status`` nobody has been in since ``last`` has expired."""
+    def expired(self, status: str, last: float, now: float, abandoned: bool = False) -> bool:
+        """Whether a room of ``status`` nobody has been in since ``last`` has expired;
+        ``abandoned``: its humans have all gone (each seat a bot's or left), which closes it
+        after ``Limits.abandoned_seconds``."""
         keep = self.limits.lobby_expiry_seconds if status == LOBBY else \
             self.limits.empty_expiry_seconds
+        if abandoned:
+            keep = min(keep, self.limits.abandoned_seconds)
         return now - last > keep
 
     async def sweep(self) -> list[str]:
         """Delete the rooms that expired (``Limits.lobby_expiry_seconds``,
-        ``Limits.empty_expiry_seconds``) and that nothing holds now; their ids. A finished
-        match's record stays in ``records/``."""
+        ``Limits.empty_expiry_seconds``, ``Limits.abandoned_seconds`` for a room whose
+        humans have all gone) and that nothing holds now; their ids (the lobby drops them
+        at once). A finished match's record and replay stay. Then a bot takes the seats
+        away too long in the casual matches under way (:meth:`seat_bots`)."""
         visits = await self.run(self.store.last_visits)
+        unpeopled = await self.run(self.store.unpeopled_rooms)
         now = self.clock()
         gone = [room_id for room_id, status, last in visits
-                if self.expired(status, last, now) and not self.busy(room_id)]
+                if self.expired(status, last, now, room_id in unpeopled)
+                and not self.busy(room_id)]
         if gone:
             self.expiring.update(gone)
             try:
@@ -508,7 +516,23 @@ class Hub:
             finally:
                 self.expiring.difference_update(gone)
         self.quota.prune()
+        await self.seat_bots(now)
         return gone
+
+    async def seat_bots(self, now: float) -> None:
+        """In each casual match under way, a human seat away longer than
+        ``Limits.seat_bot_seconds`` while another human is there gets the default bot
+        (:meth:`Room.seat_bot`), which plays at once if it is to move."""
+        for room in list(self.rooms.values()):
+            if not room.away_too_long(now):  # (checked again under the room's lock)
+                continue
+            async with self.lock(room.id):
+                try:
+                    outcome = await self.run(room.seat_bot, now)
+                except StoreError as err:  # tried again at the next sweep
+                    self.not_saved(room, err)
+                    continue
+            self.deliver(room, outcome)
 
     async def sweep_every(self) -> None:
         """:meth:`sweep` every ``Limits.sweep_seconds``, as long as the server runs."""

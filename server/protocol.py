@@ -46,6 +46,12 @@ class Limits:
     lobby_expiry_seconds: float = 3600.0
     empty_expiry_seconds: float = 604800.0
     sweep_seconds: float = 60.0
+    #: seconds a room whose humans have all gone (each seat a bot's or left) is kept after
+    #: the last one left (its seat's ``seen``), no connection open: then it closes
+    abandoned_seconds: float = 600.0
+    #: seconds a human seat of a casual match under way may be away (left, or no
+    #: connection) while another human holds a seat before the server seats a bot there
+    seat_bot_seconds: float = 120.0
     #: one client address (an IPv6 one by its /64): rooms it opened that are still there,
     #: and rooms it may open a minute (a token bucket of as many)
     address_rooms: int = 20

@@ -1,6 +1,6 @@
 """The authoritative room of rule text 002: seats, the commands (``/join``, ``/leave``,
-``/bot``, ``/start``, ``/cont``, ``/help``), chat, and the match itself, which only the
-engine plays (public API of :mod:`lostcities.engine`).
+``/bot``, ``/start``, ``/cont``, ``/rematch``, ``/help``), chat, and the match itself,
+which only the engine plays (public API of :mod:`lostcities.engine`).
 
 A :class:`Room` knows no network: each call returns an :class:`Outcome` (messages for
 the caller alone, messages for everyone, whether every client's view changed) and the
@@ -40,8 +40,8 @@ from lostcities.entry import move_notes
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
 from .ratings import MatchResult, Placing, bot_player
-from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, PlayerRow, SeatRow, Store,
-                    StoreError, token_hash)
+from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, REMATCH, PlayerRow,
+                    SeatRow, Store, StoreError, token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
@@ -71,10 +71,40 @@ def is_match_id(text: str) -> bool:
     return len(text) == 16 and all(c in ROOM_ID_CHARS for c in text)
 
 
-def record_name(room_id: str, rounds: int) -> str:
+def record_name(room_id: str, rounds: int, match: int = 1) -> str:
     """The file name of the record of room ``room_id``'s match that ended after ``rounds``
-    rounds, in the server's ``records/`` folder."""
-    return f"room-{room_id}-{rounds}.jsonl"
+    rounds, in the server's ``records/`` folder; ``match``: its number in the room (1, then
+    one more a rematch: ``room-ID-m2-ROUNDS.jsonl``), so each match has a name (and a
+    rated match an id) of its own."""
+    return f"room-{room_id}-{rounds}.jsonl" if match == 1 else \
+        f"room-{room_id}-m{match}-{rounds}.jsonl"
+
+
+def rotated(seats: Sequence[SeatRow], rated: bool) -> list[SeatRow]:
+    """The seats of a rematch: seat i's player moves to seat i+1 (the last to seat 0, so
+    the first to play changes), nobody asking for anything; in a rated room a bot plays
+    for itself (a bot that took a player's seat over no longer stands for that player,
+    who is not dragged into the rematch)."""
+    n = len(seats)
+    moved = [replace(s, seat=(s.seat + 1) % n, wants_cont=False, wants_rematch=False,
+                     player=bot_player(s.bot) if rated and s.kind == BOT else s.player)
+             for s in seats]
+    return sorted(moved, key=lambda s: s.seat)
+
+
+def rematch_deal(text: str, where: str, seats: int) -> tuple[int, list[str]]:
+    """The seed and labels of a stored rematch turn (``{"seed": N, "labels": [...]}``);
+    :class:`RoomError` when it is not what the server writes there."""
+    try:
+        data = loads_json(text, where)
+    except LostCitiesError as err:
+        raise RoomError(str(err)) from None
+    seed = data.get("seed") if isinstance(data, dict) else None
+    labels = data.get("labels") if isinstance(data, dict) else None
+    if type(seed) is not int or not isinstance(labels, list) or len(labels) != seats or \
+            not all(type(label) is str for label in labels):
+        raise RoomError(f"{where}: not a rematch's seed and {seats} labels")
+    return seed, labels
 
 
 def finishing(after: "GameState") -> Optional[str]:
@@ -305,6 +335,8 @@ class Room:
         self.record_names: list[str] = []
         #: the public ids of the room's finished matches (their replays), oldest first
         self.replays: list[str] = []
+        #: the current match's number in the room: 1, then one more a rematch
+        self.match_number = 1
         #: the bots of this room, one per seat and name (a cache: bots hold no state
         #: the room needs; their moves are seeded by the turn number)
         self.bots: dict[tuple[int, str], Any] = {}
@@ -372,15 +404,26 @@ class Room:
                 room.seats[i] = replace(seat, seen=now)
         room.status = row.status
         if row.status != LOBBY:
+            ended: list[tuple[str, "GameState"]] = []  # the matches before a rematch
             try:
                 state = new_game(pack, list(row.labels), row.seed)
                 turns = store.turns(room_id)
-                # the backlog's turns: the last TURN_BACKLOG moves (a CONT is no turn)
-                moves = [i for i, turn in enumerate(turns) if turn.kind != CONT]
+                # the backlog's turns: the last TURN_BACKLOG moves of the current match
+                # (a CONT is no turn; the seats were others before a rematch)
+                since = max((i for i, turn in enumerate(turns) if turn.kind == REMATCH),
+                            default=-1)
+                moves = [i for i, turn in enumerate(turns) if turn.kind == MOVE and i > since]
                 first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
                 for i, turn in enumerate(turns):
                     if turn.kind == CONT:
                         state = continue_match(state)
+                    elif turn.kind == REMATCH:
+                        seed, labels = rematch_deal(turn.text, f"room {room_id}: turn {i}",
+                                                    len(room.seats))
+                        ended.append((room._record_name(len(state.finished)), state))
+                        state = new_game(pack, labels, seed)
+                        room.seed = seed
+                        room.match_number += 1
                     else:
                         move = Move.parse(turn.text, pack)
                         if i >= first:  # said as played() said it, from the state before
@@ -390,10 +433,11 @@ class Room:
             except LostCitiesError as err:
                 raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
             room.state = state
-            room.record_names = [room._record_name(n) for n in room._matches_over()]
-            for name in room.record_names:  # killed between the last turn and its record
+            ended += [(room._record_name(n), state) for n in room._matches_over()]
+            room.record_names = [name for name, _ in ended]
+            for name, over in ended:  # killed between the last turn and its record
                 if room.records is not None and not (room.records / name).exists():
-                    room._write_record(name, dumps(state) + "\n")
+                    room._write_record(name, dumps(over) + "\n")
         return room
 
     def _check_seats(self, labels: Optional[tuple[str, ...]]) -> None:
@@ -440,6 +484,8 @@ class Room:
             "min_players": self.pack.min_players, "max_players": self.pack.max_players,
             "continuation": bool(self.pack.continuation),
             "cont": [s.seat for s in self.seats if s.wants_cont],
+            "rematch": [s.seat for s in self.seats if s.wants_rematch],
+            "match": self.match_number,
             "turns": self.turns,
             "replay": f"/matches/{self.replays[-1]}" if self.replays else None,
         }
@@ -499,8 +545,8 @@ class Room:
         if word.lower() == "/join":  # the one command that needs to know the player
             return self._join(seat, rest.strip(), player)
         command = {"/leave": self._leave, "/bot": self._bot,
-                   "/start": self._start, "/cont": self._cont, "/help": self._help
-                   }.get(word.lower())
+                   "/start": self._start, "/cont": self._cont, "/rematch": self._rematch,
+                   "/help": self._help}.get(word.lower())
         if command is None:
             return refused("error.unknown-command", command=clean_text(word, 30))
         return command(seat, rest.strip())
@@ -594,11 +640,25 @@ class Room:
         if self.status == LOBBY:
             self.store.remove_seat(self.id, seat)
             self.seats = self.store.seats(self.id)
-        else:
-            row = replace(self.seats[seat], kind=LEFT, token_hash="", wants_cont=False)
+        else:  # gone since now: the room's abandonment is measured from it
+            row = replace(self.seats[seat], kind=LEFT, token_hash="", wants_cont=False,
+                          wants_rematch=False, seen=self.clock())
             self.store.put_seat(self.id, row)
             self._set_seat(row)
-        return Outcome(events=[note("info", "info.left", name=name, seat=seat + 1)], changed=True)
+        events = [note("info", "info.left", name=name, seat=seat + 1)]
+        return Outcome(events=events + self._lapse(name), changed=True)
+
+    def _lapse(self, name: str) -> list[dict[str, Any]]:
+        """``name`` left the room (or a bot took the seat over): a rematch asked for lapses,
+        said in words, so that nobody is dragged into a match with someone else. Stored."""
+        if not any(s.wants_rematch for s in self.seats):
+            return []
+        for s in self.seats:
+            if s.wants_rematch:
+                row = replace(s, wants_rematch=False)
+                self.store.put_seat(self.id, row)
+                self._set_seat(row)
+        return [note("info", "info.rematch-lapsed", name=name)]
 
     def _bot(self, seat: Optional[int], rest: str) -> Outcome:
         if seat is None:
@@ -648,11 +708,41 @@ class Room:
         if wait > 0:
             return refused("error.takeover-wait", name=seat.name, seconds=f"{wait:.0f}",
                            limit=f"{self.limits.takeover_seconds:g}")
-        row = replace(seat, kind=BOT, bot=spec, token_hash="", wants_cont=False)
+        row = replace(seat, kind=BOT, bot=spec, token_hash="", wants_cont=False,
+                      wants_rematch=False)
         self.store.put_seat(self.id, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.takeover", name=row.name, bot=spec,
-                                    seat=row.seat + 1, seconds=f"{away:.0f}")], changed=True)
+                                    seat=row.seat + 1, seconds=f"{away:.0f}"),
+                               *self._lapse(row.name)], changed=True)
+
+    def away_too_long(self, now: float) -> list[SeatRow]:
+        """The seats of a casual match under way that have been away (left, or no
+        connection holds them) longer than ``Limits.seat_bot_seconds`` while another human
+        is present (:meth:`seat_bot` gives them a bot); none when the room is rated (a
+        rated seat is its player's), not under way, or nobody is there to wait."""
+        if self.rated or self.status != PLAYING:
+            return []
+        present = self.presence()
+        if not any(s.kind == HUMAN and s.seat in present for s in self.seats):
+            return []
+        return [s for s in self.seats
+                if (s.kind == LEFT or (s.kind == HUMAN and s.seat not in present))
+                and now - s.seen > self.limits.seat_bot_seconds]
+
+    def seat_bot(self, now: float) -> Outcome:
+        """The default bot takes each seat :meth:`away_too_long` names (it keeps the
+        player's name), so the one who stayed plays on; said in words."""
+        events = []
+        for seat in self.away_too_long(now):
+            row = replace(seat, kind=BOT, bot=DEFAULT_BOT, token_hash="", wants_cont=False,
+                          wants_rematch=False)
+            self.store.put_seat(self.id, row)
+            self._set_seat(row)
+            events.append(note("info", "info.seat-bot", name=row.name, bot=DEFAULT_BOT,
+                               seat=row.seat + 1,
+                               minutes=f"{self.limits.seat_bot_seconds / 60:g}"))
+        return Outcome(events=events, changed=bool(events))
 
     def touch(self, seat: int) -> None:
         """The last connection holding ``seat`` closed: its absence starts now (stored,
@@ -703,9 +793,51 @@ class Room:
         self.turns += 1
         self.state = state
         self.status = PLAYING
-        self.seats = [replace(s, wants_cont=False) for s in self.seats]
+        self.seats = [replace(s, wants_cont=False, wants_rematch=False) for s in self.seats]
         return Outcome(events=[note("info", "info.continued", round=state.round)],
                        changed=True)
+
+    def _rematch(self, seat: Optional[int], rest: str) -> Outcome:
+        """``/rematch``: once the match is over, each seated human asks (a bot agrees at
+        once); when all have, a new match of the same pack is dealt in this room with a
+        fresh seed, the same players, the seats rotated (:func:`rotated`). A CONT plays
+        the same match on (scores adding up); a rematch starts another one from nothing:
+        its own record, replay and, in a rated room, rating. A seat left empty (a player
+        who went) must be taken first (``/join``, ``/bot``)."""
+        if seat is None or self.seats[seat].kind != HUMAN:
+            return refused("error.not-seated")
+        if self.status != OVER or self.state is None:
+            return refused("error.not-over")
+        left = next((s for s in self.seats if s.kind == LEFT), None)
+        if left is not None:
+            return refused("error.rematch-seat-left", name=left.name, seat=left.seat + 1)
+        row = replace(self.seats[seat], wants_rematch=True)
+        humans = [s for s in self.seats if s.kind == HUMAN]
+        asked = sum(1 for s in humans if s.wants_rematch or s.seat == seat)
+        if asked < len(humans):
+            self.store.put_seat(self.id, row)
+            self._set_seat(row)
+            return Outcome(events=[note("info", "info.rematch-asked", name=row.name,
+                                        asked=asked, needed=len(humans))], changed=True)
+        seats = rotated(self.seats, self.rated)
+        labels = [s.name for s in seats]
+        seed = secrets.randbits(48)
+        try:
+            state = new_game(self.pack, labels, seed)
+        except LostCitiesError as err:
+            return refused("error.room-unavailable", reason=str(err))
+        self.store.rematch(self.id, self.turns, json.dumps({"seed": seed, "labels": labels},
+                                                           ensure_ascii=False), seats)
+        self.turns += 1
+        self.seats = seats
+        self.state = state
+        self.seed = seed
+        self.status = PLAYING
+        self.match_number += 1
+        self.bots = {}
+        self._turns.clear()  # the last turns said are the new match's
+        return Outcome(events=[note("info", "info.rematch", names=", ".join(labels),
+                                    first=self.name_of(state.to_move))], changed=True)
 
     # ------------------------------------------------------------- moves
 
@@ -813,7 +945,8 @@ class Room:
         rounds = len(planned.after.finished)
         self.store.add_turn(self.id, planned.number, MOVE, str(planned.move),
                             status=OVER if over else None,
-                            finishes=None if planned.match is None else (planned.match, rounds),
+                            finishes=None if planned.match is None
+                            else (planned.match, rounds, self.match_number),
                             result=self.result(planned.after) if over and self.rated else None)
         if over:
             self._write_record(self._record_name(rounds), dumps(planned.after) + "\n")
@@ -889,7 +1022,7 @@ class Room:
         return ends
 
     def _record_name(self, rounds: int) -> str:
-        return record_name(self.id, rounds)
+        return record_name(self.id, rounds, self.match_number)
 
     def _match_message(self, state: "GameState", match: Optional[str]) -> dict[str, Any]:
         """The ``match`` message (its record written by :meth:`store_turn`); ``replay``:

@@ -34,20 +34,21 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Protocol, Sequence
+from typing import Any, Optional, Protocol, Sequence
 
 from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
 
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
 #: seat kinds; a ``left`` seat is a started match's seat whose human left (a bot may take it)
 HUMAN, BOT, LEFT = "human", "bot", "left"
-#: turn kinds: a move in the engine's notation, or the CONT that played on
-MOVE, CONT = "move", "cont"
+#: turn kinds: a move in the engine's notation, the CONT that played on, the rematch that
+#: dealt a new match (its text: ``{"seed": N, "labels": [...]}``, the seats rotated)
+MOVE, CONT, REMATCH = "move", "cont", "rematch"
 
 
 #: where the store says what it skipped (one line each; ``lc serve`` shows them)
@@ -101,7 +102,8 @@ class SeatRow:
     the hash of its token (humans), whether its player asked to continue (CONT), when a
     connection last held it (``seen``, seconds since the epoch; 0: unknown), and in a
     rated room the player it was dealt to (``player``: a player id, a bot's
-    ``bot-NAME``; kept when the player leaves or a bot takes the seat over)."""
+    ``bot-NAME``; kept when the player leaves or a bot takes the seat over); since
+    schema 6 whether its player asked for a rematch (``wants_rematch``)."""
 
     seat: int
     name: str
@@ -111,6 +113,7 @@ class SeatRow:
     wants_cont: bool
     seen: float = 0.0
     player: str = ""
+    wants_rematch: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,13 +162,16 @@ class TurnRow:
 @dataclass(frozen=True)
 class MatchRow:
     """A finished match's public id (its replay page, ``/matches/ID``), the room it was
-    played in and its rounds: its record is ``records/room-ROOM-ROUNDS.jsonl``. Kept when
-    the room expires (the record stays)."""
+    played in, its rounds and (since schema 6) its number among the room's matches (1,
+    then one more a rematch): its record is ``records/room-ROOM-ROUNDS.jsonl``
+    (``room-ROOM-mNUMBER-ROUNDS.jsonl`` from the second match on). Kept when the room
+    expires (the record stays)."""
 
     id: str
     room: str
     rounds: int
     finished: float
+    number: int = 1
 
 
 @dataclass(frozen=True)
@@ -187,8 +193,9 @@ class _QueuedTurn:
     kind: str
     text: str
     status: Optional[str]
-    #: the public id and the rounds of the match this turn finishes (its replay), or None
-    finishes: Optional[tuple[str, int]] = None
+    #: the public id, the rounds and the number in its room (1 when not given) of the
+    #: match this turn finishes (its replay), or None
+    finishes: Optional[tuple[Any, ...]] = None
     result: Optional[MatchResult] = None
     done: bool = False
     error: Optional[StoreError] = None
@@ -260,6 +267,10 @@ class Store(Protocol):
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
         """Remove these rooms with their seats, turns and chat lines."""
 
+    def unpeopled_rooms(self) -> set[str]:
+        """The rooms that have seats and none of them a human's (every seat a bot's or
+        left): their humans have all gone."""
+
     def seats(self, room_id: str) -> list[SeatRow]:
         """The room's seats, by number."""
 
@@ -277,16 +288,23 @@ class Store(Protocol):
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
-                 finishes: Optional[tuple[str, int]] = None,
+                 finishes: Optional[tuple[Any, ...]] = None,
                  result: Optional[MatchResult] = None) -> None:
         """Append turn ``number`` (the count of turns so far: a concurrent writer that
         appended first makes this a :class:`StoreError`), setting the room's status if
-        given; a CONT also clears every seat's ``wants_cont``. ``finishes``: the turn
-        ends a match, which gets this public id and number of rounds (:class:`MatchRow`),
-        in the same transaction. ``result``: the turn ends a rated match: its players'
+        given; a CONT also clears every seat's ``wants_cont`` and ``wants_rematch``.
+        ``finishes``: the turn ends a match, which gets this public id, number of rounds
+        and (a third item, 1 when left out) number in the room (:class:`MatchRow`), in the
+        same transaction. ``result``: the turn ends a rated match: its players'
         ratings change in the same transaction (:func:`~.ratings.update` of the ratings
         stored then), keyed by the match's id (a second result of one match is a
         :class:`StoreError`, and its turn is refused)."""
+
+    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow]) -> None:
+        """Append turn ``number``, a rematch (kind ``rematch``, ``text`` its seed and
+        labels), and put the room's seats as ``seats`` (rotated, nobody asking for
+        anything), status ``playing``: one transaction. :class:`StoreError` when
+        ``number`` is not the next turn."""
 
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match of this public id, or None."""
@@ -362,7 +380,7 @@ CREATE TABLE IF NOT EXISTS seats (
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
     token_hash TEXT NOT NULL DEFAULT '', wants_cont INTEGER NOT NULL DEFAULT 0,
     seen REAL NOT NULL DEFAULT 0, player TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (room, seat));
+    wants_rematch INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, seat));
 CREATE TABLE IF NOT EXISTS turns (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
     kind TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (room, number));
@@ -370,7 +388,8 @@ CREATE TABLE IF NOT EXISTS chat (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
     name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
 CREATE TABLE IF NOT EXISTS matches (
-    id TEXT PRIMARY KEY, room TEXT NOT NULL, rounds INTEGER NOT NULL, finished REAL NOT NULL);
+    id TEXT PRIMARY KEY, room TEXT NOT NULL, rounds INTEGER NOT NULL, finished REAL NOT NULL,
+    number INTEGER NOT NULL DEFAULT 1);
 """ + "".join(f"{statement};\n" for statement in _PLAYERS_SCHEMA)
 
 #: version -> the statements that bring a database of that version to the next one
@@ -388,6 +407,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: ("ALTER TABLE rooms ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE seats ADD COLUMN player TEXT NOT NULL DEFAULT ''",
         *_PLAYERS_SCHEMA),
+    # rematch: who asked for one; each finished match's number in its room (1 before)
+    5: ("ALTER TABLE seats ADD COLUMN wants_rematch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE matches ADD COLUMN number INTEGER NOT NULL DEFAULT 1"),
 }
 
 
@@ -607,6 +629,11 @@ class SQLiteStore:
                 db.executemany(f"DELETE FROM {table} WHERE {key}=?",
                                [(room_id,) for room_id in room_ids])
 
+    def unpeopled_rooms(self) -> set[str]:
+        return {str(r[0]) for r in self._read(
+            "SELECT room FROM seats GROUP BY room "
+            "HAVING SUM(CASE WHEN kind='human' THEN 1 ELSE 0 END) = 0")}
+
     def start(self, room_id: str, labels: Sequence[str]) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET status=?, labels=? WHERE id=?",
@@ -618,15 +645,15 @@ class SQLiteStore:
         """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
         what this server writes there or a number is missing."""
         seats = [self._seat(room_id, row) for row in self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player FROM seats "
-            "WHERE room=? ORDER BY seat", (room_id,))]
+            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player, "
+            "wants_rematch FROM seats WHERE room=? ORDER BY seat", (room_id,))]
         if [s.seat for s in seats] != list(range(len(seats))):
             raise DamagedRow(room_id, "its seats are not numbered 0, 1, ...")
         return seats
 
     @staticmethod
     def _seat(room: str, row: tuple) -> SeatRow:
-        number, name, kind, bot, digest, wants_cont, seen, player = row
+        number, name, kind, bot, digest, wants_cont, seen, player, wants_rematch = row
         where = f"seat {number!r}"[:40]
         return SeatRow(_integer(room, "a seat's number", number),
                        _text(room, f"{where}: name", name),
@@ -635,14 +662,20 @@ class SQLiteStore:
                        _text(room, f"{where}: token_hash", digest),
                        bool(_integer(room, f"{where}: wants_cont", wants_cont)),
                        _number(room, f"{where}: seen", seen),
-                       _text(room, f"{where}: player", player))
+                       _text(room, f"{where}: player", player),
+                       bool(_integer(room, f"{where}: wants_rematch", wants_rematch)))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO seats (room, seat, name, kind, bot, token_hash, "
-                       "wants_cont, seen, player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (room_id, seat.seat, seat.name, seat.kind, seat.bot, seat.token_hash,
-                        int(seat.wants_cont), seat.seen, seat.player))
+            self._put_seat(db, room_id, seat)
+
+    @staticmethod
+    def _put_seat(db: sqlite3.Connection, room_id: str, seat: SeatRow) -> None:
+        db.execute("INSERT OR REPLACE INTO seats (room, seat, name, kind, bot, token_hash, "
+                   "wants_cont, seen, player, wants_rematch) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (room_id, seat.seat, seat.name, seat.kind, seat.bot, seat.token_hash,
+                    int(seat.wants_cont), seat.seen, seat.player, int(seat.wants_rematch)))
 
     def touch_seat(self, room_id: str, seat: int, at: float) -> None:
         with self._write() as db:
@@ -661,7 +694,7 @@ class SQLiteStore:
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
-                 finishes: Optional[tuple[str, int]] = None,
+                 finishes: Optional[tuple[Any, ...]] = None,
                  result: Optional[MatchResult] = None) -> None:
         # Group commit: the turn is queued, and whichever writer gets the lock first
         # commits every queued turn in one transaction (one fsync for many rooms); a
@@ -703,10 +736,13 @@ class SQLiteStore:
                         db.execute("UPDATE rooms SET status=? WHERE id=?",
                                    (turn.status, turn.room))
                     if turn.kind == CONT:
-                        db.execute("UPDATE seats SET wants_cont=0 WHERE room=?", (turn.room,))
+                        db.execute("UPDATE seats SET wants_cont=0, wants_rematch=0 "
+                                   "WHERE room=?", (turn.room,))
                     if turn.finishes is not None:
-                        db.execute("INSERT INTO matches VALUES (?, ?, ?, ?)",
-                                   (turn.finishes[0], turn.room, turn.finishes[1], time.time()))
+                        db.execute("INSERT INTO matches (id, room, rounds, finished, number) "
+                                   "VALUES (?, ?, ?, ?, ?)",
+                                   (turn.finishes[0], turn.room, turn.finishes[1], time.time(),
+                                    turn.finishes[2] if len(turn.finishes) > 2 else 1))
                     if turn.result is not None:
                         self._rate(db, turn.result)
                 except (StoreError, sqlite3.IntegrityError) as err:
@@ -774,7 +810,7 @@ class SQLiteStore:
         """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
         not what this server writes there or a number is missing."""
         turns = [TurnRow(_integer(room_id, "a turn's number", n),
-                         _text(room_id, f"turn {n!r}: kind"[:40], k, (MOVE, CONT)),
+                         _text(room_id, f"turn {n!r}: kind"[:40], k, (MOVE, CONT, REMATCH)),
                          _text(room_id, f"turn {n!r}: text"[:40], t))
                  for n, k, t in self._read("SELECT number, kind, text FROM turns WHERE room=? "
                                            "ORDER BY number", (room_id,))]
@@ -782,23 +818,39 @@ class SQLiteStore:
             raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
         return turns
 
+    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow]) -> None:
+        with self._write() as db:
+            last = db.execute("SELECT number FROM turns WHERE room=? ORDER BY number DESC "
+                              "LIMIT 1", (room_id,)).fetchone()
+            if last is not None and type(last[0]) is not int:
+                raise DamagedRow(room_id, "a turn's number is not an integer")
+            count = 0 if last is None else last[0] + 1
+            if count != number:
+                raise StoreError(f"room {room_id}: turn {number} is not the next "
+                                 f"({count} stored)")
+            db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)", (room_id, number, REMATCH, text))
+            db.execute("UPDATE rooms SET status=? WHERE id=?", (PLAYING, room_id))
+            db.execute("DELETE FROM seats WHERE room=?", (room_id,))
+            for seat in seats:
+                self._put_seat(db, room_id, seat)
+
     # ------------------------------------------------------------- finished matches
 
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match, or None (also for a row this server did not write)."""
-        rows = self._read("SELECT id, room, rounds, finished FROM matches WHERE id=?",
+        rows = self._read("SELECT id, room, rounds, finished, number FROM matches WHERE id=?",
                           (match_id,))
         if not rows:
             return None
-        mid, room, rounds, finished = rows[0]
+        mid, room, rounds, finished, number = rows[0]
         if not (type(mid) is str and type(room) is str and type(rounds) is int
-                and type(finished) in (int, float)):
+                and type(finished) in (int, float) and type(number) is int and number >= 1):
             return None
-        return MatchRow(mid, room, rounds, float(finished))
+        return MatchRow(mid, room, rounds, float(finished), number)
 
     def room_matches(self, room_id: str) -> list[str]:
         return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
-                                              "ORDER BY rounds, finished", (room_id,))]
+                                              "ORDER BY number, rounds, finished", (room_id,))]
 
     # ------------------------------------------------------------- chat
 

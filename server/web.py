@@ -221,7 +221,7 @@ async def _finished_match(request: Request) -> Optional[Path]:
         return None
     if row is None:
         return None
-    path = hub.records / record_name(row.room, row.rounds)
+    path = hub.records / record_name(row.room, row.rounds, row.number)
     return path if path.is_file() else None
 
 

@@ -320,7 +320,20 @@ def test_a_rooms_messages_are_drawn_as_lc_play_draws_them(pack_id: str) -> None:
     assert rounds and all(str(seat["score"]) in out for m in rounds for seat in m["seats"])
     assert "The match is over" in out or "match" in out.lower()
     assert "/cont" in out or not any(m.get("can_continue") for m in events)
+    # a seated player is told how to ask for a rematch (seat 0's state: seated)
+    assert "Type /rematch for a new match with the same players" in out
     assert "cannot read" not in out
+
+
+def test_a_spectator_is_not_offered_a_rematch() -> None:
+    c, text = client()
+    c.pack = load_pack("duel-classic")
+    events = room_messages("duel-classic")
+    state = events[-1]
+    c.handle({**state, "seat": None, "view": {**state["view"], "seat": None, "hand": None}})
+    for message in events[:-1]:
+        c.handle(message)
+    assert "The match is over" in text.getvalue() and "/rematch" not in text.getvalue()
 
 
 def test_turns_and_chat_sent_again_after_a_reconnection_are_printed_once() -> None:

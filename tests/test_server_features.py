@@ -333,6 +333,8 @@ def test_a_schema_1_database_is_migrated_and_its_room_plays_on(tmp_path: Path) -
         assert public["room"]["rated"] is False  # schema 5: no room before it was rated
         assert [s["player"] for s in public["room"]["seats"]] == ["", ""]
         assert [s["present"] for s in public["room"]["seats"]] == [False, False]
+        # schema 6: nobody asked for a rematch, the room's first match
+        assert public["room"]["rematch"] == [] and public["room"]["match"] == 1
         with connect(client, "abcdefgh") as a, connect(client, "abcdefgh") as b:
             ada, bob = back(client, "abcdefgh", [a, b], ["tok-a", "tok-b"])
             assert client.app.state.hub.rooms["abcdefgh"].state.snapshot() == state.snapshot()
@@ -359,6 +361,8 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
     db.execute("ALTER TABLE rooms DROP COLUMN listed")  # steps 3 to 4 and 4 to 5 add gone
     db.execute("ALTER TABLE rooms DROP COLUMN rated")
     db.execute("ALTER TABLE seats DROP COLUMN player")
+    db.execute("ALTER TABLE seats DROP COLUMN wants_rematch")  # and 5 to 6
+    db.execute("ALTER TABLE matches DROP COLUMN number")
     for table in ("players", "ratings", "rated_matches", "placings"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value='3' WHERE key='schema'")
@@ -370,7 +374,7 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
         assert client.app.state.hub.store.room(room).listed is False
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "5"
+        str(SCHEMA_VERSION) == "6"
     db.close()
 
 

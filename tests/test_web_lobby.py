@@ -161,7 +161,7 @@ def test_a_picture_of_the_lobby(browser: Any, lobby_server: Server,
     at_lobby(ada)
     ada.until("document.querySelectorAll('#lobby li[data-room]').length === 4")
     ada.page.locator("#lobby-playing li[data-room]").wait_for()
-    ada.page.set_viewport_size({"width": 1280, "height": 1300})
+    ada.page.set_viewport_size({"width": 1280, "height": 1440})
     ada.screenshot("lobby-page.png")
     keep_for_readme("lobby-page.png", "lobby.png")
     ada.assert_clean()

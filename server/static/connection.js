@@ -144,10 +144,18 @@ function onState(m) {
   // the count tells of missed turns only when this socket brought none (once it has, it is
   // sent every turn; and a CONT takes a number without being a turn)
   if (!S.socketTurns) noteGap(turns);
+  if (S.info && m.room.match !== S.info.match) {
+    // a rematch: a new match in this room, its turns from now on (the old ones' seats moved)
+    S.turns = [];
+    S.since = turns;
+    S.match = null;
+    S.round = null;
+  }
   const before = S.info ? S.info.turns : -1;
   const sameStatus = S.info && S.info.status === m.room.status;
   S.info = m.room;
   S.seat = Number.isInteger(m.seat) ? m.seat : null;
+  rememberReplay(m.room.replay);
   S.view = m.view || null;
   S.legal = Array.isArray(m.legal) ? m.legal.map(parseMove) : null;
   if (m.room.turns !== before || !S.legal || S.sent) {
@@ -161,6 +169,13 @@ function onState(m) {
   renderTurns();
   showTurns();
   if (S.view && !Array.isArray(S.view.live)) refreshScores(m.room.turns);
+}
+
+/** A player's finished match: its replay page (/matches/ID) is told which room it was played
+ * in, so that its end offers that player a rematch (replay.js); a spectator's is not kept. */
+function rememberReplay(replay) {
+  const id = (String(replay || "").match(/^\/matches\/([a-z2-7]{16})$/) || [])[1];
+  if (id && S.seat !== null) safeSet(`lc-replay-${id}`, ROOM_ID);
 }
 
 /** The running scores (what each seat would score if the round ended now): the view's

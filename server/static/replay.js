@@ -5,7 +5,7 @@
 //
 // Keys: Right or j the next frame, Left or k the previous one, Home the deal, End the last.
 // The frame shown is kept in the address (#N), so the share link opens the same turn.
-import { applyLabels, currentLang, packText, setLang, startLang, t } from "./i18n.js";
+import { applyLabels, currentLang, packText, safeGet, setLang, startLang, t } from "./i18n.js";
 import { cardElement, colourClass, colourLabel, colourSymbol, deckElement, getFace, setFace } from "./cards.js";
 import { $, el } from "./state.js";
 import { drawBoard } from "./board.js";
@@ -16,6 +16,7 @@ const MATCH_ID = (location.pathname.match(/^\/matches\/([a-z2-7]{16})\/?$/) || [
 const READ_BYTES = 8 * 1024 * 1024;
 
 const R = {
+  rematchRoom: "", // the room of this match when this browser played it and it can rematch
   replay: null, // the server's answer: pack, players, frames, totals, winners, games
   at: 0, // the frame shown
   text: null, // a dropped file's text (sent again in another language)
@@ -212,6 +213,50 @@ function drawSheet(frame, last) {
   const rounds = replay.frames.filter((f) => f.sheet).map((f) => f.sheet.seats.map((s) => s.score));
   $("match-table").replaceChildren(matchTable(replay.players, rounds, replay.totals));
   $("match-winner").textContent = winnerLine(replay.players, replay.winners, replay.totals);
+  $("rematch-box").hidden = !R.rematchRoom;
+}
+
+/** The room this browser played the match in (its page kept it), when that room still
+ * holds the seat's token and this match is the room's last one, over: a rematch can be
+ * asked there. "" otherwise. */
+async function rematchRoom() {
+  const room = safeGet(`lc-replay-${MATCH_ID}`) || "";
+  if (!/^[a-z2-7]{8}$/.test(room) || !safeGet(`lc-token-${room}`)) return "";
+  try {
+    const answer = await fetch(`/rooms/${room}`);
+    if (!answer.ok) return "";
+    const info = (await answer.json()).room;
+    return info && info.status === "over" && info.replay === `/matches/${MATCH_ID}` ? room : "";
+  } catch {
+    return "";
+  }
+}
+
+/** Ask for a rematch in the match's room as the seat this browser holds there (the room's
+ * own WebSocket and `/rematch`, as the room's page would), then go to the room; a refusal
+ * is said here, in the server's words. */
+function askRematch() {
+  const room = R.rematchRoom;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/rooms/${room}/ws`);
+  $("btn-rematch").disabled = true;
+  ws.addEventListener("open", () => {
+    ws.send(JSON.stringify({ type: "hello", lang: currentLang(), token: safeGet(`lc-token-${room}`) }));
+    ws.send(JSON.stringify({ type: "line", text: "/rematch" }));
+  });
+  ws.addEventListener("message", (event) => {
+    let m = null;
+    try { m = JSON.parse(event.data); } catch { return; }
+    if (m && m.type === "error") {
+      showError(String(m.text || m.key || ""));
+      $("btn-rematch").disabled = false;
+      ws.close();
+    } else if (m && m.type === "info" && /^info\.rematch/.test(String(m.key))) {
+      ws.close();
+      location.assign(`/r/${room}`);
+    }
+  });
+  ws.addEventListener("close", () => { $("btn-rematch").disabled = false; });
 }
 
 function readFile(file) {
@@ -235,6 +280,7 @@ function wire() {
   $("btn-prev").addEventListener("click", () => go(R.at - 1));
   $("btn-next").addEventListener("click", () => go(R.at + 1));
   $("btn-last").addEventListener("click", () => go(Infinity));
+  $("btn-rematch").addEventListener("click", askRematch);
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const tag = e.target && e.target.tagName;
@@ -282,6 +328,7 @@ async function main() {
   wire();
   if (MATCH_ID) {
     R.at = frameAsked();
+    R.rematchRoom = await rematchRoom();
     await load();
   }
 }

@@ -29,6 +29,8 @@ function wire() {
   });
   $("btn-bot").addEventListener("click", () => line(`/bot ${$("bot-kind").value}`));
   $("btn-start").addEventListener("click", () => line("/start"));
+  $("btn-rematch").addEventListener("click", () => line("/rematch"));
+  $("match-rematch-btn").addEventListener("click", () => line("/rematch"));
   $("btn-cont").addEventListener("click", () => line("/cont"));
   $("match-cont-btn").addEventListener("click", () => line("/cont"));
   $("btn-leave").addEventListener("click", () => line("/leave"));

@@ -119,6 +119,11 @@ export function renderMatch() {
   if (replay) $("match-replay").href = replay;
   const humans = S.info.seats.filter((s) => s.kind === "human").length;
   const me = S.info.seats.find((s) => s.seat === S.seat);
+  const human = !!me && me.kind === "human";
+  const asked = S.info.rematch || [];
+  $("match-rematch").textContent = t("web.match.rematch", { asked: asked.length, needed: humans });
+  $("match-rematch-btn").hidden = !human;
+  $("match-rematch-btn").disabled = human && asked.includes(S.seat);
   const canCont = S.info.continuation && me && me.kind === "human";
   $("match-cont").textContent = S.info.continuation
     ? t("web.match.cont", { asked: (S.info.cont || []).length, needed: humans }) : "";

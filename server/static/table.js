@@ -116,6 +116,7 @@ function renderSeats() {
       badges.append(el("span", "badge away", t("web.seat.away")));
     }
     if ((S.info.cont || []).includes(row.seat)) badges.append(el("span", "badge", "CONT ✓"));
+    if ((S.info.rematch || []).includes(row.seat)) badges.append(el("span", "badge", t("web.rematch.badge")));
     item.append(badges);
     if (S.view) {
       const extra = [t("table.cards-in-hand", { count: S.view.hand_sizes[row.seat] || 0 })];
@@ -364,6 +365,9 @@ function renderButtons() {
   $("bot-kind").parentElement.hidden = $("btn-bot").hidden;
   show("btn-start", !!info && seated && status === "lobby");
   $("btn-start").disabled = seats.length < (info ? info.min_players : 2);
+  const human = !!me && me.kind === "human";
+  show("btn-rematch", !!info && status === "over" && human);
+  $("btn-rematch").disabled = human && (info.rematch || []).includes(S.seat);
   const canCont = !!info && status === "over" && info.continuation && !!me && me.kind === "human";
   show("btn-cont", canCont);
   $("btn-cont").disabled = canCont && (info.cont || []).includes(S.seat);
