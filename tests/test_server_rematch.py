@@ -248,7 +248,7 @@ def test_cont_and_rematch_are_two_asks_and_whichever_all_ask_first_clears_both(
             play_out([ada, bob])
             ada.line("/rematch")
             bob.line("/cont")  # one of each: nothing is dealt
-            ada.ping(), bob.ping()
+            bob.ping(), ada.ping()  # (bob's pong first: his /cont is out to ada before hers)
             info = ada.state["room"]
             assert info["status"] == "over" and info["rematch"] == [0] and info["cont"] == [1]
             ada.line("/cont")  # every human asked CONT: the same match plays on
