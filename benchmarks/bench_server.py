@@ -102,14 +102,14 @@ def child_server(port: int, data: str, durable: bool, check: bool,
 
     import uvicorn
 
-    from lostcities.server.app import IO_THREADS, create_app
+    from lostcities.server.app import IO_THREADS, WS_SETTINGS, create_app, tune_collector
     from lostcities.server.bots import BotScheduler
 
     app = create_app(Path(data), durable=durable, check_messages=check)
     profilers: list[cProfile.Profile] = []
     if profile:
         def profiled() -> None:
-            profiler = cProfile.Profile()
+            profiler = cProfile.Profile(time.thread_time)
             profilers.append(profiler)
             profiler.enable()
 
@@ -119,10 +119,11 @@ def child_server(port: int, data: str, durable: bool, check: bool,
                                          initializer=profiled)
         hub.bots.close()
         hub.bots = BotScheduler(hub.limits, initializer=profiled)
-        main_profiler = cProfile.Profile()
+        main_profiler = cProfile.Profile(time.thread_time)
         main_profiler.enable()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, ws="auto", ws_max_size=65536,
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, **WS_SETTINGS,
                             log_level="warning", lifespan="on")
+    tune_collector()
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:
