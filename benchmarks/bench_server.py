@@ -20,7 +20,8 @@ Each server is a real subprocess on a free port with a fresh data folder: ``lc s
 --port P --data TMP`` as it is (its store's durability is ``create_app``'s default;
 the messages it sends are not checked against the schema); with ``--durable``,
 ``--no-durable``, ``--check-messages`` or ``--profile``, uvicorn on ``create_app(TMP,
-durable=..., check_messages=...)`` with ``lc serve``'s settings, from this file. It is
+durable=..., check_messages=...)`` with ``lc serve``'s settings (its WebSocket settings,
+``WS_SETTINGS``, and its garbage collector's, ``tune_collector``), from this file. It is
 ready when ``GET /packs`` answers. Then every room is opened (``POST /rooms``), two
 WebSocket clients per room ``/join`` a seat each and one ``/start``\\ s. A client to move
 picks a move from the ``legal`` list it was sent, uniformly with a seeded rng, and sends
@@ -41,12 +42,15 @@ Printed per level and pace, over the measured window (after ``--warmup`` seconds
   server);
 - the server's CPU time in the window (seconds, share of one core, per move) and in all, its
   resident memory high-water mark (``VmHWM`` of ``/proc/PID/status``) and at the end;
-- the conditions: cores, load average before and after, Python, connections, errors
-  the clients received, moves that had to wait for the rate.
+- the conditions: cores, load average before and after, Python, connections (and on
+  how many the server took the clients' offer of compression), errors the clients
+  received, moves that had to wait for the rate.
 
 With ``--json`` the table goes to stderr and one JSON object to stdout. With
 ``--profile PREFIX`` the server runs under cProfile (the event loop and its worker
-threads, each profiled and merged) and writes ``PREFIX-ROOMS-THINK.prof``; the heaviest
+threads, each profiled by its own CPU time, ``time.thread_time``, so a worker's waiting
+for the store's lock or a sync to disk is not counted as work, and merged; the setup of
+the rooms is in it too) and writes ``PREFIX-ROOMS-THINK.prof``; the heaviest
 functions are printed (profiling slows the server: its latency figures are not the
 server's). A level the server refuses (a room cap, a connection cap) is reported as
 such, never lowered. Figures, not assertions.
@@ -94,8 +98,8 @@ def child_server(port: int, data: str, durable: bool, check: bool,
                  profile: Optional[str]) -> None:
     """Serve ``create_app(data, durable=durable, check_messages=check)`` on
     127.0.0.1:``port`` as ``lc serve`` does (same uvicorn settings) until SIGINT; with
-    ``profile``, under cProfile: the event loop's thread and each worker thread of the
-    hub's pools, merged into one file."""
+    ``profile``, under cProfile by each thread's CPU time: the event loop's thread and
+    each worker thread of the hub's pools, merged into one file."""
     import cProfile
     import pstats
     from concurrent.futures import ThreadPoolExecutor
@@ -248,6 +252,8 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     closed: dict[str, int] = field(default_factory=dict)
     last_answer: float = 0.0
+    #: connections on which the server took the clients' offer of compression
+    compressed: int = 0
 
     def measured(self, sent_at: float) -> bool:
         return self.window_start <= sent_at < self.window_end
@@ -371,6 +377,7 @@ class RoomLoad:
                                additional_headers={"X-Forwarded-For": address},
                                compression="deflate" if compression else None,
                                max_size=2 ** 20)
+            self.tally.compressed += bool(ws.protocol.extensions)
             client = Client(ws, self, random.Random(f"{seed}:{self.index}:{seat}"), interval)
             client.reader = asyncio.ensure_future(client.read())
             self.clients.append(client)
@@ -490,6 +497,7 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
                   - client_start.ru_utime - client_start.ru_stime)
     figures.update({
         "connections": connections,
+        "compressed_connections": tally.compressed,
         "window_seconds": round(seconds, 2),
         "moves": len(ordered),
         "moves_per_second": round(len(ordered) / seconds, 1) if seconds > 0 else None,
@@ -573,7 +581,8 @@ def show(figures: dict[str, Any], say: Any) -> None:
              "clients' loop late by " + ("median {p50:.1f}, p99 {p99:.1f}, max {max:.1f} ms"
                                          .format(**figures["client_loop_lag_ms"])
                                          if figures.get("client_loop_lag_ms") else "?"),
-             f"rounds {figures['rounds_ended']}", f"/cont {figures['conts_sent']}"]
+             f"rounds {figures['rounds_ended']}", f"/cont {figures['conts_sent']}",
+             f"compressed connections {figures['compressed_connections']}"]
     if figures["unanswered"]:
         extra.append(f"UNANSWERED {figures['unanswered']}")
     if figures["errors"]:
@@ -625,7 +634,8 @@ def main() -> None:
                              "(create_app(check_messages=True), as the tests run it; lc serve "
                              "does not)")
     parser.add_argument("--no-compression", action="store_true",
-                        help="clients offer no permessage-deflate (browsers do offer it)")
+                        help="clients offer no permessage-deflate (browsers do offer it; "
+                             "lc serve declines it since WS_SETTINGS)")
     parser.add_argument("--rate", type=float, default=10.0,
                         help="messages a second each client sends at most (the server's limit)")
     parser.add_argument("--think", type=float, default=DEFAULT_THINK_MS, metavar="MS",
@@ -686,7 +696,8 @@ def main() -> None:
         f"{'durable (synchronous=FULL)' if durable else 'synchronous=NORMAL'}, "
         f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
         f"against the schema; tree {conditions['tree']}; "
-        f"compression {'on' if conditions['compression'] else 'off'}; each client at most "
+        f"compression {'offered' if conditions['compression'] else 'not offered'} by the "
+        f"clients (what the server took: each level's compressed connections); each client at most "
         f"{args.rate:g} messages/s; window {conditions['window']} after {args.warmup:g} s")
     say(f"the bots' pace (think, ms): {args.think:g} a move on average (uniform from "
         f"{args.think / 2:g} to {args.think * 1.5:g}), outside the measured interval"

@@ -816,7 +816,8 @@ async def new_room(request: Request) -> Response:
     rated, hints = bool(message.get("rated", False)), bool(message.get("hints", False))
     if rated and hints:  # the expert bot's moves would play a rated match
         return http_error(request, 400, "error.rated-hints")
-    if hub.store.count_rooms() >= hub.limits.rooms:
+    # in a worker thread: the store's lock may be held by a commit syncing to disk
+    if await hub.run(hub.store.count_rooms) >= hub.limits.rooms:
         return http_error(request, 503, "error.rooms-full", rooms=hub.limits.rooms)
     try:
         room = await hub.create_room(message["pack"], hints, rated=rated,
