@@ -79,7 +79,8 @@ def serve(
         import uvicorn
     except ImportError:
         fail("lc serve needs the serve extra: pip install 'lostcities[serve]'", EXIT_USAGE)
-    from lostcities.server.app import create_app  # Starlette's application: the serve extra
+    from lostcities.server.app import (  # Starlette's application: the serve extra
+        WS_SETTINGS, create_app, tune_collector)
 
     try:
         folder = check_path(data, "--data") if data is not None else data_dir() / "rooms"
@@ -128,11 +129,12 @@ def serve(
     http = guarded(AutoHTTPProtocol, limits.head_seconds,
                    open_connection_cap(limits.open_connections),
                    limits.address_http_connections, proxies(forwarded_allow_ips))
-    config = uvicorn.Config(app, host=host, port=port, http=http, ws="auto", ws_max_size=65536,
+    config = uvicorn.Config(app, host=host, port=port, http=http, **WS_SETTINGS,
                             log_level="warning", lifespan="on", proxy_headers=True,
                             forwarded_allow_ips=forwarded_allow_ips,
                             timeout_keep_alive=limits.keep_alive_seconds)  # type: ignore[arg-type]
     logging.getLogger("uvicorn.error").addFilter(OneLine())
+    tune_collector()
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:  # uvicorn has shut down cleanly, then passes the signal on

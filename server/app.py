@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import os
@@ -81,6 +82,32 @@ BOT_RETRY_FIRST, BOT_RETRY_MOST = 1.0, 30.0
 #: writes the store refused are said in the log at most once in this many seconds (the
 #: line counts the others)
 UNSAVED_LOG_SECONDS = 10.0
+
+
+#: uvicorn's WebSocket settings of ``lc serve`` (bench_server.py's server takes them too):
+#: no per-message compression (permessage-deflate), which browsers offer but do not need.
+#: A state message is 1 to 4 KiB of JSON; compressing every frame cost about a tenth of
+#: the server's CPU a move and ~48 KiB of zlib state a connection (95 MiB at 2,000
+#: connections; docs/server.md, "Load")
+WS_SETTINGS: dict[str, Any] = {"ws": "auto", "ws_max_size": 65536,
+                               "ws_per_message_deflate": False}
+#: the cyclic garbage collector's thresholds in ``lc serve`` (:func:`tune_collector`):
+#: Python's default young collections, a full collection after 1,000 of the middle one's
+#: rather than 10
+GC_THRESHOLDS = (700, 10, 1000)
+
+
+def tune_collector() -> None:
+    """Set Python's cyclic garbage collector for a long-running server (``lc serve`` calls
+    it once, before it serves): what is loaded by then (modules, packs) is moved out of
+    its sight (:func:`gc.freeze`), and a full collection comes 100 times less often
+    (:data:`GC_THRESHOLDS`). A full collection walks every object of every room and
+    connection, the event loop stopped meanwhile: 0.1 to 0.2 s at 1,000 rooms, and the
+    default thresholds ran one every few seconds at 1,000 moves a second; the young
+    collections (about 1 ms) stay as they were. Objects are freed as before when their
+    last reference goes; only garbage in reference cycles that lived long waits longer."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 #: the environment variable of the test hook that kills the server just before or after
@@ -163,7 +190,11 @@ def encode(message: dict[str, Any], lang: str, check: bool) -> str:
         reason = problem(message, "server")
         if reason is not None:
             raise RuntimeError(f"the server built a message off the protocol: {reason}")
-    return json.dumps(message, ensure_ascii=False)
+    return to_json(message)
+
+
+#: ``json.dumps(message, ensure_ascii=False)``, its encoder made once (each message sent)
+to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def speaks(message: dict[str, Any]) -> bool:
@@ -809,7 +840,8 @@ async def new_room(request: Request) -> Response:
     rated, hints = bool(message.get("rated", False)), bool(message.get("hints", False))
     if rated and hints:  # the expert bot's moves would play a rated match
         return http_error(request, 400, "error.rated-hints")
-    if hub.store.count_rooms() >= hub.limits.rooms:
+    # in a worker thread: the store's lock may be held by a commit syncing to disk
+    if await hub.run(hub.store.count_rooms) >= hub.limits.rooms:
         return http_error(request, 503, "error.rooms-full", rooms=hub.limits.rooms)
     try:
         room = await hub.create_room(message["pack"], hints, rated=rated,

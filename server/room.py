@@ -116,8 +116,24 @@ def finishing(after: "GameState") -> Optional[str]:
 DEFAULT_BOT = "greedy"
 #: the bot whose choice a hint is (``{"type": "hint"}``)
 HINT_BOT = "expert"
-#: move notations a room remembers (:meth:`Room.move_text`; more: it starts again)
+#: move notations remembered for one pack's cards (:meth:`Room.move_text`; more: it
+#: starts again), and packs' cards they are remembered for (more: it starts again)
 MOVE_TEXTS = 4096
+TEXT_PACKS = 64
+#: the notation of moves said so far, by a pack's card codec, then by move: one for all
+#: the rooms of a pack (a move's notation depends on the move and the pack's cards only)
+_TEXTS: dict[Any, dict[Move, str]] = {}
+
+
+def move_texts(codec: Any) -> dict[Move, str]:
+    """The remembered notations of moves of the cards ``codec`` (a pack's)."""
+    texts = _TEXTS.get(codec)
+    if texts is None:
+        if len(_TEXTS) >= TEXT_PACKS:
+            _TEXTS.clear()  # the rooms that hold one keep it
+        texts = _TEXTS[codec] = {}
+    return texts
+
 #: where a room says what it could not write (one line each; ``lc serve`` shows them)
 log = logging.getLogger(__name__)
 #: ``turn`` messages a room keeps and sends a client that connects
@@ -342,8 +358,8 @@ class Room:
         self.bots: dict[tuple[int, str], Any] = {}
         #: the running scores of a state (:meth:`live`), kept until the state changes
         self._live: tuple[Optional["GameState"], list[int]] = (None, [])
-        #: the notation of moves said so far (:meth:`move_text`)
-        self._texts: dict[Move, str] = {}
+        #: the notation of moves said so far, shared by the rooms of a pack (:meth:`move_text`)
+        self._texts = move_texts(pack.cards)
         #: the ``turn`` messages of the last turns, oldest first (:meth:`turn_backlog`)
         self._turns: deque[dict[str, Any]] = deque(maxlen=TURN_BACKLOG)
 
@@ -513,7 +529,8 @@ class Room:
 
     def move_text(self, move: Move) -> str:
         """``str(move)``, the move notation, remembered (a seat's legal moves are said
-        after every turn, mostly the same ones; up to :data:`MOVE_TEXTS` of them)."""
+        after every turn, mostly the same ones; up to :data:`MOVE_TEXTS` of them, for all
+        the rooms of the pack)."""
         text = self._texts.get(move)
         if text is None:
             if len(self._texts) >= MOVE_TEXTS:

@@ -718,7 +718,13 @@ class SQLiteStore:
         try:
             db.execute("BEGIN IMMEDIATE")
             for turn in batch:
-                db.execute("SAVEPOINT turn")
+                # a plain move writes one row: a refused INSERT changes nothing by itself
+                # (SQLite undoes the statement, not the transaction); anything more is
+                # undone whole by its savepoint
+                alone = turn.kind == MOVE and turn.status is None and \
+                    turn.finishes is None and turn.result is None
+                if not alone:
+                    db.execute("SAVEPOINT turn")
                 try:
                     # the last number, from the primary key's index (a COUNT(*) would
                     # read every turn of the room, each move)
@@ -746,10 +752,12 @@ class SQLiteStore:
                     if turn.result is not None:
                         self._rate(db, turn.result)
                 except (StoreError, sqlite3.IntegrityError) as err:
-                    db.execute("ROLLBACK TO turn")
+                    if not alone:
+                        db.execute("ROLLBACK TO turn")
                     turn.error = err if isinstance(err, StoreError) else StoreError(
                         f"room {turn.room}: turn {turn.number} exists")
-                db.execute("RELEASE turn")
+                if not alone:
+                    db.execute("RELEASE turn")
             rates = any(t.result is not None and t.error is None for t in batch)
             if rates and self.crash_at == "before":
                 os.kill(os.getpid(), signal.SIGKILL)

@@ -84,6 +84,27 @@ def test_a_refused_turn_among_concurrent_ones_refuses_no_other(tmp_path: Path) -
     store.close()
 
 
+def test_a_plain_move_the_database_refuses_among_concurrent_ones_refuses_no_other(
+        tmp_path: Path) -> None:
+    # a plain move is one INSERT without a savepoint of its own: refused by the database
+    # (here its room is not stored: the foreign key), it must undo itself alone
+    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    ids = rooms(store, WRITERS)
+    for number in range(3):
+        work = [lambda r=r, n=number: store.add_turn(r, n, MOVE, f"p r{n + 2} deck")
+                for r in ids]
+        work.insert(WRITERS // 2, lambda n=number: store.add_turn("nosuchid", n, MOVE,
+                                                                  "p r9 deck"))
+        results = at_once(work)
+        assert isinstance(results.pop(WRITERS // 2), StoreError)
+        assert results == [None] * WRITERS
+    for room_id in ids:
+        assert [t.text for t in store.turns(room_id)] == ["p r2 deck", "p r3 deck",
+                                                          "p r4 deck"]
+    assert store.turns("nosuchid") == []
+    store.close()
+
+
 def test_a_finished_match_is_stored_with_its_last_turn_or_not_at_all(tmp_path: Path) -> None:
     """The match's public id is written in the transaction of the turn that ends it: a
     refused turn leaves no match behind, and the id outlives the room (its record stays)."""
