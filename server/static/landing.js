@@ -43,6 +43,14 @@ function fillPacks(select, packs) {
   if (packs.some((p) => p.pack === wanted)) select.value = wanted;
 }
 
+/** The time control of a preset of the form's clock ("move:30", "fischer:5:3"; "": none). */
+function clockOf(preset) {
+  const [kind, a, b] = preset.split(":");
+  if (kind === "move") return { kind, seconds: Number(a) };
+  if (kind === "fischer") return { kind, minutes: Number(a), increment: Number(b) };
+  return null;
+}
+
 async function newRoom(event) {
   event.preventDefault();
   showError("");
@@ -53,7 +61,7 @@ async function newRoom(event) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
         pack: $("pack").value, hints: $("hints").checked, unlisted: $("unlisted").checked,
-        rated: $("rated").checked,
+        rated: $("rated").checked, clock: clockOf($("clock").value),
       }),
     });
     const body = await answer.json().catch(() => ({}));

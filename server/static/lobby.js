@@ -3,6 +3,7 @@
 // match: a bot of a chosen strength at once, or the next player waiting for the same pack.
 // Names are data: every one is put in as text (textContent), never as markup.
 import { builtinPackText, currentLang, safeSet, t } from "./i18n.js";
+import { controlLabel } from "./clocks.js";
 
 const $ = (id) => document.getElementById(id);
 const ROOM_ID = /^[a-z2-7]{8}$/;
@@ -46,8 +47,7 @@ function roomItem(summary) {
     item.append(el("span", "tag rated", t(summary.rated ? "web.lobby.rated" : "web.lobby.casual")));
   }
   if ("clock" in summary) {
-    const clock = typeof summary.clock === "string" ? summary.clock : JSON.stringify(summary.clock);
-    item.append(el("span", "tag clock", t("web.lobby.clock", { clock })));
+    item.append(el("span", "tag clock", t("web.lobby.clock", { clock: controlLabel(summary.clock) })));
   }
   if (summary.hints) item.append(el("span", "tag hints", t("web.lobby.hints")));
   const open = el("a", "btn small",
