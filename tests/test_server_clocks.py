@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_server_features import Clock  # noqa: E402
+from test_server_lobby import Page, lobby  # noqa: E402
 from test_server_protocol import FAST, Player, connect, join  # noqa: E402
 from test_server_ratings import hello, make_player, ratings_of  # noqa: E402
 
@@ -474,3 +475,34 @@ def test_a_damaged_stored_clock_or_forfeit_leaves_that_room_out(tmp_path: Path) 
         for room in (timed, plain):
             reply = client.get(f"/rooms/{room}")
             assert reply.status_code == 503 and "\n" not in reply.json()["text"]
+
+
+def test_the_quick_match_pairs_by_pack_and_clock(tmp_path: Path) -> None:
+    fischer = {"kind": "fischer", "minutes": 5, "increment": 3}
+    with TestClient(create_app(tmp_path, limits=FAST)) as client, \
+            lobby(client) as s1, lobby(client) as s2, lobby(client) as s3:
+        ada, bob, cy = Page(s1), Page(s2), Page(s3)
+        ada.send({"type": "queue", "pack": "duel-classic", "clock": fischer})
+        assert ada.until(lambda m: m["type"] == "queued")["clock"] == fischer
+        cy.send({"type": "queue", "pack": "duel-classic"})  # no clock: no pair
+        cy.until(lambda m: m["type"] == "queued")
+        bob.ping()
+        assert bob.waiting == [{"pack": "duel-classic", "players": 1},
+                               {"pack": "duel-classic", "clock": fischer, "players": 1}]
+        bob.send({"type": "queue", "pack": "duel-classic", "clock": PER_30})  # another clock
+        bob.until(lambda m: m["type"] == "queued")
+        bob.send({"type": "queue", "pack": "duel-classic", "clock": fischer})
+        bob.until(lambda m: m["type"] == "matched")
+        ada.until(lambda m: m["type"] == "matched")
+        assert ada.matched["room"] == bob.matched["room"]  # type: ignore[index]
+        room = client.get(f"/rooms/{bob.matched['room']}").json()["room"]  # type: ignore[index]
+        assert room["clock"] == fischer and room["status"] == "playing"
+        cy.ping()
+        assert cy.waiting == [{"pack": "duel-classic", "players": 1}]
+        cy.send({"type": "queue", "pack": "duel-classic", "clock": {"kind": "move",
+                                                                   "seconds": 2}})
+        assert [m.get("key") for m in cy.ping()] == ["error.bad-message"]
+        cy.send({"type": "play_bot", "pack": "duel-classic", "strength": "easy",
+                 "clock": PER_30})
+        played = cy.until(lambda m: m["type"] == "matched")
+        assert client.get(f"/rooms/{played['room']}").json()["room"]["clock"] == PER_30

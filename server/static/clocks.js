@@ -11,6 +11,15 @@ export const LOW_MS = 10000;
 const TICK_MS = 200;
 let ticking = null;
 
+/** The time control of one of the pages' presets ("move:30", "fischer:5:3"; "": none), as
+ * POST /rooms and the quick match take it. */
+export function clockOf(preset) {
+  const [kind, a, b] = String(preset || "").split(":");
+  if (kind === "move") return { kind, seconds: Number(a) };
+  if (kind === "fischer") return { kind, minutes: Number(a), increment: Number(b) };
+  return null;
+}
+
 /** A time control in words: "30 s a move", "5 min + 3 s". */
 export function controlLabel(control) {
   if (!control || typeof control !== "object") return "";

@@ -4,6 +4,7 @@
 // their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 import { fillFilter, renderLobby, startLobby } from "./lobby.js";
+import { clockOf } from "./clocks.js";
 import { claim, createPlayer, forgetPlayer, keyInAddress, moveLink, myPlayer } from "./identity.js";
 
 const $ = (id) => document.getElementById(id);
@@ -41,14 +42,6 @@ function fillPacks(select, packs) {
   }
   const wanted = chosen || "duel-classic";
   if (packs.some((p) => p.pack === wanted)) select.value = wanted;
-}
-
-/** The time control of a preset of the form's clock ("move:30", "fischer:5:3"; "": none). */
-function clockOf(preset) {
-  const [kind, a, b] = preset.split(":");
-  if (kind === "move") return { kind, seconds: Number(a) };
-  if (kind === "fischer") return { kind, minutes: Number(a), increment: Number(b) };
-  return null;
 }
 
 async function newRoom(event) {
