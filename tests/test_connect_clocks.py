@@ -13,8 +13,12 @@ pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 pexpect = pytest.importorskip("pexpect")
 
+import test_connect  # noqa: E402
 from server_support import new_room  # noqa: E402
-from test_connect import Seat, ansi_free, server, terminal  # noqa: E402,F401
+from test_connect import Seat, ansi_free, terminal  # noqa: E402
+
+#: a real lc serve (test_connect's fixture)
+server = test_connect.server
 
 
 def clock_line(lc: "pexpect.spawn") -> str:
