@@ -97,8 +97,9 @@ def verdict(result: MatchResult) -> tuple[str, set[str]]:
     :data:`ABANDONED`, :data:`TOO_SHORT`; the players whose rating changes).
 
     - one player in two seats (their own second seat): nobody changes;
-    - a seat left or taken over: only the leavers change (a loss to those who stayed),
-      whoever stayed keeps theirs, so giving a match up never feeds anyone;
+    - a seat left or taken over: only the leavers (and a seat that forfeited) change (a
+      loss to those who stayed), whoever stayed keeps theirs, so giving a match up never
+      feeds anyone;
     - a seat that played fewer than :data:`MIN_OWN_TURNS` of its own turns: nobody, but
       a seat that forfeited goes down (so a match given up at once feeds nobody);
     - a seat forfeited (resigned, out of time): everyone, the forfeiting seat last
@@ -108,9 +109,9 @@ def verdict(result: MatchResult) -> tuple[str, set[str]]:
     if len(set(players)) != len(players) or len(players) < 2 or not all(players):
         return SELF_PLAY, set()
     leavers = {p.player for p in result.placings if not p.stayed}
-    if leavers:
-        return ABANDONED, leavers
     forfeits = {p.player for p in result.placings if p.forfeit}
+    if leavers:
+        return ABANDONED, leavers | forfeits
     if any(p.own_turns < MIN_OWN_TURNS for p in result.placings):
         return TOO_SHORT, forfeits
     return (FORFEIT if forfeits else RATED), set(players)

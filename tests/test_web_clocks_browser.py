@@ -3,7 +3,7 @@ real ``lc serve``): a rated room with a clock of 5 s a move shows both seats' cl
 running one counting down, and the seat that lets it run out loses the match, said on the
 match's sheet; a rated Fischer room (5 min + 3 s), two turns played, photographed
 (docs/img/rated-clocks.png with ``LC_UPDATE_SCREENSHOTS=1``), then resigned through the
-Resign button and its confirmation."""
+Resign button and its confirmation; its replay page says how it ended."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -120,3 +120,12 @@ def test_a_rated_fischer_table_shows_its_clocks_and_the_resign_button_ends_it(
     assert ada.page.locator("#btn-resign").is_hidden()
     for player in (ada, bob):
         assert player.problems == []
+    # the replay page steps to the turn the match stopped at and says how it ended
+    ada.until("!document.getElementById('match-replay').hidden")
+    ada.page.goto(server.url + (ada.page.get_attribute("#match-replay", "href") or ""))
+    ada.until("document.body.dataset.ready === '1'")
+    ada.page.keyboard.press("End")
+    ada.until("document.querySelector('#match-winner').dataset.forfeit === 'resign'")
+    assert ada.page.locator("#sheet-title").inner_text() == "Bob resigned."
+    assert ada.page.locator("#match-winner").inner_text().startswith("Bob resigned. ")
+    assert ada.problems == []
