@@ -53,9 +53,9 @@ from lostcities.engine import LostCitiesError, Move, load_pack
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
-from .clocks import TimeControl, clock_bounds, control_of
 from .clients import (AllowedHosts, Bucket, RoomQuota, address_of, host_allowed, host_names,
                       next_message)
+from .clocks import TimeControl, clock_bounds, control_of
 from .guard import Throttle
 from .http import COMMON_HEADERS, http_error, is_json, lang_asked, read_body, read_json, too_fast
 from .lobby import Lobby, MatchQueue, room_summary

@@ -408,12 +408,14 @@ class Room:
                 moves = [i for i, turn in enumerate(turns) if turn.kind != CONT]
                 first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
                 events: list[tuple[Optional[int], float]] = []  # the clocks' (seat, at)
+                forfeit_at = 0.0
                 for i, turn in enumerate(turns):
                     if turn.kind == CONT:
                         state = continue_match(state)
                         events.append((None, turn.at))
                     elif turn.kind == FORFEIT:
                         room.forfeit = room._stored_forfeit(turn.text, len(row.labels))
+                        forfeit_at = turn.at
                     else:
                         move = Move.parse(turn.text, pack)
                         if i >= first:  # said as played() said it, from the state before
@@ -426,6 +428,10 @@ class Room:
                 raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
             if control is not None:
                 room.clocks = replay_clocks(control, len(row.labels), row.started, events)
+                if room.forfeit is not None:  # stopped as forfeit_match stopped them
+                    seat = room.forfeit["seat"]
+                    room.clocks = room.clocks.stopped(
+                        seat if state.to_move == seat else None, forfeit_at)
             room.state = state
             room.record_names = [room._record_name(n) for n in room._matches_over()]
             for name in room.record_names:  # killed between the last turn and its record

@@ -272,6 +272,9 @@ def test_a_rated_seat_out_of_time_loses_and_both_ratings_change_once(tmp_path: P
     with TestClient(create_app(tmp_path, limits=TIMED, clock=clock)) as client:
         state = client.get(f"/rooms/{room}").json()
         assert state["room"]["status"] == "over" and state["room"]["forfeit"] == match["forfeit"]
+        with connect(client, room) as s:  # the clocks stopped as they were at the forfeit
+            again = Player(s).until(lambda m: m["type"] == "state")["clock"]
+            assert again == {**final["clock"], "now": again["now"]}
         for who in (ada_p, bob_p):  # rated once, whatever the restarts
             assert ratings_of(client, who["player"])["ratings"][0]["matches"] == 1
 
