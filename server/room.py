@@ -530,8 +530,10 @@ class Room:
     def due(self) -> Optional[Due]:
         """The seat to move of a room with a clock and when its time runs out, or None
         (no clock, no match under way)."""
+        if self.clocks is None:  # most rooms: nothing more to work out each move
+            return None
         running = self._running()
-        if self.clocks is None or running is None:
+        if running is None:
             return None
         return Due(self.turns, running, self.clocks.due(running))
 
