@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from enginehelpers import pack
 from lostcities.cli.app import app
-from lostcities.engine import (RecordError, apply, dumps, forfeit_winners, is_over, new_game,
+from lostcities.engine import (InputError, RecordError, apply, dumps, forfeit_winners, is_over, new_game,
                                random_move, replay, totals)
 
 
@@ -98,3 +98,15 @@ def test_lc_replay_shows_and_checks_a_forfeit(tmp_path):
         in shown.output
     checked = runner.invoke(app, ["replay", "--check", str(path)])
     assert checked.exit_code == 0 and "every move and score agrees" in checked.output
+
+
+@pytest.mark.parametrize("forfeit", [{"seat": 2, "reason": "time"}, {"seat": 0},
+                                     {"seat": 0, "reason": "bored"}, [0, "time"],
+                                     {"seat": "0", "reason": "time"},
+                                     {"seat": 0, "reason": "time", "more": 1}])
+def test_a_forfeit_is_written_only_as_replay_reads_it(forfeit):
+    with pytest.raises(InputError) as caught:
+        dumps(stopped("duel-classic", 7, 10), forfeit=forfeit)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(InputError):  # a match already over was not forfeited
+        dumps(stopped("duel-classic", 3, 100_000), forfeit={"seat": 0, "reason": "time"})

@@ -52,12 +52,20 @@ def forfeit_winners(state: GameState, seat: int) -> tuple[int, ...]:
     return tuple(p for p in others if scores[p] == best)
 
 
-def _forfeit(extra: dict[str, Any]) -> Optional[tuple[int, str]]:
-    """The forfeit ``extra`` names (``{"seat": N, "reason": ...}``), or None."""
+def _forfeit_seat(state: GameState, extra: dict[str, Any]) -> Optional[int]:
+    """The seat of the forfeit ``extra`` names, or None; :class:`InputError` in one line
+    for one that is not ``{"seat": N, "reason": R}`` of this match (R one of
+    :data:`FORFEIT_REASONS`) or a match already over: a record is written only as
+    :func:`replay` reads it."""
     given = extra.get("forfeit")
     if given is None:
         return None
-    return int(given["seat"]), str(given["reason"])
+    if not (isinstance(given, dict) and set(given) == {"seat", "reason"}
+            and type(given["seat"]) is int and 0 <= given["seat"] < state.n
+            and given["reason"] in FORFEIT_REASONS) or state.phase == OVER:
+        raise InputError(f"forfeit must be {{seat, reason}} of a match under way: a seat of "
+                         f"{state.n}, reason one of {', '.join(FORFEIT_REASONS)}")
+    return given["seat"]
 
 
 @lru_cache(maxsize=1)
@@ -103,7 +111,7 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
             rnd.update(tiles=[tile_dict(t, codec.keys) for t in r.deal.tiles],
                        tokens=list(r.tokens), artefacts=list(r.artefacts))
         rounds.append(rnd)
-    forfeit = _forfeit(extra)
+    forfeit = _forfeit_seat(state, extra)
     won = winners(state)
     if forfeit is not None:  # the round under way, its turns so far: it scores nothing
         deal = state.deal
@@ -114,7 +122,7 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
         if deal.tiles is not None:
             rnd["tiles"] = [tile_dict(t, codec.keys) for t in deal.tiles]
         rounds.append(rnd)
-        won = forfeit_winners(state, forfeit[0])
+        won = forfeit_winners(state, forfeit)
     out: dict[str, Any] = {
         "format": RECORD_FORMAT, "pack": state.pack.id, **pack_claims(state.pack),
         "seed": state.seed, "players": list(state.players), "rounds": rounds,
