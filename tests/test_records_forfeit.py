@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from enginehelpers import pack
 from lostcities.cli.app import app
-from lostcities.engine import (InputError, RecordError, apply, dumps, forfeit_winners, is_over, new_game,
-                               random_move, replay, totals)
+from lostcities.engine import (InputError, RecordError, apply, dumps, forfeit_winners, is_over,
+                               new_game, random_move, replay, totals)
 
 
 def stopped(pack_id: str, seed: int, turns: int):
