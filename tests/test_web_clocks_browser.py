@@ -2,10 +2,12 @@
 real ``lc serve``): a rated room with a clock of 5 s a move shows both seats' clocks, the
 running one counting down, and the seat that lets it run out loses the match, said on the
 match's sheet; a rated Fischer room (5 min + 3 s), two turns played, photographed
-(docs/img/rated-clocks.png with ``LC_UPDATE_SCREENSHOTS=1``), then resigned through the
-Resign button and its confirmation; its replay page says how it ended."""
+(docs/img/rated-clocks.png with ``LC_UPDATE_SCREENSHOTS=1``), listed in the lobby with its
+clock in words, then resigned through the Resign button and its confirmation; its replay
+page says how it ended; the lobby's form opens a room with a clock."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,7 +16,7 @@ import pytest
 pytest.importorskip("openskill")
 
 import test_web_browser as web  # noqa: E402
-from browser_support import Player, Server  # noqa: E402
+from browser_support import BOUND_MS, Player, Server  # noqa: E402
 from test_web_browser import STILL, duel_turn, keep_for_readme, open_player  # noqa: E402
 from test_web_ratings_browser import become_player  # noqa: E402
 
@@ -104,6 +106,20 @@ def test_a_rated_fischer_table_shows_its_clocks_and_the_resign_button_ends_it(
     assert shown.startswith(("5:0", "4:5")), shown  # 5 min, a few seconds used, + 3 s
     ada.until(STILL)
     keep_for_readme(ada.screenshot("rated-clocks.png").name, "rated-clocks.png")
+    # the lobby lists the match with its clock in words; its form opens a room with a clock
+    cy = open_player(players, browser, server, "Cy")
+    cy.page.goto(server.url + "/")
+    listed = cy.page.locator(f'#lobby-playing li[data-room="{room}"] .tag.clock')
+    listed.wait_for()
+    assert listed.inner_text() == "clock: 5 min + 3 s a move"
+    cy.page.wait_for_selector('select#pack option[value="duel-classic"]', state="attached")
+    cy.page.select_option("#pack", "duel-classic")
+    cy.page.select_option("#clock", "move:30")
+    cy.page.locator("#new-room").click()
+    cy.page.wait_for_url(re.compile(r"/r/[a-z2-7]{8}$"), timeout=BOUND_MS)
+    opened = cy.page.url.rsplit("/r/", 1)[1]
+    assert server.room(opened)["room"]["clock"] == {"kind": "move", "seconds": 30}
+    cy.until("document.getElementById('status-line').textContent.includes('30 s a move')")
     # Bob resigns: the button asks first; "No" keeps the match going
     bob.page.locator("#btn-resign").click()
     bob.page.locator("#resign-ask").wait_for(state="visible")
