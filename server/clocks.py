@@ -63,6 +63,10 @@ def clock_bounds() -> dict[str, int]:
 
 
 def _whole(value: Any, low: int, high: int, what: str) -> int:
+    """``value`` as a whole number in bounds: an int, or a float with no fraction (JSON's
+    ``30.0``, which JSON Schema's ``integer`` takes too), never a bool."""
+    if type(value) is float and value.is_integer():
+        value = int(value)
     if type(value) is not int or not low <= value <= high:
         raise ValueError(f"{what} must be a whole number from {low} to {high}")
     return value

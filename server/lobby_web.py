@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .clients import address_of, next_message
-from .clocks import TimeControl, control_of
+from .clocks import TimeControl, clock_bounds, control_of
 from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
 from .protocol import clean_text, lang_of, localize, problem
@@ -117,11 +117,16 @@ class LobbyClient:
         elif kind == "leave_queue":
             if hub.queue.leave(self):
                 hub.lobby.waiting(hub.queue.summary())
-        elif kind == "queue":
-            await self.queue(message["pack"], control_of(message.get("clock")))
         else:
-            await self.play_bot(message["pack"], message["strength"],
-                                control_of(message.get("clock")))
+            try:
+                control = control_of(message.get("clock"))
+            except ValueError:  # never: the schema has checked it, with the same bounds
+                self.client.send(error("error.bad-clock", **clock_bounds()))
+                return
+            if kind == "queue":
+                await self.queue(message["pack"], control)
+            else:
+                await self.play_bot(message["pack"], message["strength"], control)
 
     def refusal(self, pack: str) -> Optional[dict[str, Any]]:
         """Why this client may not open a room of ``pack`` now (an ``error``), or None."""
