@@ -390,6 +390,8 @@ class RoomClient:
         self.closing = threading.Event()
         self.pack: Optional["RulePack"] = None
         self.room: dict[str, Any] = {}
+        #: the seats' clocks of the last state (its ``clock``), or None: no clock
+        self.clock: Optional[dict[str, Any]] = None
         self.seat: Optional[int] = None
         self.view: Any = None            # the Observation of the last state
         self.legal: Optional[list[str]] = None
@@ -650,6 +652,8 @@ class RoomClient:
         self.room = room if isinstance(room, dict) else {}
         seat = message.get("seat")
         self.seat = seat if type(seat) is int else None
+        clock = message.get("clock")
+        self.clock = clock if isinstance(clock, dict) else None
         legal = message.get("legal")
         self.legal = [str(m) for m in legal] if isinstance(legal, list) else None
         if self.entry is not None and self.legal is None:
@@ -692,6 +696,12 @@ class RoomClient:
     def _match(self, message: dict[str, Any]) -> None:
         seats = self.room.get("seats") or []
         labels = [plain(s.get("name", "")) for s in seats if isinstance(s, dict)]
+        forfeit = message.get("forfeit")
+        if isinstance(forfeit, dict) and type(forfeit.get("seat")) is int and \
+                0 <= forfeit["seat"] < len(labels) and forfeit.get("reason") in ("resign", "time"):
+            self.say(Text(self.cat.get(f"connect.forfeit.{forfeit['reason']}",
+                                       "{name} forfeits the match.").format(
+                name=labels[forfeit["seat"]]), style="bold"))
         rounds = [[int(x) for x in r] for r in message.get("rounds", [])][:100]
         totals = [int(x) for x in message.get("totals", [])]
         winners = [int(w) for w in message.get("winners", []) if 0 <= int(w) < len(labels)]
@@ -747,6 +757,8 @@ class RoomClient:
         elif status == "playing" and 0 <= obs.to_move < len(obs.players):
             self.say(Text(cat.get("connect.waiting", "Waiting for {name} to play.").format(
                 name=plain(obs.players[obs.to_move])), style="dim"))
+        if self.clock is not None:
+            self.say(clock_line(self.clock, list(obs.players), cat))
         if me is None:
             self.say(Text(self._how(), style="dim"))
 
@@ -990,6 +1002,45 @@ class RoomClient:
                               "You left the room. Your seat stays yours: the same lc play "
                               "--connect takes it back."))
         return 0
+
+
+#: below this many ms a seat's clock is shown as low (server/clocks.py ``LOW_SECONDS``)
+LOW_MS = 10_000
+
+
+def clock_time(ms: int) -> str:
+    """A clock's time left: ``m:ss``, with tenths under 10 s (``7.4``), as the page shows it."""
+    ms = max(0, ms)
+    if ms < LOW_MS:
+        return f"{ms // 100 / 10:.1f}"
+    seconds = ms // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def clock_line(clock: dict[str, Any], names: Sequence[str], cat: Catalogue) -> Text:
+    """The status line of the seats' clocks as the ``state`` message said them (each seat's
+    time left then; the running one marked ``▶``, in red when low): ``Clock (5 min + 3 s
+    a move): ▶ Ada 4:51 · Bob 5:00``. The server alone says who ran out of time."""
+    control = clock.get("control") if isinstance(clock.get("control"), dict) else {}
+    if control.get("kind") == "move":
+        said = cat.get("connect.clock.move", "{seconds} s a move").format(
+            seconds=int(control.get("seconds", 0)))
+    else:
+        said = cat.get("connect.clock.fischer", "{minutes} min + {increment} s a move").format(
+            minutes=int(control.get("minutes", 0)), increment=int(control.get("increment", 0)))
+    left = clock.get("left") if isinstance(clock.get("left"), list) else []
+    running = clock.get("running")
+    line = Text(cat.get("connect.clock", "Clock ({control}):").format(control=said) + " ",
+                style="dim")
+    for seat, name in enumerate(names[:len(left)]):
+        ms = int(left[seat]) if type(left[seat]) is int else 0
+        mark = "▶ " if seat == running else ""
+        if seat:
+            line.append(" · ", style="dim")
+        style = "bold red" if seat == running and ms < LOW_MS else "bold" if seat == running \
+            else ""
+        line.append(f"{mark}{plain(name)[:24]} {clock_time(ms)}", style=style)
+    return line
 
 
 def _typed() -> str:

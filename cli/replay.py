@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lostcities.engine import (DECK, DISCARD, PLAY, describe_move, load_pack, read_records,
-                               replay as run, totals, winners)
+from lostcities.engine import (DECK, DISCARD, PLAY, describe_move, forfeit_winners, load_pack,
+                               read_records, replay as run, totals, winners)
 from lostcities.engine.errors import LostCitiesError, PackError
 from lostcities.engine.tooling import check_shape, open_text, shown_path
 
@@ -147,7 +147,7 @@ def _show(stream: TextIO, name: str, game: int, rules: Any, force_pack: bool = F
             final = run(data, pack=rules, where=f"{name}:{lineno}", on_turn=view.turn,
                         force_pack=force_pack)
             view.close_round(final)
-            view.match(final)
+            view.match(final, data.get("forfeit"))
             return
     _missing(name, game)
 
@@ -207,13 +207,20 @@ class _Viewer:
                                  f"{result.crossings} bridge crossing(s)")
             self.console.print(table)
 
-    def match(self, state: "GameState") -> None:
-        """Print the totals and the winner(s)."""
+    def match(self, state: "GameState", forfeit: Optional[dict[str, Any]] = None) -> None:
+        """Print the totals and the winner(s); ``forfeit``: the record's (checked by the
+        replay), the seat that resigned or ran out of time, which never wins."""
+        if forfeit is not None:
+            why = "resigned" if forfeit["reason"] == "resign" else "ran out of time"
+            self.console.print(Text(plain(
+                f"Round {state.round} stopped after {len(state.moves)} turns: "
+                f"{state.players[forfeit['seat']]} {why}, and forfeits the match."),
+                style="bold"))
         scores = totals(state)
         # a colon after each name: "ismcts 1: 247", never "ismcts 1 247"
         self.console.print(Text(plain("totals: " + " · ".join(
             f"{label}: {score}" for label, score in zip(state.players, scores)))))
-        best = winners(state)
+        best = winners(state) if forfeit is None else forfeit_winners(state, forfeit["seat"])
         names = plain(" and ".join(state.players[s] for s in best))
         score = scores[best[0]] if best else 0
         # the names are not the sentence's subject: right for any name, "You" included

@@ -32,7 +32,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("GameState", "Deal", "RoundResult", "SetupError"), ".game.state"),
     **dict.fromkeys(("Observation", "BoardView", "observation"), ".game.view"),
     **dict.fromkeys(("record_of", "dumps", "read_records", "replay", "pack_sha256", "pack_claims",
-                     "embedded_pack"), ".lab.records"),
+                     "embedded_pack", "forfeit_winners", "FORFEIT_REASONS"), ".lab.records"),
     "Refusal": ".game.refusals",
     **dict.fromkeys(("Bot", "SeatView", "RandomBot", "GreedyBot", "BotError"), ".bots.base"),
     **dict.fromkeys(("BOTS", "make_bot"), ".bots.registry"),

@@ -56,6 +56,7 @@ from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 from .bots import BotScheduler, Refused
 from .clients import (AllowedHosts, Bucket, RoomQuota, address_of, host_allowed, host_names,
                       next_message)
+from .clocks import TimeControl, clock_bounds, control_of
 from .guard import Throttle
 from .http import COMMON_HEADERS, http_error, is_json, lang_asked, read_body, read_json, too_fast
 from .lobby import Lobby, MatchQueue, room_summary
@@ -65,8 +66,8 @@ from .players import player_routes
 from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, Limits, clean_text, lang_of,
                        localize, problem)
 from .replays import Desk, frames, read_match
-from .room import (BotTurn, Outcome, PlannedTurn, Room, RoomError, error, is_room_id, new_room_id,
-                   refused)
+from .room import (BotTurn, Due, Outcome, PlannedTurn, Room, RoomError, error, is_room_id,
+                   new_room_id, refused)
 from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
                     token_hash)
 from .web import replay_answer, routes as web_routes
@@ -306,6 +307,8 @@ class Hub:
         self.locks: dict[str, asyncio.Lock] = {}
         self.clients: dict[str, set[Connection]] = {}
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
+        #: each room's clock timer, while a seat's clock runs (:meth:`watch_clock`)
+        self.clock_tasks: dict[str, asyncio.Task[None]] = {}
         #: tasks that outlive the connection that started them (a seat going away)
         self.background: set[asyncio.Task[None]] = set()
         self.bots = BotScheduler(limits, clock=clock)
@@ -432,6 +435,7 @@ class Hub:
                 if room is not None:
                     self.list_room(room)
                     self.kick_bots(room)
+                    self.watch_clock(room)
 
     def not_saved(self, room: Room, err: StoreError) -> Outcome:
         """A write the store refused (a full disk, an I/O error): nothing changed, the
@@ -457,10 +461,12 @@ class Hub:
         return seats  # type: ignore[return-value]
 
     async def create_room(self, pack_name: str, hints: bool = False,
-                          *, listed: bool = False, rated: bool = False) -> Room:
+                          *, listed: bool = False, rated: bool = False,
+                          control: Optional[TimeControl] = None) -> Room:
         """A new room with the pack called ``pack_name`` (:class:`KeyError`: not served),
         giving hints or not, rated or not, listed in the lobby or not (the caller tells the
-        lobby when it is to show the room: :meth:`list_room`)."""
+        lobby when it is to show the room: :meth:`list_room`), with the time control
+        ``control`` (None: no clock)."""
         ref = self.shelf.ref(pack_name)
         if ref is None:
             raise KeyError(pack_name)
@@ -470,7 +476,8 @@ class Hub:
             try:
                 room = await self.run(lambda: Room.create(
                     self.store, room_id, pack, ref, records=self.records, limits=self.limits,
-                    hints=hints, clock=self.clock, listed=listed, rated=rated))
+                    hints=hints, clock=self.clock, listed=listed, rated=rated,
+                    control=control))
             except StoreError:
                 continue
             self.attach(room)
@@ -577,6 +584,9 @@ class Hub:
         self.rooms.pop(room_id, None)
         self.locks.pop(room_id, None)
         self.bot_tasks.pop(room_id, None)
+        clock = self.clock_tasks.pop(room_id, None)
+        if clock is not None:
+            clock.cancel()
         self.quarantined.pop(room_id, None)
         self.lobby.put(room_id, None)
         if not self.clients.get(room_id):
@@ -600,6 +610,7 @@ class Hub:
             self.send_views(room, clients)
             self.list_room(room)
             self.kick_bots(room)
+            self.watch_clock(room)
 
     def broadcast(self, clients: Sequence[Connection], message: dict[str, Any]) -> None:
         """Send ``message`` to ``clients``, encoded once per language it is said in (once
@@ -639,6 +650,58 @@ class Hub:
                 return
             move = await self.bots.think(room.id, partial(turn.choose, room.bots))
             self.deliver(room, await self.play_bot(room, turn, move))
+
+    # ------------------------------------------------------------- clocks
+
+    def watch_clock(self, room: Room) -> None:
+        """Start the room's clock timer if a seat's clock runs and none watches it."""
+        task = self.clock_tasks.get(room.id)
+        if (task is None or task.done()) and room.due() is not None:
+            self.clock_tasks[room.id] = asyncio.ensure_future(self._run_clock(room))
+
+    async def _run_clock(self, room: Room) -> None:
+        """The room's timer: it sleeps until the seat to move runs out of time (looking
+        again at least every ``Limits.clock_check_seconds``), then that seat is out of
+        time (:meth:`flag`), as long as a seat's clock runs. A write the store refused is
+        tried again as a bot's move is."""
+        delay = BOT_RETRY_FIRST
+        while True:
+            due = room.due()
+            if due is None:
+                return
+            wait = due.at - self.clock()
+            if wait > 0:
+                await asyncio.sleep(min(wait, self.limits.clock_check_seconds))
+                continue
+            try:
+                outcome = await self.flag(room, due)
+            except StoreError as err:
+                self.not_saved(room, err)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BOT_RETRY_MOST)
+                continue
+            if outcome is None:  # a bot seat's own move is coming
+                await asyncio.sleep(self.limits.clock_check_seconds)
+                continue
+            delay = BOT_RETRY_FIRST
+            self.deliver(room, outcome)
+
+    async def flag(self, room: Room, due: Due) -> Optional[Outcome]:
+        """The seat of ``due`` is out of time: in a rated room it forfeits the match; in a
+        casual one the default bot plays its move (a ``timeout`` turn) and its clock goes
+        on; None when a bot holds the seat (its own move is coming). The room moved on
+        meanwhile: an empty outcome."""
+        if room.rated:
+            async with self.lock(room.id):
+                if room.due() != due:
+                    return Outcome()
+                return await self.run(room.forfeit_match, due.seat, "time")
+        turn = room.timeout_turn()
+        if turn is None:
+            return None if room.due() == due else Outcome()
+        move = await self.bots.think(room.id, partial(turn.choose, room.bots))
+        async with self.lock(room.id):
+            return await self.play(room, room.plan_timeout(turn, move))
 
     async def play_bot(self, room: Room, turn: BotTurn, move: Move) -> Outcome:
         """The move a bot chose played (:meth:`play`). A write the store refused is tried
@@ -840,12 +903,16 @@ async def new_room(request: Request) -> Response:
     rated, hints = bool(message.get("rated", False)), bool(message.get("hints", False))
     if rated and hints:  # the expert bot's moves would play a rated match
         return http_error(request, 400, "error.rated-hints")
+    try:
+        control = control_of(message.get("clock"))
+    except ValueError:  # never: the schema has checked it, with the same bounds
+        return http_error(request, 400, "error.bad-clock", **clock_bounds())
     # in a worker thread: the store's lock may be held by a commit syncing to disk
     if await hub.run(hub.store.count_rooms) >= hub.limits.rooms:
         return http_error(request, 503, "error.rooms-full", rooms=hub.limits.rooms)
     try:
         room = await hub.create_room(message["pack"], hints, rated=rated,
-                                     listed=not message.get("unlisted", False))
+                                     listed=not message.get("unlisted", False), control=control)
     except StoreError:  # a full disk: nothing was stored
         return http_error(request, 503, "error.cannot-save")
     except KeyError:
@@ -1047,6 +1114,8 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             yield
         finally:
             sweeper.cancel()
+            for task in hub.clock_tasks.values():
+                task.cancel()
             for task in hub.bot_tasks.values():
                 task.cancel()
             for task in hub.bot_tasks.values():

@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar
 
+from .clocks import stored_control
 from .store import BOT, LEFT, LOBBY, OVER
 
 if TYPE_CHECKING:
@@ -214,10 +215,18 @@ class Lobby:
 
 @dataclass(frozen=True)
 class QueueKey:
-    """What two waiting players must share to be paired: the pack (a rating band and a
-    clock are fields to add here when rooms have them)."""
+    """What two waiting players must share to be paired: the pack and the clock (its
+    :meth:`~.clocks.TimeControl.stored` text, empty for none; a rating band is a field to
+    add here)."""
 
     pack: str
+    clock: str = ""
+
+    def said(self) -> dict[str, Any]:
+        """The key as the ``waiting`` list and ``queued`` say it: ``pack``, and ``clock``
+        when there is one."""
+        control = stored_control(self.clock)
+        return {"pack": self.pack, **({} if control is None else {"clock": control.to_dict()})}
 
 
 Who = TypeVar("Who")
@@ -259,6 +268,8 @@ class MatchQueue(Generic[Who]):
         return True
 
     def summary(self) -> list[dict[str, Any]]:
-        """Who waits: ``[{"pack": ID, "players": N}, ...]``, by pack."""
-        return [{"pack": key.pack, "players": len(line)}
-                for key, line in sorted(self.lines.items(), key=lambda kv: kv[0].pack)]
+        """Who waits: ``[{"pack": ID, "clock": CONTROL, "players": N}, ...]`` (``clock``
+        when the key has one), by pack and clock."""
+        return [{**key.said(), "players": len(line)}
+                for key, line in sorted(self.lines.items(),
+                                        key=lambda kv: (kv[0].pack, kv[0].clock))]

@@ -24,6 +24,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .clients import address_of, next_message
+from .clocks import TimeControl, clock_bounds, control_of
 from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
 from .protocol import clean_text, lang_of, localize, problem
@@ -64,14 +65,14 @@ class NotStarted(Exception):
         self.message = message
 
 
-async def quick_room(hub: "Hub", pack: str, humans: int,
-                     bot: Optional[str] = None) -> tuple["Room", list[str]]:
-    """A new listed room of ``pack`` with ``humans`` players seated (then ``bot``, if
-    given), started, as the room's own commands do it (``/join``, ``/bot``, ``/start``):
+async def quick_room(hub: "Hub", pack: str, humans: int, bot: Optional[str] = None,
+                     control: Optional[TimeControl] = None) -> tuple["Room", list[str]]:
+    """A new listed room of ``pack`` with the clock ``control`` (None: none) and
+    ``humans`` players seated (then ``bot``, if given), started, as the room's own commands do it (``/join``, ``/bot``, ``/start``):
     the room and each human seat's token, in seat order. A store that refuses the
     writes: :class:`StoreError`; a pack not served: :class:`KeyError`; a command the room
     refused: :class:`NotStarted`."""
-    room = await hub.create_room(pack, listed=True)
+    room = await hub.create_room(pack, listed=True, control=control)
     tokens: list[str] = []
     async with hub.lock(room.id):
         for _ in range(humans):
@@ -116,10 +117,16 @@ class LobbyClient:
         elif kind == "leave_queue":
             if hub.queue.leave(self):
                 hub.lobby.waiting(hub.queue.summary())
-        elif kind == "queue":
-            await self.queue(message["pack"])
         else:
-            await self.play_bot(message["pack"], message["strength"])
+            try:
+                control = control_of(message.get("clock"))
+            except ValueError:  # never: the schema has checked it, with the same bounds
+                self.client.send(error("error.bad-clock", **clock_bounds()))
+                return
+            if kind == "queue":
+                await self.queue(message["pack"], control)
+            else:
+                await self.play_bot(message["pack"], message["strength"], control)
 
     def refusal(self, pack: str) -> Optional[dict[str, Any]]:
         """Why this client may not open a room of ``pack`` now (an ``error``), or None."""
@@ -138,42 +145,47 @@ class LobbyClient:
             return error("error.rooms-full", rooms=hub.limits.rooms)
         return None
 
-    async def queue(self, pack: str) -> None:
-        """Wait for the next player asking for ``pack``, or be paired with the one
-        waiting: both sent ``matched`` (the first waiting takes seat 1)."""
+    async def queue(self, pack: str, control: Optional[TimeControl] = None) -> None:
+        """Wait for the next player asking for ``pack`` with the same clock ``control``, or
+        be paired with the one waiting: both sent ``matched`` (the first waiting takes
+        seat 1)."""
         hub = self.hub
         refused = self.refusal(pack)
         if refused is not None:
             self.client.send(refused)
             return
         while True:
-            other = hub.queue.join(QueueKey(pack), self)
+            key = QueueKey(pack, "" if control is None else control.stored())
+            other = hub.queue.join(key, self)
             if other is None or not other.client.closed:
                 break
         hub.lobby.waiting(hub.queue.summary())
         if other is None:
-            self.client.send_text(encode_lobby({"type": "queued", "pack": pack},
+            self.client.send_text(encode_lobby({"type": "queued", **key.said()},
                                                hub.check_messages))
             return
-        await self.open_match(pack, [other, self])
+        await self.open_match(pack, [other, self], control=control)
 
-    async def play_bot(self, pack: str, strength: str) -> None:
+    async def play_bot(self, pack: str, strength: str,
+                       control: Optional[TimeControl] = None) -> None:
         """A match of ``pack`` against the bot of ``strength`` (:data:`~.lobby.STRENGTHS`),
-        started at once."""
+        with the clock ``control`` (None: none), started at once."""
         refused = self.refusal(pack)
         if refused is not None:
             self.client.send(refused)
             return
         if self.hub.queue.leave(self):
             self.hub.lobby.waiting(self.hub.queue.summary())
-        await self.open_match(pack, [self], STRENGTHS[strength])
+        await self.open_match(pack, [self], STRENGTHS[strength], control)
 
     async def open_match(self, pack: str, players: list["LobbyClient"],
-                         bot: Optional[str] = None) -> None:
-        """A started room of ``pack`` for ``players`` (and ``bot``): each sent its seat."""
+                         bot: Optional[str] = None,
+                         control: Optional[TimeControl] = None) -> None:
+        """A started room of ``pack`` for ``players`` (and ``bot``), with the clock
+        ``control``: each sent its seat."""
         hub = self.hub
         try:
-            room, tokens = await quick_room(hub, pack, len(players), bot)
+            room, tokens = await quick_room(hub, pack, len(players), bot, control)
         except NotStarted as refusal:
             for player in players:
                 player.client.send(refusal.message)

@@ -86,6 +86,9 @@ class Limits:
     #: ``POST /players/me``; a token bucket); players the store holds at most
     address_players_per_minute: int = 5
     players: int = 100_000
+    #: a running clock's timer sleeps until the seat's time runs out, but at most this many
+    #: seconds before it looks again (a wall clock set forward or back is caught up then)
+    clock_check_seconds: float = 5.0
 
 
 LIMITS = Limits()

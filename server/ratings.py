@@ -20,6 +20,8 @@ from typing import Mapping, Optional, Sequence
 START_MU, START_SIGMA = 25.0, 25.0 / 3.0
 #: why a finished rated match changed no rating, or only some (``rated_matches.note``)
 RATED, SELF_PLAY, ABANDONED, TOO_SHORT = "", "self-play", "abandoned", "too-short"
+#: a match a seat forfeited (resigned, ran out of time): rated, the forfeiting seat last
+FORFEIT = "forfeit"
 #: a seat must have played at least this many of its own turns for the match to rate
 #: anyone but its leavers (a match given up at once farms nothing)
 MIN_OWN_TURNS = 3
@@ -64,6 +66,8 @@ class Placing:
     stayed: bool
     own_turns: int
     bot: str = ""
+    #: the seat forfeited the match (resigned, or ran out of time): ranked last
+    forfeit: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,11 +84,12 @@ class MatchResult:
 
 
 def ranks(placings: Sequence[Placing]) -> list[int]:
-    """Each seat's rank (1 best; equal scores share a rank): those who stayed by their
-    scores, then every leaver, last together."""
-    stayed = sorted({p.score for p in placings if p.stayed}, reverse=True)
+    """Each seat's rank (1 best; equal scores share a rank): those who stayed (and did not
+    forfeit) by their scores, then every leaver and forfeiting seat, last together."""
+    stayed = sorted({p.score for p in placings if p.stayed and not p.forfeit}, reverse=True)
     last = len(stayed) + 1
-    return [stayed.index(p.score) + 1 if p.stayed else last for p in placings]
+    return [stayed.index(p.score) + 1 if p.stayed and not p.forfeit else last
+            for p in placings]
 
 
 def verdict(result: MatchResult) -> tuple[str, set[str]]:
@@ -92,20 +97,24 @@ def verdict(result: MatchResult) -> tuple[str, set[str]]:
     :data:`ABANDONED`, :data:`TOO_SHORT`; the players whose rating changes).
 
     - one player in two seats (their own second seat): nobody changes;
-    - a seat left or taken over: only the leavers change (a loss to those who stayed),
-      whoever stayed keeps theirs, so giving a match up never feeds anyone;
-    - a seat that played fewer than :data:`MIN_OWN_TURNS` of its own turns: nobody but
-      the leavers;
+    - a seat left or taken over: only the leavers (and a seat that forfeited) change (a
+      loss to those who stayed), whoever stayed keeps theirs, so giving a match up never
+      feeds anyone;
+    - a seat that played fewer than :data:`MIN_OWN_TURNS` of its own turns: nobody, but
+      a seat that forfeited goes down (so a match given up at once feeds nobody);
+    - a seat forfeited (resigned, out of time): everyone, the forfeiting seat last
+      (:data:`FORFEIT`);
     - else everyone."""
     players = [p.player for p in result.placings]
     if len(set(players)) != len(players) or len(players) < 2 or not all(players):
         return SELF_PLAY, set()
     leavers = {p.player for p in result.placings if not p.stayed}
+    forfeits = {p.player for p in result.placings if p.forfeit}
     if leavers:
-        return ABANDONED, leavers
+        return ABANDONED, leavers | forfeits
     if any(p.own_turns < MIN_OWN_TURNS for p in result.placings):
-        return TOO_SHORT, set()
-    return RATED, set(players)
+        return TOO_SHORT, forfeits
+    return (FORFEIT if forfeits else RATED), set(players)
 
 
 def update(result: MatchResult, current: Mapping[str, Rating]

@@ -27,8 +27,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Optional
 
-from lostcities.engine import (Move, RecordError, live_scores, observation, read_records,
-                               replay, totals, winners)
+from lostcities.engine import (Move, RecordError, forfeit_winners, live_scores, observation,
+                               read_records, replay, totals, winners)
 
 from .protocol import clean_text, localize
 from .room import round_sheet, words_of
@@ -99,7 +99,8 @@ class _Recorder:
 def frames(data: dict[str, Any], lang: str, where: str = "record") -> dict[str, Any]:
     """The replay of the record ``data`` (a match: one line of a record file), checked by
     :func:`lostcities.engine.replay` as ``lc replay`` checks it: ``{"players", "rounds",
-    "frames", "totals", "winners"}`` with the turns said in ``lang``; ``"pack"`` is the
+    "frames", "totals", "winners", "forfeit"}`` with the turns said in ``lang`` (``forfeit``:
+    the record's, the seat that resigned or ran out of time and why, or None); ``"pack"`` is the
     :class:`~lostcities.engine.RulePack` it was played with (the caller says it as it
     needs). :class:`RecordError` (one line naming ``where``) for a record that does not
     replay, or of more than :data:`REPLAY_ROUNDS` rounds."""
@@ -113,9 +114,13 @@ def frames(data: dict[str, Any], lang: str, where: str = "record") -> dict[str, 
     recorder = _Recorder(names, lang)
     final = replay(data, where=where, on_turn=recorder.turn)
     recorder.close(final)
+    forfeit = data.get("forfeit")  # checked by the replay
+    won = winners(final) if forfeit is None else forfeit_winners(final, forfeit["seat"])
     return {"pack": final.pack, "players": names, "rounds": len(final.finished),
             "frames": recorder.frames, "totals": [int(t) for t in totals(final)],
-            "winners": [int(w) for w in winners(final)]}
+            "winners": [int(w) for w in won],
+            "forfeit": None if forfeit is None else {"seat": forfeit["seat"],
+                                                     "reason": forfeit["reason"]}}
 
 
 def read_match(text: str, game: int, name: str = "record") -> tuple[dict[str, Any], str, int]:

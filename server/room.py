@@ -30,17 +30,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from lostcities.engine import (BOTS, DECK, IllegalMoveError, LostCitiesError, Move, SeatView, apply,
-                               continue_match, dumps, embedded_pack, is_over, legal_moves,
-                               live_scores, make_bot, new_game, observation, pack_sha256, totals,
-                               winners)
+from lostcities.engine import (BOTS, DECK, FORFEIT_REASONS, IllegalMoveError, LostCitiesError, Move,
+                               SeatView, apply, continue_match, dumps, embedded_pack,
+                               forfeit_winners, is_over, legal_moves, live_scores, make_bot,
+                               new_game, observation, pack_sha256, totals, winners)
 from lostcities.engine.tooling import loads_json, record_form
 from lostcities.entry import move_notes
 
+from .clocks import Clocks, TimeControl, replay_clocks, stored_control
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
 from .ratings import MatchResult, Placing, bot_player
-from .store import (BOT, CONT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, REMATCH, PlayerRow,
+from .store import (BOT, CONT, FORFEIT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, REMATCH,
+                    TIMEOUT, PlayerRow,
                     SeatRow, Store, StoreError, token_hash)
 
 if TYPE_CHECKING:
@@ -112,7 +114,8 @@ def finishing(after: "GameState") -> Optional[str]:
     return new_match_id() if is_over(after) else None
 
 
-#: the bot ``/bot`` seats when no name is given
+#: the bot ``/bot`` seats when no name is given; the bot that plays a move for a seat out
+#: of time in a casual room
 DEFAULT_BOT = "greedy"
 #: the bot whose choice a hint is (``{"type": "hint"}``)
 HINT_BOT = "expert"
@@ -302,6 +305,16 @@ class HintTurn:
 
 
 @dataclass(frozen=True)
+class Due:
+    """The seat to move of a room with a clock: turn ``number``, its ``seat`` and when its
+    time runs out (``at``, the room's clock)."""
+
+    number: int
+    seat: int
+    at: float
+
+
+@dataclass(frozen=True)
 class PlannedTurn:
     """A legal move the engine has applied that nobody has heard of yet: the room is
     unchanged until :meth:`Room.store_turn` has committed it (the store's write: the
@@ -314,6 +327,10 @@ class PlannedTurn:
     after: "GameState"
     #: the public id the match gets when this turn ends it (:func:`finishing`), else None
     match: Optional[str] = None
+    #: when it was played (the room's clock; its seat's clock stops then)
+    at: float = 0.0
+    #: ``move``, or ``timeout``: a bot's move for a seat out of time
+    kind: str = MOVE
 
 
 class Room:
@@ -322,7 +339,8 @@ class Room:
     def __init__(self, store: Store, room_id: str, pack: "RulePack", pack_ref: str, seed: int,
                  *, records: Optional[Path] = None, limits: Limits = LIMITS,
                  hints: bool = False, clock: Callable[[], float] = time.time,
-                 listed: bool = False, rated: bool = False):
+                 listed: bool = False, rated: bool = False,
+                 control: Optional[TimeControl] = None):
         self.store = store
         self.id = room_id
         self.pack = pack
@@ -337,8 +355,15 @@ class Room:
         #: whether its finished matches change its players' ratings (each seat held by a
         #: player, one seat a player: docs/server.md, "Players and ratings")
         self.rated = rated
-        #: the wall clock (seconds) seats' absences are measured with
+        #: the wall clock (seconds) seats' absences and the seats' clocks are measured with
         self.clock = clock
+        #: the room's time control (None: no clock; docs/server.md, "Clocks"), the seats'
+        #: clocks at the match's last event (None before the deal or without a control)
+        self.control = control
+        self.clocks: Optional[Clocks] = None
+        #: how the match ended when a seat forfeited it (``{"seat": N, "reason": "resign"
+        #: | "time"}``), else None
+        self.forfeit: Optional[dict[str, Any]] = None
         #: the seats a connection holds now (set by the transport, which alone knows the
         #: connections; a room alone has nobody present)
         self.presence: Callable[[], set[int]] = set
@@ -369,7 +394,7 @@ class Room:
     def create(cls, store: Store, room_id: str, pack: "RulePack", pack_ref: str, *,
                records: Optional[Path] = None, limits: Limits = LIMITS, hints: bool = False,
                clock: Callable[[], float] = time.time, listed: bool = False,
-               rated: bool = False) -> "Room":
+               rated: bool = False, control: Optional[TimeControl] = None) -> "Room":
         """A new room in the lobby, stored (``listed``: the lobby lists it, else it is
         reached by its link only; ``rated``: its finished matches change its players'
         ratings); its deal's seed drawn from ``secrets``. A
@@ -380,9 +405,9 @@ class Room:
             if pack_ref.startswith("house:") else ""
         store.create_room(room_id, pack_ref, seed, pack_data=data,
                           pack_sha256=pack_sha256(pack), hints=hints, listed=listed,
-                          rated=rated)
+                          rated=rated, clock="" if control is None else control.stored())
         return cls(store, room_id, pack, pack_ref, seed, records=records, limits=limits,
-                   hints=hints, clock=clock, listed=listed, rated=rated)
+                   hints=hints, clock=clock, listed=listed, rated=rated, control=control)
 
     @classmethod
     def load(cls, store: Store, room_id: str, find_pack: Callable[[str], "RulePack"], *,
@@ -407,8 +432,13 @@ class Room:
                 pack = find_pack(row.pack)
         except (LostCitiesError, RoomError) as err:
             raise RoomError(f"room {room_id}: its pack {row.pack[:80]}: {err}") from None
+        try:
+            control = stored_control(row.clock)
+        except ValueError as err:
+            raise RoomError(f"room {room_id}: its clock: {err}") from None
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
-                   hints=row.hints, clock=clock, listed=row.listed, rated=row.rated)
+                   hints=row.hints, clock=clock, listed=row.listed, rated=row.rated,
+                   control=control)
         room.seats = store.seats(room_id)
         room.replays = store.room_matches(room_id)
         room._check_seats(row.labels if row.status != LOBBY else None)
@@ -420,41 +450,73 @@ class Room:
                 room.seats[i] = replace(seat, seen=now)
         room.status = row.status
         if row.status != LOBBY:
-            ended: list[tuple[str, "GameState"]] = []  # the matches before a rematch
+            #: the records of the matches before a rematch: (file name, text)
+            ended: list[tuple[str, str]] = []
             try:
                 state = new_game(pack, list(row.labels), row.seed)
                 turns = store.turns(room_id)
-                # the backlog's turns: the last TURN_BACKLOG moves of the current match
-                # (a CONT is no turn; the seats were others before a rematch)
+                # the backlog's turns: the last TURN_BACKLOG moves of the current match (a
+                # bot's for a seat out of time too; a CONT or a forfeit is no turn; the
+                # seats were others before a rematch)
                 since = max((i for i, turn in enumerate(turns) if turn.kind == REMATCH),
                             default=-1)
-                moves = [i for i, turn in enumerate(turns) if turn.kind == MOVE and i > since]
+                moves = [i for i, turn in enumerate(turns)
+                         if turn.kind in (MOVE, TIMEOUT) and i > since]
                 first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
+                events: list[tuple[Optional[int], float]] = []  # the clocks' (seat, at)
+                forfeit_at = 0.0
                 for i, turn in enumerate(turns):
                     if turn.kind == CONT:
                         state = continue_match(state)
+                        events.append((None, turn.at))
                     elif turn.kind == REMATCH:
                         seed, labels = rematch_deal(turn.text, f"room {room_id}: turn {i}",
                                                     len(room.seats))
-                        ended.append((room._record_name(len(state.finished)), state))
+                        rounds = room._rounds(state, room.forfeit is not None)
+                        ended.append((room._record_name(rounds), room._record_text(state)))
                         state = new_game(pack, labels, seed)
                         room.seed = seed
                         room.match_number += 1
+                        room.forfeit = None
+                        events = [(None, turn.at)]  # the new match's clocks start whole
+                    elif turn.kind == FORFEIT:
+                        room.forfeit = room._stored_forfeit(turn.text, len(row.labels))
+                        forfeit_at = turn.at
                     else:
                         move = Move.parse(turn.text, pack)
                         if i >= first:  # said as played() said it, from the state before
-                            room._turns.append(room._turn_message(state, move))
+                            room._turns.append(room._turn_message(
+                                state, move, timeout=turn.kind == TIMEOUT))
+                        events.append((state.to_move, turn.at))
                         state = apply(state, move)
                     room.turns += 1
             except LostCitiesError as err:
                 raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
+            if control is not None:
+                room.clocks = replay_clocks(control, len(row.labels), row.started, events)
+                if room.forfeit is not None:  # stopped as forfeit_match stopped them
+                    seat = room.forfeit["seat"]
+                    room.clocks = room.clocks.stopped(
+                        seat if state.to_move == seat else None, forfeit_at)
             room.state = state
-            ended += [(room._record_name(n), state) for n in room._matches_over()]
+            ended += [(room._record_name(n), room._record_text(state))
+                      for n in room._matches_over()]
             room.record_names = [name for name, _ in ended]
-            for name, over in ended:  # killed between the last turn and its record
+            for name, text in ended:  # killed between the last turn and its record
                 if room.records is not None and not (room.records / name).exists():
-                    room._write_record(name, dumps(over) + "\n")
+                    room._write_record(name, text)
         return room
+
+    @staticmethod
+    def _stored_forfeit(text: str, seats: int) -> dict[str, Any]:
+        """A stored forfeit turn's ``{"seat", "reason"}`` (:class:`LostCitiesError`, the
+        room left out, when it is not what this server writes)."""
+        data = loads_json(text, "a forfeit turn")
+        if not (isinstance(data, dict) and set(data) == {"seat", "reason"}
+                and type(data["seat"]) is int and 0 <= data["seat"] < seats
+                and data["reason"] in FORFEIT_REASONS):
+            raise LostCitiesError("a forfeit turn is not {seat, reason} of this match")
+        return {"seat": data["seat"], "reason": data["reason"]}
 
     def _check_seats(self, labels: Optional[tuple[str, ...]]) -> None:
         """:class:`RoomError` unless the stored seats can play: one a label once the match
@@ -504,7 +566,51 @@ class Room:
             "match": self.match_number,
             "turns": self.turns,
             "replay": f"/matches/{self.replays[-1]}" if self.replays else None,
+            "clock": self.time_control, "forfeit": self.forfeit,
         }
+
+    @property
+    def time_control(self) -> Optional[dict[str, Any]]:
+        """The room's time control as the protocol says it (``{"kind": "move", "seconds":
+        30}``, ``{"kind": "fischer", "minutes": 5, "increment": 3}``), None for none: the
+        lobby's summary shows it (:data:`.lobby.OPTIONAL_FIELDS`)."""
+        return None if self.control is None else self.control.to_dict()
+
+    def clock_view(self) -> Optional[dict[str, Any]]:
+        """The seats' clocks as the ``state`` message says them: each seat's time left in
+        ms (``left``, never below 0), whose clock runs (``running``: the seat to move, or
+        null), the server's time it was read at (``now``, ms since the epoch) and how
+        long each seat has in all (``control``); None in a room without a clock or before
+        the deal. The page counts down from ``left``; the server alone says who ran out."""
+        if self.clocks is None:
+            return None
+        running = self._running()
+        now = self.clock()
+        return {"control": self.time_control,
+                "left": [max(0, int(x * 1000)) for x in self.clocks.remaining(running, now)],
+                "running": running, "now": int(now * 1000)}
+
+    def _running(self) -> Optional[int]:
+        """The seat whose clock runs now, or None (no match under way)."""
+        state = self.state
+        if state is None or self.status != PLAYING or is_over(state):
+            return None
+        return state.to_move
+
+    def due(self) -> Optional[Due]:
+        """The seat to move of a room with a clock and when its time runs out, or None
+        (no clock, no match under way)."""
+        if self.clocks is None:  # most rooms: nothing more to work out each move
+            return None
+        running = self._running()
+        if running is None:
+            return None
+        return Due(self.turns, running, self.clocks.due(running))
+
+    def out_of_time(self, seat: int) -> bool:
+        """Whether ``seat`` is to move and its time has run out."""
+        due = self.due()
+        return due is not None and due.seat == seat and self.clock() >= due.at
 
     def view_for(self, seat: Optional[int]) -> dict[str, Any]:
         """The ``state`` message for ``seat`` (None: a spectator): the room, and the
@@ -525,7 +631,7 @@ class Room:
             elif self.status == PLAYING and state.to_move == seat and not is_over(state):
                 legal = [self.move_text(m) for m in legal_moves(state)]
         return {"type": "state", "room": self.info(), "seat": seat, "view": view,
-                "legal": legal}
+                "legal": legal, "clock": self.clock_view()}
 
     def move_text(self, move: Move) -> str:
         """``str(move)``, the move notation, remembered (a seat's legal moves are said
@@ -561,9 +667,9 @@ class Room:
         word, _, rest = stripped.partition(" ")
         if word.lower() == "/join":  # the one command that needs to know the player
             return self._join(seat, rest.strip(), player)
-        command = {"/leave": self._leave, "/bot": self._bot,
-                   "/start": self._start, "/cont": self._cont, "/rematch": self._rematch,
-                   "/help": self._help}.get(word.lower())
+        command = {"/leave": self._leave, "/bot": self._bot, "/start": self._start,
+                   "/cont": self._cont, "/rematch": self._rematch, "/help": self._help,
+                   "/resign": self._resign}.get(word.lower())
         if command is None:
             return refused("error.unknown-command", command=clean_text(word, 30))
         return command(seat, rest.strip())
@@ -782,9 +888,12 @@ class Room:
             state = new_game(self.pack, labels, self.seed)
         except LostCitiesError as err:
             return refused("error.room-unavailable", reason=str(err))
-        self.store.start(self.id, labels)
+        now = self.clock()
+        self.store.start(self.id, labels, now)
         self.state = state
         self.status = PLAYING
+        if self.control is not None:
+            self.clocks = Clocks.start(self.control, len(labels), now)
         return Outcome(events=[note("info", "info.started", names=", ".join(labels))],
                        changed=True)
 
@@ -797,6 +906,8 @@ class Room:
             return refused("error.rated-no-cont")
         if self.status != OVER or self.state is None:
             return refused("error.not-over")
+        if self.forfeit is not None:  # a match a seat forfeited is over for good
+            return refused("error.no-continue")
         row = replace(self.seats[seat], wants_cont=True)
         humans = [s for s in self.seats if s.kind == HUMAN]
         asked = sum(1 for s in humans if s.wants_cont or s.seat == seat)
@@ -806,10 +917,13 @@ class Room:
             return Outcome(events=[note("info", "info.cont-asked", name=row.name, asked=asked,
                                         needed=len(humans))], changed=True)
         state = continue_match(self.state)
-        self.store.add_turn(self.id, self.turns, CONT, "cont", status=PLAYING)
+        now = self.clock()
+        self.store.add_turn(self.id, self.turns, CONT, "cont", status=PLAYING, at=now)
         self.turns += 1
         self.state = state
         self.status = PLAYING
+        if self.control is not None:
+            self.clocks = Clocks.start(self.control, len(state.players), now)
         self.seats = [replace(s, wants_cont=False, wants_rematch=False) for s in self.seats]
         return Outcome(events=[note("info", "info.continued", round=state.round)],
                        changed=True)
@@ -843,9 +957,13 @@ class Room:
             state = new_game(self.pack, labels, seed)
         except LostCitiesError as err:
             return refused("error.room-unavailable", reason=str(err))
+        now = self.clock()
         self.store.rematch(self.id, self.turns, json.dumps({"seed": seed, "labels": labels},
-                                                           ensure_ascii=False), seats)
+                                                           ensure_ascii=False), seats, at=now)
         self.turns += 1
+        self.forfeit = None  # (the last match's: its record is written)
+        if self.control is not None:  # the new match's clocks start whole
+            self.clocks = Clocks.start(self.control, len(seats), now)
         self.seats = seats
         self.state = state
         self.seed = seed
@@ -884,6 +1002,8 @@ class Room:
             return refused("error.no-match")
         if state.to_move != seat:
             return refused("error.not-your-turn", name=self.name_of(state.to_move))
+        if self.out_of_time(seat):  # the server's clock says so, whatever the client's
+            return refused("error.out-of-time")
         try:
             move = Move.parse(text, self.pack)
         except LostCitiesError as err:
@@ -894,7 +1014,7 @@ class Room:
             refusal = err.refusal
             return refused("error.illegal", reason={"key": refusal.key,
                                                     "params": dict(refusal.params)})
-        return PlannedTurn(self.turns, move, state, after, finishing(after))
+        return PlannedTurn(self.turns, move, state, after, finishing(after), self.clock())
 
     def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
         """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
@@ -945,7 +1065,7 @@ class Room:
         assert before is not None
         try:
             after = apply(before, move)
-            return PlannedTurn(self.turns, move, before, after, finishing(after))
+            return PlannedTurn(self.turns, move, before, after, finishing(after), self.clock())
         except IllegalMoveError as err:  # a built-in bot never does this; refuse, not crash
             raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
                             f"{err.refusal}") from None
@@ -960,13 +1080,14 @@ class Room:
                             f"state the room has left")
         over = is_over(planned.after)
         rounds = len(planned.after.finished)
-        self.store.add_turn(self.id, planned.number, MOVE, str(planned.move),
+        self.store.add_turn(self.id, planned.number, planned.kind, str(planned.move),
                             status=OVER if over else None,
                             finishes=None if planned.match is None
                             else (planned.match, rounds, self.match_number),
-                            result=self.result(planned.after) if over and self.rated else None)
+                            result=self.result(planned.after) if over and self.rated else None,
+                            at=planned.at)
         if over:
-            self._write_record(self._record_name(rounds), dumps(planned.after) + "\n")
+            self._write_record(self._record_name(rounds), self._record_text(planned.after))
 
     def played(self, planned: PlannedTurn) -> Outcome:
         """Make a stored turn the room's (:meth:`store_turn` has committed it): the
@@ -974,11 +1095,13 @@ class Room:
         ones when it ends them."""
         before, after, move = planned.before, planned.after, planned.move
         over = is_over(after)
-        turn = self._turn_message(before, move)
+        turn = self._turn_message(before, move, timeout=planned.kind == TIMEOUT)
         self._turns.append(turn)
         events: list[dict[str, Any]] = [turn]
         self.turns += 1
         self.state = after
+        if self.clocks is not None:
+            self.clocks = self.clocks.moved(before.to_move, planned.at)
         if len(after.finished) > len(before.finished):
             events.append(self._round_message(after))
         if over:
@@ -988,19 +1111,24 @@ class Room:
             events.append(self._match_message(after, planned.match))
         return Outcome(events=events, changed=True)
 
-    def _turn_message(self, before: "GameState", move: Move) -> dict[str, Any]:
+    def _turn_message(self, before: "GameState", move: Move, *,
+                      timeout: bool = False) -> dict[str, Any]:
         """The ``turn`` message of ``move`` played on ``before`` as turn :attr:`turns`:
-        public, the same for every client (``words`` said in each one's language)."""
+        public, the same for every client (``words`` said in each one's language; a move
+        a bot played for a seat out of time, ``timeout``, says so first)."""
         seat = before.to_move
         codec = self.pack.cards
         taken = taken_card(self.pack, before, move)
+        words = words_of(self.pack, before, move, self.name_of(seat))
+        if timeout:
+            words = [{"key": "turn.timeout", "params": {"name": self.name_of(seat)}}, *words]
         return {
             "type": "turn", "number": self.turns, "seat": seat, "name": self.name_of(seat),
             "move": str(move), "action": move.action, "card": codec.format(move.card),
             "draw": None if move.draw is None else "deck" if move.draw == DECK
             else codec.keys[move.draw],
             "taken": None if taken is None else codec.format(taken),
-            "words": words_of(self.pack, before, move, self.name_of(seat))}
+            "words": words, **({"timeout": True} if timeout else {})}
 
     # ------------------------------------------------------------- round and match end
 
@@ -1009,25 +1137,105 @@ class Room:
         return {"type": "round", **round_sheet(state, [self.name_of(seat) for seat in
                                                        range(len(state.players))])}
 
-    def result(self, state: "GameState") -> MatchResult:
-        """The rated result of the finished match ``state``: each seat's player (the one it
-        was dealt to), name, match total, whether that player still holds it (not left,
-        not taken over by a bot) and how many turns it played. Its id is the record's
-        name without ``.jsonl``: one a match of the room."""
+    def result(self, state: "GameState", forfeit: Optional[int] = None) -> MatchResult:
+        """The rated result of the finished match ``state`` (or of the match ``forfeit``,
+        a seat, forfeited: that seat ranked last): each seat's player (the one it was
+        dealt to), name, match total, whether that player still holds it (not left, not
+        taken over by a bot) and how many turns it played. Its id is the record's name
+        without ``.jsonl``: one a match of the room."""
         n = len(state.players)
         played = [0] * n
         for result in state.finished:
             for i in range(len(result.moves)):
                 played[(result.starter + i) % n] += 1
+        if forfeit is not None:  # the round under way counts too
+            for i in range(len(state.moves)):
+                played[(state.starter + i) % n] += 1
         scores = totals(state)
         placings = []
         for seat in self.seats:
             bot = seat.bot if seat.kind == BOT and seat.player == bot_player(seat.bot) else ""
             stayed = seat.kind == HUMAN or bool(bot)
             placings.append(Placing(seat.seat, seat.player, seat.name, int(scores[seat.seat]),
-                                    stayed and bool(seat.player), played[seat.seat], bot))
-        return MatchResult(self._record_name(len(state.finished)).removesuffix(".jsonl"),
+                                    stayed and bool(seat.player), played[seat.seat], bot,
+                                    forfeit == seat.seat))
+        rounds = self._rounds(state, forfeit is not None)
+        return MatchResult(self._record_name(rounds).removesuffix(".jsonl"),
                            self.id, self.pack.id, self.pack.family, tuple(placings))
+
+    @staticmethod
+    def _rounds(state: "GameState", forfeited: bool) -> int:
+        """The rounds a match's record holds: the finished ones, and the one a forfeit
+        stopped."""
+        return len(state.finished) + (1 if forfeited else 0)
+
+    def _record_text(self, state: "GameState") -> str:
+        """The record of the match ``state`` as its file holds it (with the room's forfeit,
+        when a seat forfeited it)."""
+        extra = {} if self.forfeit is None else {"forfeit": dict(self.forfeit)}
+        return dumps(state, **extra) + "\n"
+
+    # ------------------------------------------------------------- forfeits and clocks
+
+    def _resign(self, seat: Optional[int], rest: str) -> Outcome:
+        if seat is None:
+            return refused("error.not-seated")
+        if self.status != PLAYING or self.state is None or is_over(self.state):
+            return refused("error.no-match")
+        return self.forfeit_match(seat, "resign")
+
+    def forfeit_match(self, seat: int, reason: str) -> Outcome:
+        """``seat`` forfeits the match under way (``reason``: ``resign``, or ``time``: out
+        of time in a rated room): stored as a turn of its own that ends the match (with
+        its public id, and in a rated room its ratings, ``seat`` ranked last), its record
+        written; everyone is told, then the ``match`` message. The caller checked that a
+        match is under way."""
+        state = self.state
+        assert state is not None
+        now = self.clock()
+        forfeit = {"seat": seat, "reason": reason}
+        match = new_match_id()
+        rounds = self._rounds(state, True)
+        self.store.add_turn(self.id, self.turns, FORFEIT,
+                            json.dumps(forfeit, separators=(",", ":")), status=OVER,
+                            finishes=(match, rounds, self.match_number),
+                            result=self.result(state, seat) if self.rated else None, at=now)
+        self.forfeit = forfeit
+        self.turns += 1
+        self.status = OVER
+        if self.clocks is not None:
+            self.clocks = self.clocks.stopped(seat if state.to_move == seat else None, now)
+        self.replays.append(match)
+        self._write_record(self._record_name(rounds), self._record_text(state))
+        key = "info.resigned" if reason == "resign" else "info.out-of-time"
+        return Outcome(events=[note("info", key, name=self.name_of(seat), seat=seat + 1),
+                               self._match_message(state, match)], changed=True)
+
+    def timeout_turn(self) -> Optional[BotTurn]:
+        """The bot's move to think of for the seat to move of a casual room when its time
+        has run out (:data:`DEFAULT_BOT` plays it, from that seat's view), else None (a
+        rated room forfeits instead: :meth:`forfeit_match`; a bot seat plays its own)."""
+        due = self.due()
+        state = self.state
+        if due is None or state is None or self.rated or self.clock() < due.at or \
+                self.seats[due.seat].kind == BOT:
+            return None
+        return BotTurn(self.turns, due.seat, DEFAULT_BOT, state, self.seed)
+
+    def plan_timeout(self, turn: BotTurn, move: Move) -> "Outcome | PlannedTurn":
+        """The move a bot chose for a seat out of time (:meth:`timeout_turn`) applied, a
+        ``timeout`` turn; an empty outcome when the room moved on meanwhile."""
+        if turn.number != self.turns or not self.out_of_time(turn.seat):
+            return Outcome()
+        before = self.state
+        assert before is not None
+        try:
+            after = apply(before, move)
+        except IllegalMoveError as err:  # a built-in bot never does this; refuse, not crash
+            raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
+                            f"{err.refusal}") from None
+        return PlannedTurn(self.turns, move, before, after, finishing(after), self.clock(),
+                           TIMEOUT)
 
     def _matches_over(self) -> list[int]:
         """The number of finished rounds at each match end so far (one per CONT, plus the
@@ -1035,7 +1243,7 @@ class Room:
         ends = []
         state = self.state
         if state is not None and self.status == OVER:
-            ends.append(len(state.finished))
+            ends.append(self._rounds(state, self.forfeit is not None))
         return ends
 
     def _record_name(self, rounds: int) -> str:
@@ -1043,15 +1251,20 @@ class Room:
 
     def _match_message(self, state: "GameState", match: Optional[str]) -> dict[str, Any]:
         """The ``match`` message (its record written by :meth:`store_turn`); ``replay``:
-        the page of the match's replay (its public id ``match``)."""
-        name = self._record_name(len(state.finished))
+        the page of the match's replay (its public id ``match``); ``forfeit``: the seat
+        that forfeited it and why (it never wins: :func:`lostcities.engine.forfeit_winners`)."""
+        forfeit = self.forfeit
+        name = self._record_name(self._rounds(state, forfeit is not None))
         self.record_names.append(name)
+        won = winners(state) if forfeit is None else forfeit_winners(state, forfeit["seat"])
         return {"type": "match", "rounds": [list(r.scores) for r in state.finished],
                 "totals": [int(t) for t in totals(state)],
-                "winners": [int(w) for w in winners(state)],
-                "names": [self.name_of(w) for w in winners(state)],
-                "record": name, "can_continue": bool(self.pack.continuation),
-                **({} if match is None else {"replay": f"/matches/{match}"})}
+                "winners": [int(w) for w in won],
+                "names": [self.name_of(w) for w in won],
+                "record": name,
+                "can_continue": bool(self.pack.continuation) and forfeit is None,
+                **({} if match is None else {"replay": f"/matches/{match}"}),
+                **({} if forfeit is None else {"forfeit": dict(forfeit)})}
 
     def _write_record(self, name: str, text: str) -> None:
         """Write a match record beside the database, atomically (a temporary file renamed);

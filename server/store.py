@@ -40,7 +40,7 @@ from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
 
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -49,6 +49,10 @@ HUMAN, BOT, LEFT = "human", "bot", "left"
 #: turn kinds: a move in the engine's notation, the CONT that played on, the rematch that
 #: dealt a new match (its text: ``{"seed": N, "labels": [...]}``, the seats rotated)
 MOVE, CONT, REMATCH = "move", "cont", "rematch"
+#: turn kinds since schema 7: a move a bot played for a seat out of time (the engine's
+#: notation), and a forfeit that ended the match (a resign or a seat out of time in a
+#: rated room; its text the JSON ``{"seat": N, "reason": "resign" | "time"}``)
+TIMEOUT, FORFEIT = "timeout", "forfeit"
 
 
 #: where the store says what it skipped (one line each; ``lc serve`` shows them)
@@ -81,7 +85,9 @@ class RoomRow:
     sha256 (``pack_sha256``, empty in rooms made before) and whether the room gives
     hints; since schema 4 whether the lobby lists it (``listed``; rooms made before were
     link only, as they stay); since schema 5 whether it is rated (its finished matches
-    change its players' ratings)."""
+    change its players' ratings); since schema 7 its time control (``clock``, the JSON of
+    :meth:`~.clocks.TimeControl.stored`; empty: none) and when its match was dealt
+    (``started``, seconds since the epoch; 0: not yet, or before schema 7)."""
 
     id: str
     pack: str
@@ -94,6 +100,8 @@ class RoomRow:
     hints: bool = False
     listed: bool = False
     rated: bool = False
+    clock: str = ""
+    started: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -152,11 +160,14 @@ class Placed:
 
 @dataclass(frozen=True)
 class TurnRow:
-    """A stored turn: its number in the room (0, 1, ...), kind (``move``, ``cont``), text."""
+    """A stored turn: its number in the room (0, 1, ...), kind (``move``, ``cont``, ``rematch``,
+    ``timeout``, ``forfeit``), text, and since schema 7 when it was stored (``at``,
+    seconds since the epoch; 0 for the turns stored before: a room's clocks read it)."""
 
     number: int
     kind: str
     text: str
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -197,6 +208,7 @@ class _QueuedTurn:
     #: match this turn finishes (its replay), or None
     finishes: Optional[tuple[Any, ...]] = None
     result: Optional[MatchResult] = None
+    at: float = 0.0
     done: bool = False
     error: Optional[StoreError] = None
 
@@ -246,10 +258,10 @@ class Store(Protocol):
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
                     pack_sha256: str = "", hints: bool = False,
-                    listed: bool = False, rated: bool = False) -> RoomRow:
+                    listed: bool = False, rated: bool = False, clock: str = "") -> RoomRow:
         """A new room in the lobby (``listed``: the lobby lists it; ``rated``: its
-        finished matches change its players' ratings); :class:`StoreError` if the id is
-        taken."""
+        finished matches change its players' ratings; ``clock``: its time control as
+        stored, empty for none); :class:`StoreError` if the id is taken."""
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None."""
@@ -283,14 +295,14 @@ class Store(Protocol):
     def touch_seat(self, room_id: str, seat: int, at: float) -> None:
         """A connection held the seat until ``at`` (its ``seen``)."""
 
-    def start(self, room_id: str, labels: Sequence[str]) -> None:
-        """The match is dealt with these player labels: status ``playing``."""
+    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
+        """The match is dealt with these player labels at ``at``: status ``playing``."""
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
                  finishes: Optional[tuple[Any, ...]] = None,
-                 result: Optional[MatchResult] = None) -> None:
-        """Append turn ``number`` (the count of turns so far: a concurrent writer that
+                 result: Optional[MatchResult] = None, at: float = 0.0) -> None:
+        """Append turn ``number`` stored at ``at`` (the count of turns so far: a concurrent writer that
         appended first makes this a :class:`StoreError`), setting the room's status if
         given; a CONT also clears every seat's ``wants_cont`` and ``wants_rematch``.
         ``finishes``: the turn ends a match, which gets this public id, number of rounds
@@ -300,11 +312,13 @@ class Store(Protocol):
         stored then), keyed by the match's id (a second result of one match is a
         :class:`StoreError`, and its turn is refused)."""
 
-    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow]) -> None:
+    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
+                at: float = 0.0) -> None:
         """Append turn ``number``, a rematch (kind ``rematch``, ``text`` its seed and
-        labels), and put the room's seats as ``seats`` (rotated, nobody asking for
-        anything), status ``playing``: one transaction. :class:`StoreError` when
-        ``number`` is not the next turn."""
+        labels), stored at ``at``, and put the room's seats as ``seats`` (rotated, nobody
+        asking for anything), status ``playing``, the new match dealt at ``at`` (its
+        clocks start then): one transaction. :class:`StoreError` when ``number`` is not
+        the next turn."""
 
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match of this public id, or None."""
@@ -367,6 +381,14 @@ _PLAYERS_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS placings_by_player ON placings (player)",
 )
 
+#: schema 7's step (from 6): the rooms' time control and the time their match was dealt, each
+#: turn's time (a seat's clock is worked out from them: :mod:`.clocks`)
+_CLOCKS_STEP = (
+    "ALTER TABLE rooms ADD COLUMN clock TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE rooms ADD COLUMN started REAL NOT NULL DEFAULT 0",
+    "ALTER TABLE turns ADD COLUMN at REAL NOT NULL DEFAULT 0",
+)
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rooms (
@@ -374,7 +396,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     status TEXT NOT NULL, labels TEXT NOT NULL DEFAULT '[]', created REAL NOT NULL,
     pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
     hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0,
-    rated INTEGER NOT NULL DEFAULT 0);
+    rated INTEGER NOT NULL DEFAULT 0, clock TEXT NOT NULL DEFAULT '',
+    started REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
@@ -383,7 +406,8 @@ CREATE TABLE IF NOT EXISTS seats (
     wants_rematch INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, seat));
 CREATE TABLE IF NOT EXISTS turns (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
-    kind TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (room, number));
+    kind TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (room, number));
 CREATE TABLE IF NOT EXISTS chat (
     room TEXT NOT NULL REFERENCES rooms(id), number INTEGER NOT NULL,
     name TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (room, number));
@@ -410,6 +434,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # rematch: who asked for one; each finished match's number in its room (1 before)
     5: ("ALTER TABLE seats ADD COLUMN wants_rematch INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE matches ADD COLUMN number INTEGER NOT NULL DEFAULT 1"),
+    # clocks: the room's time control, when its match was dealt, when each turn was stored
+    6: _CLOCKS_STEP,
 }
 
 
@@ -574,29 +600,30 @@ class SQLiteStore:
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
                     pack_sha256: str = "", hints: bool = False,
-                    listed: bool = False, rated: bool = False) -> RoomRow:
+                    listed: bool = False, rated: bool = False, clock: str = "") -> RoomRow:
         now = time.time()
         with self._write() as db:
             try:
                 db.execute("INSERT INTO rooms (id, pack, seed, status, labels, created, "
-                           "pack_data, pack_sha256, hints, listed, rated) "
-                           "VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?)",
+                           "pack_data, pack_sha256, hints, listed, rated, clock) "
+                           "VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?, ?, ?)",
                            (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
-                            int(hints), int(listed), int(rated)))
+                            int(hints), int(listed), int(rated), clock))
             except sqlite3.IntegrityError:
                 raise StoreError(f"room {room_id} exists") from None
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
-                       listed, rated)
+                       listed, rated, clock)
 
     def room(self, room_id: str) -> Optional[RoomRow]:
         """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
         server writes there."""
         rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed, rated FROM rooms WHERE id=?",
-                          (room_id,))
+                          "pack_sha256, hints, listed, rated, clock, started FROM rooms "
+                          "WHERE id=?", (room_id,))
         if not rows:
             return None
-        rid, pack, seed, status, labels, created, data, sha, hints, listed, rated = rows[0]
+        (rid, pack, seed, status, labels, created, data, sha, hints, listed, rated, clock,
+         started) = rows[0]
         return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
                        _integer(room_id, "seed", seed),
                        _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
@@ -604,7 +631,8 @@ class SQLiteStore:
                        _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
                        bool(_integer(room_id, "hints", hints)),
                        bool(_integer(room_id, "listed", listed)),
-                       bool(_integer(room_id, "rated", rated)))
+                       bool(_integer(room_id, "rated", rated)),
+                       _text(room_id, "clock", clock), _number(room_id, "started", started))
 
     def open_rooms(self) -> list[str]:
         return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
@@ -634,10 +662,10 @@ class SQLiteStore:
             "SELECT room FROM seats GROUP BY room "
             "HAVING SUM(CASE WHEN kind='human' THEN 1 ELSE 0 END) = 0")}
 
-    def start(self, room_id: str, labels: Sequence[str]) -> None:
+    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
         with self._write() as db:
-            db.execute("UPDATE rooms SET status=?, labels=? WHERE id=?",
-                       (PLAYING, json.dumps(list(labels)), room_id))
+            db.execute("UPDATE rooms SET status=?, labels=?, started=? WHERE id=?",
+                       (PLAYING, json.dumps(list(labels)), at, room_id))
 
     # ------------------------------------------------------------- seats
 
@@ -695,12 +723,12 @@ class SQLiteStore:
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
                  finishes: Optional[tuple[Any, ...]] = None,
-                 result: Optional[MatchResult] = None) -> None:
+                 result: Optional[MatchResult] = None, at: float = 0.0) -> None:
         # Group commit: the turn is queued, and whichever writer gets the lock first
         # commits every queued turn in one transaction (one fsync for many rooms); a
         # writer whose turn another committed meanwhile finds it done. Still committed
         # before this returns.
-        turn = _QueuedTurn(room_id, number, kind, text, status, finishes, result)
+        turn = _QueuedTurn(room_id, number, kind, text, status, finishes, result, at)
         with self._queue_lock:
             self._queue.append(turn)
         with self._lock:
@@ -736,8 +764,9 @@ class SQLiteStore:
                     if count != turn.number:
                         raise StoreError(f"room {turn.room}: turn {turn.number} is not the "
                                          f"next ({count} stored)")
-                    db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)",
-                               (turn.room, turn.number, turn.kind, turn.text))
+                    db.execute("INSERT INTO turns (room, number, kind, text, at) "
+                               "VALUES (?, ?, ?, ?, ?)",
+                               (turn.room, turn.number, turn.kind, turn.text, turn.at))
                     if turn.status is not None:
                         db.execute("UPDATE rooms SET status=? WHERE id=?",
                                    (turn.status, turn.room))
@@ -818,15 +847,18 @@ class SQLiteStore:
         """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
         not what this server writes there or a number is missing."""
         turns = [TurnRow(_integer(room_id, "a turn's number", n),
-                         _text(room_id, f"turn {n!r}: kind"[:40], k, (MOVE, CONT, REMATCH)),
-                         _text(room_id, f"turn {n!r}: text"[:40], t))
-                 for n, k, t in self._read("SELECT number, kind, text FROM turns WHERE room=? "
-                                           "ORDER BY number", (room_id,))]
+                         _text(room_id, f"turn {n!r}: kind"[:40], k,
+                               (MOVE, CONT, REMATCH, TIMEOUT, FORFEIT)),
+                         _text(room_id, f"turn {n!r}: text"[:40], t),
+                         _number(room_id, f"turn {n!r}: at"[:40], at))
+                 for n, k, t, at in self._read("SELECT number, kind, text, at FROM turns "
+                                               "WHERE room=? ORDER BY number", (room_id,))]
         if [t.number for t in turns] != list(range(len(turns))):
             raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
         return turns
 
-    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow]) -> None:
+    def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
+                at: float = 0.0) -> None:
         with self._write() as db:
             last = db.execute("SELECT number FROM turns WHERE room=? ORDER BY number DESC "
                               "LIMIT 1", (room_id,)).fetchone()
@@ -836,8 +868,9 @@ class SQLiteStore:
             if count != number:
                 raise StoreError(f"room {room_id}: turn {number} is not the next "
                                  f"({count} stored)")
-            db.execute("INSERT INTO turns VALUES (?, ?, ?, ?)", (room_id, number, REMATCH, text))
-            db.execute("UPDATE rooms SET status=? WHERE id=?", (PLAYING, room_id))
+            db.execute("INSERT INTO turns (room, number, kind, text, at) VALUES (?, ?, ?, ?, ?)",
+                       (room_id, number, REMATCH, text, at))
+            db.execute("UPDATE rooms SET status=?, started=? WHERE id=?", (PLAYING, at, room_id))
             db.execute("DELETE FROM seats WHERE room=?", (room_id,))
             for seat in seats:
                 self._put_seat(db, room_id, seat)

@@ -358,11 +358,13 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
         room = open_room(client, "duel-classic")
         assert room in [s["room"] for s in client.get("/lobby").json()["rooms"]]
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 3 stored it: what
-    db.execute("ALTER TABLE rooms DROP COLUMN listed")  # steps 3 to 4 and 4 to 5 add gone
+    db.execute("ALTER TABLE rooms DROP COLUMN listed")  # what steps 3 to 4 and on add, gone
     db.execute("ALTER TABLE rooms DROP COLUMN rated")
     db.execute("ALTER TABLE seats DROP COLUMN player")
     db.execute("ALTER TABLE seats DROP COLUMN wants_rematch")  # and 5 to 6
     db.execute("ALTER TABLE matches DROP COLUMN number")
+    for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at")):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")  # and 6 to 7
     for table in ("players", "ratings", "rated_matches", "placings"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value='3' WHERE key='schema'")
@@ -374,7 +376,7 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
         assert client.app.state.hub.store.room(room).listed is False
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "6"
+        str(SCHEMA_VERSION) == "7"
     db.close()
 
 

@@ -241,12 +241,13 @@ def test_rated_is_shown_and_a_clock_when_a_room_has_one(tmp_path: Path) -> None:
         page.ping()
         assert page.rooms[room]["rated"] is False and "clock" not in page.rooms[room]
         assert page.rooms[rated]["rated"] is True
-        hub = client.app.state.hub
-        hub.rooms[room].rated = True
-        hub.rooms[room].time_control = "fischer 5+3"  # what the clocks will add to a room
-        hub.list_room(hub.rooms[room])
+        fischer = {"kind": "fischer", "minutes": 5, "increment": 3}
+        reply = client.post("/rooms", json={"pack": "duel-classic", "rated": True,
+                                            "clock": fischer})
+        assert reply.status_code == 201
+        timed = reply.json()["room"]
         page.ping()
-        assert page.rooms[room]["rated"] is True and page.rooms[room]["clock"] == "fischer 5+3"
+        assert page.rooms[timed]["rated"] is True and page.rooms[timed]["clock"] == fischer
         assert page.rooms == snapshot(client)
 
 

@@ -524,6 +524,8 @@ def test_a_schema_5_database_gets_the_rematch_columns_and_its_replays_stay(
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 5 stored it
     db.execute("ALTER TABLE seats DROP COLUMN wants_rematch")
     db.execute("ALTER TABLE matches DROP COLUMN number")
+    for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at")):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")  # (and 6 to 7's)
     db.execute("UPDATE meta SET value='5' WHERE key='schema'")
     db.commit()
     db.close()
@@ -535,6 +537,6 @@ def test_a_schema_5_database_gets_the_rematch_columns_and_its_replays_stay(
         assert client.get(match["replay"] + "/frames").json()["totals"] == match["totals"]
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "6"
+        str(SCHEMA_VERSION) == "7"
     assert db.execute("SELECT number FROM matches").fetchall() == [(1,)]
     db.close()

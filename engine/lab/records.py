@@ -35,6 +35,38 @@ RECORD_FORMAT = "lostcities-record/1"
 #: called by :func:`replay` before each turn: (state before the turn, the move)
 OnTurn = Callable[[GameState, Move], None]
 
+#: why a match ended before its rules ended it (a record's ``forfeit``): a seat resigned,
+#: or a seat ran out of time on a room's clock
+FORFEIT_REASONS = ("resign", "time")
+#: the ``end`` of the round a forfeit stopped (the record's last)
+FORFEIT_END = "forfeit"
+
+
+def forfeit_winners(state: GameState, seat: int) -> tuple[int, ...]:
+    """The winners of the match ``state`` that ``seat`` forfeited (resigned, or ran out
+    of time): the other seats with the best total over the finished rounds (several: a
+    shared win). The forfeiting seat never wins, whatever its total."""
+    scores = totals(state)
+    others = [p for p in range(state.n) if p != seat]
+    best = max(scores[p] for p in others)
+    return tuple(p for p in others if scores[p] == best)
+
+
+def _forfeit_seat(state: GameState, extra: dict[str, Any]) -> Optional[int]:
+    """The seat of the forfeit ``extra`` names, or None; :class:`InputError` in one line
+    for one that is not ``{"seat": N, "reason": R}`` of this match (R one of
+    :data:`FORFEIT_REASONS`) or a match already over: a record is written only as
+    :func:`replay` reads it."""
+    given = extra.get("forfeit")
+    if given is None:
+        return None
+    if not (isinstance(given, dict) and set(given) == {"seat", "reason"}
+            and type(given["seat"]) is int and 0 <= given["seat"] < state.n
+            and given["reason"] in FORFEIT_REASONS) or state.phase == OVER:
+        raise InputError(f"forfeit must be {{seat, reason}} of a match under way: a seat of "
+                         f"{state.n}, reason one of {', '.join(FORFEIT_REASONS)}")
+    return given["seat"]
+
 
 @lru_cache(maxsize=1)
 def engine_version() -> str:
@@ -49,7 +81,9 @@ def engine_version() -> str:
 
 
 def record_of(state: GameState, **extra: Any) -> dict[str, Any]:
-    """The record of ``state``'s finished rounds as a JSON-ready dict (extra fields added)."""
+    """The record of ``state``'s finished rounds as a JSON-ready dict (extra fields added;
+    with ``forfeit={"seat": N, "reason": "resign" | "time"}`` also the round under way,
+    as far as it went: docs/records.md, "A forfeit")."""
     codec = state.pack.cards
     f = codec.format
     return _record(state, lambda r: [_turn_dict(m, seat, codec) for m, seat in
@@ -77,13 +111,34 @@ def _record(state: GameState, turns: Callable[[Any], Any], cards: Callable[[Any]
             rnd.update(tiles=[tile_dict(t, codec.keys) for t in r.deal.tiles],
                        tokens=list(r.tokens), artefacts=list(r.artefacts))
         rounds.append(rnd)
+    forfeit = _forfeit_seat(state, extra)
+    won = winners(state)
+    if forfeit is not None:  # the round under way, its turns so far: it scores nothing
+        deal = state.deal
+        under_way = RoundView(state.starter, tuple(state.moves))
+        rnd = {"starter": state.starter, "hands": [cards(hand) for hand in deal.hands],
+               "draw_pile": cards(deal.draw_pile), "removed": cards(deal.removed),
+               "turns": turns(under_way), "scores": [0] * state.n, "end": FORFEIT_END}
+        if deal.tiles is not None:
+            rnd["tiles"] = [tile_dict(t, codec.keys) for t in deal.tiles]
+        rounds.append(rnd)
+        won = forfeit_winners(state, forfeit)
     out: dict[str, Any] = {
         "format": RECORD_FORMAT, "pack": state.pack.id, **pack_claims(state.pack),
         "seed": state.seed, "players": list(state.players), "rounds": rounds,
-        "totals": list(totals(state)), "winners": list(winners(state)), "engine": engine_version(),
+        "totals": list(totals(state)), "winners": list(won), "engine": engine_version(),
     }
     out.update(extra)
     return out
+
+
+class RoundView:
+    """A round's starter and turns, as a record writes them (a finished round's, or the
+    one under way that a forfeit stopped)."""
+
+    def __init__(self, starter: int, moves: tuple[Move, ...]):
+        self.starter = starter
+        self.moves = moves
 
 
 def _seats(moves: Iterable[Move], starter: int, n: int) -> Iterator[tuple[Move, int]]:
@@ -229,7 +284,7 @@ def record_line(state: GameState, extra: dict[str, Any],
 
 #: the fields :func:`_record` writes (an extra field of the same name replaces one)
 _RECORD_KEYS = frozenset(("format", "pack", "pack_sha256", "pack_data", "seed", "players",
-                          "rounds", "totals", "winners", "engine"))
+                          "rounds", "totals", "winners", "engine", "forfeit"))
 
 
 def _line(state: GameState, turns: Callable[[Any], str], cards: Callable[[Any], str],
@@ -322,7 +377,7 @@ def check_shape(data: dict[str, Any], where: str) -> None:
 _CARD = re.compile(r"[A-Za-z]([xX]|[0-9]+)")
 _KEY = re.compile(r"[A-Za-z]")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_ENDS = ("draw-pile-empty", "turn-cap", "bridge-crossings")
+_ENDS = ("draw-pile-empty", "turn-cap", "bridge-crossings", FORFEIT_END)
 
 
 def _surely_valid(data: dict[str, Any]) -> bool:
@@ -357,7 +412,8 @@ def _surely_valid(data: dict[str, Any]) -> bool:
                 and type(data.get("engine", "")) is str
                 and (type(data.get("pack_sha256", "0" * 64)) is str
                      and _SHA256.fullmatch(data.get("pack_sha256", "0" * 64)) is not None)
-                and type(data.get("pack_data", {})) is dict):
+                and type(data.get("pack_data", {})) is dict
+                and "forfeit" not in data):  # rare: the schema checks it
             return False
         for rnd in data["rounds"]:
             if not (type(rnd) is dict and type(rnd["starter"]) is int and rnd["starter"] >= 0
@@ -479,6 +535,16 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
         check_players(pack, n)
     except SetupError as err:
         raise RecordError(f"{where}: players: {err}") from None
+    forfeit = data.get("forfeit")
+    if forfeit is not None and forfeit["seat"] >= n:
+        raise RecordError(f"{where}: forfeit: seat {forfeit['seat']} of {n} players")
+    for i, rnd in enumerate(rounds, 1):
+        last = forfeit is not None and i == len(rounds)
+        if (rnd["end"] == FORFEIT_END) != last:
+            said = (f"end is {rnd['end']!r}, the record's forfeit ends this round" if last
+                    else f"end {FORFEIT_END!r} is only the last round's of a record with a "
+                         f"forfeit")
+            raise RecordError(f"{where}: round {i}: {said}")
     deals = [_deal(pack, r, f"{where}: round {i}") for i, r in enumerate(rounds, 1)]
     for i, deal in enumerate(deals, 1):
         try:
@@ -519,6 +585,14 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
                 on_turn(state, move)
             push(state, move)
             state.undo.clear()
+        if forfeit is not None and i == len(rounds):  # the round the forfeit stopped
+            if len(state.finished) >= i:
+                raise RecordError(f"{at}: the round ended ({state.finished[i - 1].end}) "
+                                  f"before the forfeit")
+            if any(rnd["scores"]):
+                raise RecordError(f"{at}: scores are {_quoted(rnd['scores'])}, a round a "
+                                  f"forfeit stopped scores nothing")
+            break
         if len(state.finished) < i:
             raise RecordError(f"{at}: the record stops after {len(rnd['turns'])} turns, "
                               f"the round is not over")
@@ -532,15 +606,18 @@ def replay(data: dict[str, Any], *, pack: Optional[RulePack] = None, where: str 
             if what in rnd and list(rnd[what]) != list(getattr(result, what)):
                 raise RecordError(f"{at}: {what} are {rnd[what]}, the round's moves give "
                                   f"{list(getattr(result, what))}")
-    if state.phase != OVER:
+    if state.phase != OVER and forfeit is None:
         raise RecordError(f"{where}: the record has {len(rounds)} round(s), the match has "
                           f"{state.rounds_total}")
     if list(data["totals"]) != list(totals(state)):
         raise RecordError(f"{where}: totals are {_quoted(data['totals'])}, the pack's formulas "
                           f"give {list(totals(state))}")
-    if "winners" in data and list(data["winners"]) != list(winners(state)):
+    won = winners(state) if forfeit is None else forfeit_winners(state, forfeit["seat"])
+    if "winners" in data and list(data["winners"]) != list(won):
         raise RecordError(f"{where}: winners are seats {_quoted(data['winners'])}, the totals "
-                          f"{list(totals(state))} make the winners seats {list(winners(state))}")
+                          f"{list(totals(state))} make the winners seats {list(won)}"
+                          + ("" if forfeit is None else
+                             f" (seat {forfeit['seat']} forfeited)"))
     return state
 
 

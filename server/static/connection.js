@@ -8,6 +8,7 @@ import { renderRound } from "./sheets.js";
 import { addChat, renderTurns } from "./table.js";
 import { noteTurn, showTurns } from "./motion.js";
 import { myPlayer } from "./identity.js";
+import { takeClocks } from "./clocks.js";
 
 /** The close code of a WebSocket to a room the server does not have (protocol.ROOM_GONE). */
 export const ROOM_GONE = 4404;
@@ -158,6 +159,8 @@ function onState(m) {
   rememberReplay(m.room.replay);
   S.view = m.view || null;
   S.legal = Array.isArray(m.legal) ? m.legal.map(parseMove) : null;
+  takeClocks(m);
+  if (m.room.status !== "playing") S.resignAsk = false;
   if (m.room.turns !== before || !S.legal || S.sent) {
     resetTurn();
     if (m.room.turns !== before) S.hint = null;

@@ -4,6 +4,7 @@
 // their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 import { fillFilter, renderLobby, startLobby } from "./lobby.js";
+import { clockOf } from "./clocks.js";
 import { claim, createPlayer, forgetPlayer, keyInAddress, moveLink, myPlayer } from "./identity.js";
 
 const $ = (id) => document.getElementById(id);
@@ -53,7 +54,7 @@ async function newRoom(event) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
         pack: $("pack").value, hints: $("hints").checked, unlisted: $("unlisted").checked,
-        rated: $("rated").checked,
+        rated: $("rated").checked, clock: clockOf($("clock").value),
       }),
     });
     const body = await answer.json().catch(() => ({}));

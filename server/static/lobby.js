@@ -3,6 +3,7 @@
 // match: a bot of a chosen strength at once, or the next player waiting for the same pack.
 // Names are data: every one is put in as text (textContent), never as markup.
 import { builtinPackText, currentLang, safeSet, t } from "./i18n.js";
+import { clockOf, controlLabel } from "./clocks.js";
 
 const $ = (id) => document.getElementById(id);
 const ROOM_ID = /^[a-z2-7]{8}$/;
@@ -10,7 +11,7 @@ const SECTIONS = ["waiting", "playing"];
 
 const L = {
   ws: null, retries: 0, rooms: new Map(), more: { waiting: 0, playing: 0 }, waiting: [],
-  strengths: [], queued: null, drawn: false, packNames: new Map(),
+  strengths: [], queued: null, queuedClock: null, drawn: false, packNames: new Map(),
 };
 
 /** A pack's name as the page shows it: a built-in one's in the page's language, a house
@@ -46,8 +47,7 @@ function roomItem(summary) {
     item.append(el("span", "tag rated", t(summary.rated ? "web.lobby.rated" : "web.lobby.casual")));
   }
   if ("clock" in summary) {
-    const clock = typeof summary.clock === "string" ? summary.clock : JSON.stringify(summary.clock);
-    item.append(el("span", "tag clock", t("web.lobby.clock", { clock })));
+    item.append(el("span", "tag clock", t("web.lobby.clock", { clock: controlLabel(summary.clock) })));
   }
   if (summary.hints) item.append(el("span", "tag hints", t("web.lobby.hints")));
   const open = el("a", "btn small",
@@ -57,14 +57,15 @@ function roomItem(summary) {
   return item;
 }
 
-function queueItem({ pack, players }) {
+function queueItem({ pack, clock, players }) {
   const item = el("li");
   item.dataset.queue = pack;
   item.append(el("span", "players", t("web.lobby.queue-line", { count: players, pack: packName(pack) })));
-  if (L.queued !== pack) {
+  if (clock) item.append(el("span", "tag clock", t("web.lobby.clock", { clock: controlLabel(clock) })));
+  if (queueKey(pack, clock) !== queueKey(L.queued, L.queuedClock)) {
     const join = el("button", "btn small", t("web.lobby.queue-join"));
     join.type = "button";
-    join.addEventListener("click", () => queue(pack));
+    join.addEventListener("click", () => queue(pack, clock || null));
     item.append(join);
   }
   return item;
@@ -121,6 +122,7 @@ function receive(m) {
       break;
     case "queued":
       L.queued = m.pack;
+      L.queuedClock = m.clock || null;
       break;
     case "matched":
       if (!ROOM_ID.test(m.room)) return;
@@ -192,13 +194,19 @@ function setButtons(busy) {
   $("quick-human").disabled = busy;
 }
 
-function queue(pack) {
+/** What a place in the queue waits for: the pack and the clock (two pages are paired on both). */
+function queueKey(pack, clock) {
+  return pack ? `${pack} ${clock ? JSON.stringify(clock) : ""}` : "";
+}
+
+function queue(pack, clock) {
   showLobbyError("");
-  if (!send({ type: "queue", pack })) {
+  if (!send({ type: "queue", pack, clock })) {
     showLobbyError(t("web.error.network"));
     return;
   }
   L.queued = pack;
+  L.queuedClock = clock;
   renderLobby();
 }
 
@@ -229,12 +237,13 @@ export function startLobby(onError) {
     event.preventDefault();
     onError("");
     setButtons(true);
-    if (!send({ type: "play_bot", pack: $("quick-pack").value, strength: $("strength").value })) {
+    if (!send({ type: "play_bot", pack: $("quick-pack").value, strength: $("strength").value,
+      clock: clockOf($("quick-clock").value) })) {
       setButtons(false);
       onError(t("web.error.network"));
     }
   });
-  $("quick-human").addEventListener("click", () => queue($("quick-pack").value));
+  $("quick-human").addEventListener("click", () => queue($("quick-pack").value, clockOf($("quick-clock").value)));
   $("quick-cancel").addEventListener("click", () => {
     send({ type: "leave_queue" });
     L.queued = null;

@@ -202,17 +202,23 @@ function pilesBand(table) {
 
 function drawSheet(frame, last) {
   const sheet = frame.sheet;
-  $("sheet").hidden = !sheet;
-  if (!sheet) return;
-  $("sheet-title").textContent = roundTitle(sheet);
-  $("sheet-tables").replaceChildren(...roundTables(sheet));
-  $("sheet-totals").textContent = roundTotals(sheet);
   const replay = R.replay;
+  // a match a seat forfeited ends on a turn (its round stopped, unscored): its sheet says so
+  const forfeit = last && replay.forfeit ? replay.forfeit : null;
+  $("sheet").hidden = !sheet && !forfeit;
+  if (!sheet && !forfeit) return;
+  const forfeited = forfeit
+    ? t(`web.match.forfeit.${forfeit.reason}`, { name: replay.players[forfeit.seat] }) : "";
+  $("sheet-title").textContent = sheet ? roundTitle(sheet) : forfeited;
+  $("sheet-tables").replaceChildren(...(sheet ? roundTables(sheet) : []));
+  $("sheet-totals").textContent = sheet ? roundTotals(sheet) : "";
   $("match-box").hidden = !last;
   if (!last) return;
   const rounds = replay.frames.filter((f) => f.sheet).map((f) => f.sheet.seats.map((s) => s.score));
   $("match-table").replaceChildren(matchTable(replay.players, rounds, replay.totals));
-  $("match-winner").textContent = winnerLine(replay.players, replay.winners, replay.totals);
+  $("match-winner").textContent = (forfeit ? `${forfeited} ` : "") +
+    winnerLine(replay.players, replay.winners, replay.totals);
+  $("match-winner").dataset.forfeit = forfeit ? forfeit.reason : "";
   $("rematch-box").hidden = !R.rematchRoom;
 }
 

@@ -34,6 +34,9 @@ function wire() {
   $("btn-cont").addEventListener("click", () => line("/cont"));
   $("match-cont-btn").addEventListener("click", () => line("/cont"));
   $("btn-leave").addEventListener("click", () => line("/leave"));
+  $("btn-resign").addEventListener("click", () => { S.resignAsk = true; render(); $("btn-resign-no").focus(); });
+  $("btn-resign-no").addEventListener("click", () => { S.resignAsk = false; render(); });
+  $("btn-resign-yes").addEventListener("click", () => { S.resignAsk = false; line("/resign"); });
   $("btn-help").addEventListener("click", () => line("/help"));
   $("btn-hint").addEventListener("click", () => { showError(""); send({ type: "hint" }); });
   $("btn-copy").addEventListener("click", async () => {

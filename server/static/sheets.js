@@ -111,7 +111,10 @@ export function renderMatch() {
   $("match-table").replaceChildren(matchTable(v.players, rounds, totals));
   const best = Math.max(...totals);
   const winners = S.match && S.match.winners ? S.match.winners : totals.map((x, i) => (x === best ? i : -1)).filter((i) => i >= 0);
-  $("match-winner").textContent = winnerLine(v.players, winners, totals);
+  const forfeit = S.info.forfeit;  // a seat resigned or ran out of time: it lost
+  const forfeited = forfeit ? `${t(`web.match.forfeit.${forfeit.reason}`, { name: v.players[forfeit.seat] })} ` : "";
+  $("match-winner").textContent = forfeited + winnerLine(v.players, winners, totals);
+  $("match-winner").dataset.forfeit = forfeit ? forfeit.reason : "";
   // the match's replay: said when it ended, or by the room (a page that came in after)
   const said = S.match && typeof S.match.replay === "string" ? S.match.replay : S.info.replay;
   const replay = typeof said === "string" ? said : "";

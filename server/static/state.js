@@ -30,6 +30,9 @@ export const S = {
   matchClosed: false,
   hint: null, // the last `hint` message for this turn
   live: null, // the running scores, one per seat (the view's `live`, else GET .../scores)
+  clock: null, // the seats' clocks of the last state (null: no clock), read at `clockAt`
+  clockAt: 0,
+  resignAsk: false, // the Resign button was pressed: its confirmation is shown
   ws: null,
   retries: 0,
   gone: false, // the server has no such room (its WebSocket closed with ROOM_GONE): no retry

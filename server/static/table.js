@@ -12,6 +12,7 @@ import { renderBoard } from "./board.js";
 import { renderKeys } from "./keys.js";
 import { renderHint, renderMatch, renderRoundSheet } from "./sheets.js";
 import { myPlayer } from "./identity.js";
+import { clockElement, controlLabel } from "./clocks.js";
 
 export function render() {
   const body = document.body;
@@ -74,6 +75,7 @@ function renderHeader() {
   const v = S.view;
   const parts = [];
   if (S.info && S.info.rated) parts.push(t("web.room.rated"));
+  if (S.info && S.info.clock) parts.push(controlLabel(S.info.clock));
   if (v) {
     parts.push(t("table.round", { round: v.round, rounds: v.rounds }));
     if (S.info.status === "playing") parts.push(t("table.turn", { turn: v.turn + 1 }));
@@ -118,6 +120,7 @@ function renderSeats() {
     if ((S.info.cont || []).includes(row.seat)) badges.append(el("span", "badge", "CONT ✓"));
     if ((S.info.rematch || []).includes(row.seat)) badges.append(el("span", "badge", t("web.rematch.badge")));
     item.append(badges);
+    if (S.clock) item.append(clockElement(row.seat));
     if (S.view) {
       const extra = [t("table.cards-in-hand", { count: S.view.hand_sizes[row.seat] || 0 })];
       if (S.view.round_scores.length) extra.push(t("web.seat.total", { total: S.view.totals[row.seat] ?? 0 }));
@@ -155,6 +158,7 @@ function rowBand(seat, mine) {
   const score = el("span", "band-score", liveOf(seat) === null ? "" : String(liveOf(seat)));
   score.title = t("table.round-score");
   label.append(score);
+  if (S.clock) label.append(clockElement(seat));
   band.append(label);
   face.colours.forEach((colour, c) => {
     const cell = el("div", `row-cell ${colourClass(c)}`);
@@ -374,6 +378,9 @@ function renderButtons() {
   show("btn-hint", !!info && info.hints === true && seated && status === "playing");
   $("btn-hint").disabled = !myTurn();
   show("btn-leave", seated);
+  const resignable = !!info && seated && status === "playing";
+  show("btn-resign", resignable && !S.resignAsk);
+  show("resign-ask", resignable && S.resignAsk);
 }
 
 function renderPrompt() {
