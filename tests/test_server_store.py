@@ -1,5 +1,6 @@
 """The room store's turns under concurrent writers (group commit), and what a room tells
-its clients about seats and running scores (lostcities.server)."""
+its clients about seats and running scores (lostcities.server); the store tests run on
+each store, SQLite and PostgreSQL (a real throwaway server: pg_support)."""
 from __future__ import annotations
 
 import threading
@@ -12,12 +13,13 @@ from hypothesis import strategies as st
 from lostcities.engine import live_scores, load_pack
 from lostcities.server.protocol import is_plain_move, localize, problem, schema
 from lostcities.server.room import Outcome, Room
-from lostcities.server.store import MOVE, SQLiteStore, StoreError
+from lostcities.server.store import MOVE, Store, StoreError
+from pg_support import open_store, pg_cluster  # noqa: F401  (fixtures)
 
 WRITERS = 12
 
 
-def rooms(store: SQLiteStore, count: int) -> list[str]:
+def rooms(store: Store, count: int) -> list[str]:
     ids = [f"room{i:04d}" for i in range(count)]
     for room_id in ids:
         store.create_room(room_id, "builtin:duel-classic", 1)
@@ -48,23 +50,23 @@ def at_once(work: list) -> list:
 
 @pytest.mark.parametrize("durable", [True, False])
 def test_turns_written_by_many_rooms_at_once_are_all_committed_in_order(
-        tmp_path: Path, durable: bool) -> None:
-    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=durable)
+        open_store, durable: bool) -> None:
+    store = open_store(durable=durable)
     ids = rooms(store, WRITERS)
     for number in range(5):
         results = at_once([lambda r=r, n=number: store.add_turn(r, n, MOVE, f"p r{n} deck")
                            for r in ids])
         assert results == [None] * WRITERS
     store.close()
-    again = SQLiteStore(tmp_path / "rooms.sqlite3")  # what a restarted server reads
+    again = open_store()  # what a restarted server reads
     for room_id in ids:
         assert [(t.number, t.text) for t in again.turns(room_id)] == \
             [(n, f"p r{n} deck") for n in range(5)]
     again.close()
 
 
-def test_a_refused_turn_among_concurrent_ones_refuses_no_other(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+def test_a_refused_turn_among_concurrent_ones_refuses_no_other(open_store) -> None:
+    store = open_store()
     ids = rooms(store, WRITERS)
     store.add_turn(ids[0], 0, MOVE, "p r2 deck")
     work = [lambda r=r: store.add_turn(r, 0, MOVE, "p r3 deck") for r in ids]  # ids[0]: taken
@@ -84,10 +86,10 @@ def test_a_refused_turn_among_concurrent_ones_refuses_no_other(tmp_path: Path) -
     store.close()
 
 
-def test_a_finished_match_is_stored_with_its_last_turn_or_not_at_all(tmp_path: Path) -> None:
+def test_a_finished_match_is_stored_with_its_last_turn_or_not_at_all(open_store) -> None:
     """The match's public id is written in the transaction of the turn that ends it: a
     refused turn leaves no match behind, and the id outlives the room (its record stays)."""
-    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+    store = open_store()
     ids = rooms(store, 2)
     store.add_turn(ids[0], 0, MOVE, "p r2 deck")
     with pytest.raises(StoreError):  # turn 0 again: refused, and its match with it
@@ -100,13 +102,13 @@ def test_a_finished_match_is_stored_with_its_last_turn_or_not_at_all(tmp_path: P
     assert (found.room, found.rounds) == (ids[0], 3)
     store.delete_rooms([ids[0]])  # the room expired: its replay stays
     store.close()
-    again = SQLiteStore(tmp_path / "rooms.sqlite3")
+    again = open_store()
     assert again.room(ids[0]) is None and again.match("aaaaaaaaaaaaaaaa") == found
     again.close()
 
 
-def test_info_texts_number_seats_from_one_and_the_protocol_from_zero(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+def test_info_texts_number_seats_from_one_and_the_protocol_from_zero(open_store) -> None:
+    store = open_store()
     room = Room.create(store, "abcdefgh", load_pack("duel-classic"), "builtin:duel-classic")
     joined = room.line(None, "/join Ada")
     assert isinstance(joined, Outcome) and joined.token
@@ -123,8 +125,8 @@ def test_info_texts_number_seats_from_one_and_the_protocol_from_zero(tmp_path: P
 
 
 def test_every_state_view_carries_the_running_scores_of_the_public_table(
-        tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "rooms.sqlite3")
+        open_store) -> None:
+    store = open_store()
     room = Room.create(store, "abcdefgh", load_pack("duel-classic"), "builtin:duel-classic")
     assert room.view_for(None)["view"] is None  # the lobby: no table yet
     room.line(None, "/join Ada")
