@@ -99,24 +99,24 @@ def parse_url(url: str) -> tuple[dict[str, Any], str]:
     and the URL as it may be shown (the password as ``***``); :class:`StoreError` in one
     line, never with the password, for anything else."""
     if len(url) > URL_CHARS:
-        raise StoreError(f"the --store URL is longer than {URL_CHARS} characters")
+        raise StoreError(f"the URL is longer than {URL_CHARS} characters")
     if any(not 0x21 <= ord(c) <= 0x7E for c in url):
-        raise StoreError("the --store URL holds a space, a control or a non-ASCII character "
+        raise StoreError("the URL holds a space, a control or a non-ASCII character "
                          "(percent-encode them)")
     try:
         parts = urlsplit(url)
         port = parts.port
         password = None if parts.password is None else unquote(parts.password)
     except ValueError as err:
-        raise StoreError(f"the --store URL cannot be read: {_without(str(err), url)}") \
+        raise StoreError(f"the URL cannot be read: {_without(str(err), url)}") \
             from None
     if parts.scheme.lower() not in SCHEMES:
-        raise StoreError("the --store URL must start with postgresql:// or postgres://")
+        raise StoreError("the URL must start with postgresql:// or postgres://")
     shown = f"{parts.scheme}://" + (
         f"{parts.username}{':***' if password is not None else ''}@"
         if parts.username is not None else "") + parts.netloc.rpartition("@")[2] + parts.path
     if parts.fragment:
-        raise StoreError(f"{shown}: a --store URL has no #fragment")
+        raise StoreError(f"{shown}: the URL has no #fragment")
     database = unquote(parts.path[1:]) if parts.path.startswith("/") else ""
     if not database or "/" in database:
         raise StoreError(f"{shown}: name the database: postgresql://USER@HOST/DATABASE")

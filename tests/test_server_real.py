@@ -1,6 +1,7 @@
 """lc serve as a real process: play over real WebSockets, SIGKILL the server mid-match,
-restart it on the same data folder, reconnect with the seat tokens and play on with no
-turn lost (issue #14)."""
+restart it on the same data folder (or the same PostgreSQL database, ``--store``: a real
+throwaway server of pg_support), reconnect with the seat tokens and play on with no turn
+lost (issue #14)."""
 from __future__ import annotations
 
 import json
@@ -17,14 +18,15 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
+from pg_support import pg_cluster  # noqa: E402,F401  (a fixture)
 from server_support import free_port, lc_command, start_lc_serve  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 BOUND = 120.0
 
 
-def start(data: Path, port: int, durability: str = "full") -> subprocess.Popen:
-    return start_lc_serve(data, port, "--durability", durability, bound=BOUND)
+def start(data: Path, port: int, durability: str = "full", *extra: str) -> subprocess.Popen:
+    return start_lc_serve(data, port, "--durability", durability, *extra, bound=BOUND)
 
 
 class Seat:
@@ -66,11 +68,16 @@ def play(seats: list[Seat], first: int, count: int) -> int:
     return turn
 
 
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("durability", ["full", "normal"])
-def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str) -> None:
-    """Either durability survives kill -9 (normal gives up only a power cut's safety)."""
+def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str, store: str,
+                                          request: pytest.FixtureRequest) -> None:
+    """Either durability survives kill -9 (normal gives up only a power cut's safety), on
+    either store."""
+    extra = ("--store", request.getfixturevalue("pg_cluster").database()) \
+        if store == "postgresql" else ()
     port = free_port()
-    server = start(tmp_path, port, durability)
+    server = start(tmp_path, port, durability, *extra)
     try:
         request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms", method="POST",
                                          data=b'{"pack": "duel-classic"}',
@@ -89,7 +96,7 @@ def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str) -> No
         server.wait(timeout=BOUND)
         for seat in (ada, bob):
             seat.ws.close()
-        server = start(tmp_path, port)
+        server = start(tmp_path, port, "full", *extra)
         again = [Seat(url), Seat(url)]
         for new, old in zip(again, (ada, bob)):
             new.until(lambda m: m["type"] == "state")
