@@ -302,14 +302,34 @@ class PostgresStore:
     @contextlib.contextmanager
     def _write(self) -> Iterator["psycopg.Connection"]:
         """One transaction on a pooled connection: committed when the block ends, rolled
-        back when it raises; a write the database refuses is a :class:`StoreError`."""
+        back when it raises; a write the database refuses is a :class:`StoreError`. A
+        connection the server dropped meanwhile (found at ``BEGIN``, before anything was
+        written) is replaced by a new one once."""
         import psycopg
 
-        try:
-            with self._pool.connection() as db, db.transaction():
-                yield db
-        except psycopg.Error as err:
-            raise StoreError(f"{self.shown}: not saved: {self._said_error(err)}") from None
+        for attempt in (1, 2):
+            with self._pool.connection() as db:
+                try:
+                    db.execute("BEGIN")
+                except psycopg.OperationalError as err:
+                    if attempt == 2:
+                        raise StoreError(f"{self.shown}: not saved: "
+                                         f"{self._said_error(err)}") from None
+                    continue  # (the pool closes a broken connection)
+                except psycopg.Error as err:
+                    raise StoreError(f"{self.shown}: not saved: "
+                                     f"{self._said_error(err)}") from None
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                except BaseException as err:
+                    with contextlib.suppress(psycopg.Error):
+                        db.execute("ROLLBACK")
+                    if isinstance(err, psycopg.Error):
+                        raise StoreError(f"{self.shown}: not saved: "
+                                         f"{self._said_error(err)}") from None
+                    raise
+                return
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         """The rows of one query (``sql`` in SQLite's words, :func:`postgres_sql`). A

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import importlib.util
 import itertools
 import os
 import pwd
@@ -139,9 +140,7 @@ def _user_exists(name: str) -> bool:
 
 def why_not() -> Optional[str]:
     """Why no cluster can be started here (None: one can)."""
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("psycopg") is None:
         return "psycopg is not installed (the postgresql extra)"
     if pg_bin() is None:
         return "PostgreSQL's initdb is not installed (Debian: apt-get install postgresql)"

@@ -19,7 +19,6 @@ pytest.importorskip("openskill")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pg_support import open_store, pg_cluster  # noqa: E402,F401  (fixtures)
 from starlette.testclient import TestClient  # noqa: E402
 from test_server_features import V1  # noqa: E402
 from test_server_protocol import FAST, Player, connect  # noqa: E402

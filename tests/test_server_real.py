@@ -18,7 +18,6 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
-from pg_support import pg_cluster  # noqa: E402,F401  (a fixture)
 from server_support import free_port, lc_command, start_lc_serve  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")

@@ -4,7 +4,6 @@ each store, SQLite and PostgreSQL (a real throwaway server: pg_support)."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,6 @@ from lostcities.engine import live_scores, load_pack
 from lostcities.server.protocol import is_plain_move, localize, problem, schema
 from lostcities.server.room import Outcome, Room
 from lostcities.server.store import MOVE, Store, StoreError
-from pg_support import open_store, pg_cluster  # noqa: F401  (fixtures)
 
 WRITERS = 12
 
@@ -83,6 +81,20 @@ def test_a_refused_turn_among_concurrent_ones_refuses_no_other(open_store) -> No
     assert store.room(ids[0]).status == "over"
     with pytest.raises(StoreError, match="not the next"):
         store.add_turn(ids[0], 3, MOVE, "p r6 deck")
+    store.close()
+
+
+def test_one_turn_written_by_many_writers_at_once_is_stored_once(open_store) -> None:
+    """Turn 0 of one room sent by every writer together: one is stored, every other
+    refused (on PostgreSQL the primary key (room, number) decides, whichever connection
+    wrote first)."""
+    store = open_store()
+    (room,) = rooms(store, 1)
+    results = at_once([lambda i=i: store.add_turn(room, 0, MOVE, f"p r{i % 9 + 2} deck")
+                       for i in range(WRITERS)])
+    stored = [i for i, r in enumerate(results) if r is None]
+    assert len(stored) == 1 and all(isinstance(r, StoreError) for r in results if r is not None)
+    assert [t.text for t in store.turns(room)] == [f"p r{stored[0] % 9 + 2} deck"]
     store.close()
 
 
