@@ -28,6 +28,7 @@ import logging
 import math
 import os
 import re
+import select
 import signal
 import threading
 import time
@@ -56,7 +57,7 @@ PARAMETERS = frozenset({"sslmode", "sslrootcert", "sslcert", "sslkey", "connect_
 CONNECT_SECONDS = 10
 #: connections a store keeps (the server's worker threads share them); a call finding
 #: none free waits up to :data:`POOL_WAIT_SECONDS`
-POOL_SIZE, POOL_WAIT_SECONDS = 8, 30
+POOL_SIZE, POOL_WAIT_SECONDS = 16, 30
 #: the advisory lock keys: the schema's creation and migration (a transaction's), and
 #: the one server a database (the store's session)
 SCHEMA_LOCK, SERVER_LOCK = 0x4C430001, 0x4C430002
@@ -64,6 +65,11 @@ SCHEMA_LOCK, SERVER_LOCK = 0x4C430001, 0x4C430002
 #: SQLite's column types as PostgreSQL must spell them: SQLite's INTEGER holds 64 bits
 #: (a room's seed has 48), its REAL is a double (the timestamps)
 _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION"}
+#: a turn appended if its number is the next of its room (and nobody wrote it meanwhile:
+#: the primary key); (room, number, kind, text, number, room) -> its number, or no row
+_NEXT_TURN = ("INSERT INTO turns (room, number, kind, text) SELECT ?, ?, ?, ? WHERE ? = "
+              "(SELECT COALESCE(MAX(number) + 1, 0) FROM turns WHERE room=?) "
+              "ON CONFLICT DO NOTHING RETURNING number")
 _QUOTED = re.compile(r"('(?:[^']|'')*')")
 _TYPE_WORD = re.compile(r"\b(INTEGER|REAL)\b")
 
@@ -159,6 +165,17 @@ def _without(text: str, *secrets: Optional[str]) -> str:
     return " ".join(text.split())[:300]
 
 
+def _dropped(db: "psycopg.Connection") -> bool:
+    """Whether the server dropped this idle connection: it has something to read (the
+    server's farewell, or the end of the stream), which an idle session of ours never
+    has. No round trip."""
+    try:
+        readable, _, _ = select.select([db.fileno()], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 class _Pool:
     """At most ``size`` connections made by ``connect``, lent one at a time; a connection
     found broken (the server dropped it) is closed and never lent again."""
@@ -177,6 +194,9 @@ class _Pool:
         try:
             with self._lock:
                 db = self._idle.pop() if self._idle else None
+            if db is not None and _dropped(db):
+                db.close()
+                db = None
             if db is None:
                 db = self._connect()
             try:
@@ -444,18 +464,17 @@ class PostgresStore:
                  result: Optional[MatchResult] = None) -> None:
         # One transaction a turn, on a connection of its own: turns of several rooms are
         # written side by side, and PostgreSQL flushes the WAL of commits arriving together
-        # at once. The primary key (room, number) refuses a turn N written before, by this
+        # at once. A plain move is one statement (one round trip, its own transaction).
+        # The primary key (room, number) refuses a turn N written before, by this
         # process or any other.
+        row = (room_id, number, kind, text, number, room_id)
+        if status is None and kind != CONT and finishes is None and result is None:
+            if self._inserted(row) is None:
+                raise self._not_next(room_id, number)
+            return
         with self._write() as db:
-            last = self._one(db, "SELECT number FROM turns WHERE room=? ORDER BY number "
-                                 "DESC LIMIT 1", (room_id,))
-            count = 0 if last is None else last[0] + 1
-            if count != number:
-                raise StoreError(f"room {room_id}: turn {number} is not the next "
-                                 f"({count} stored)")
-            if self._one(db, "INSERT INTO turns VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING "
-                             "RETURNING number", (room_id, number, kind, text)) is None:
-                raise StoreError(f"room {room_id}: turn {number} exists")
+            if self._one(db, _NEXT_TURN, row) is None:
+                raise self._not_next(room_id, number)
             if status is not None:
                 db.execute(postgres_sql("UPDATE rooms SET status=? WHERE id=?"),
                            (status, room_id))
@@ -471,6 +490,24 @@ class PostgresStore:
                     os.kill(os.getpid(), signal.SIGKILL)
         if result is not None and self.crash_at == "after":
             os.kill(os.getpid(), signal.SIGKILL)
+
+    def _inserted(self, row: Sequence[object]) -> Optional[tuple]:
+        """:data:`_NEXT_TURN` run alone (its own transaction); its row, or None."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as db:
+                return db.execute(postgres_sql(_NEXT_TURN), row).fetchone()
+        except psycopg.Error as err:
+            raise StoreError(f"{self.shown}: not saved: {self._said_error(err)}") from None
+
+    def _not_next(self, room_id: str, number: int) -> StoreError:
+        """Why turn ``number`` was not appended: it exists, or it is not the next."""
+        last = self._read("SELECT MAX(number) FROM turns WHERE room=?", (room_id,))[0][0]
+        count = 0 if last is None else last + 1
+        if number < count:
+            return StoreError(f"room {room_id}: turn {number} exists")
+        return StoreError(f"room {room_id}: turn {number} is not the next ({count} stored)")
 
     def _rate(self, db: "psycopg.Connection", result: MatchResult) -> None:
         """Store a rated match's result and change its players' ratings, in the caller's
