@@ -64,8 +64,8 @@ def serve(
              "* trusts any (only when no client can reach the server but through a proxy)."),
     store: Optional[str] = typer.Option(
         None, "--store", metavar="URL", show_default=False,
-        help="Keep the rooms in a PostgreSQL database instead of the SQLite file in --data: "
-             "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (the records stay in --data; "
+        help="Keep the rooms in a PostgreSQL database, named by a postgresql:// URL, "
+             "instead of the SQLite file in --data (the records stay in --data; "
              "docs/server.md, \"PostgreSQL\")."),
     limit: Optional[List[str]] = typer.Option(
         None, "--limit", metavar="NAME=VALUE", show_default=False,

@@ -18,7 +18,8 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
-from server_support import free_port, lc_command, start_lc_serve  # noqa: E402
+from server_support import (TINY_PACK, RoomSocket, free_port, lc_command,  # noqa: E402
+                            new_room, start_lc_serve)
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 BOUND = 120.0
@@ -145,3 +146,62 @@ def test_lc_serve_durability_is_full_or_normal(tmp_path: Path) -> None:
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("lc: error: --durability")
     assert not (tmp_path / "rooms").exists()
+
+
+def test_a_match_played_on_postgresql_is_kept_by_a_restart(tmp_path: Path, pg_cluster) -> None:
+    """A real ``lc serve --store postgresql://`` plays a whole match over its sockets; its
+    turns, its room and its replay are in the database and the data folder, and a
+    restarted server (Ctrl-C, then a new process) serves them as they were."""
+    url = pg_cluster.database()
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "tiny.yaml").write_text(TINY_PACK, encoding="utf-8")
+    port = free_port()
+    extra = ("--packs", str(packs), "--store", url)
+    server = start_lc_serve(tmp_path / "data", port, *extra, bound=BOUND)
+    try:
+        room = new_room(port, "tiny")
+        ws = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+        ada, bob = RoomSocket(ws), RoomSocket(ws)
+        for seat, name in ((ada, "Ada"), (bob, "Bob")):
+            seat.until(lambda m: m["type"] == "state")
+            seat.send({"type": "line", "text": f"/join {name}"})
+            seat.until(lambda m: m["type"] == "seated")
+        ada.send({"type": "line", "text": "/start"})
+        turns = 0
+        while True:
+            states = [s.state if s.state["room"]["turns"] >= turns
+                      and s.state["room"]["status"] != "lobby" else
+                      s.until(lambda m: m["type"] == "state" and m["room"]["turns"] >= turns
+                              and m["room"]["status"] != "lobby") for s in (ada, bob)]
+            if states[0]["room"]["status"] == "over":
+                break
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            mover.send({"type": "move", "move": mover.state["legal"][0]})
+            turns += 1
+        end = next((m for m in ada.seen if m["type"] == "match"), None) or \
+            ada.until(lambda m: m["type"] == "match")
+        for seat in (ada, bob):
+            seat.close()
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=BOUND) == 0
+        stored = pg_cluster.execute(url, f"SELECT COUNT(*) FROM turns WHERE room='{room}'")
+        assert stored == [(turns,)] and turns > 0
+        assert (tmp_path / "data" / "records" / end["record"]).exists()
+        server = start_lc_serve(tmp_path / "data", port, *extra, bound=BOUND)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/rooms/{room}",
+                                    timeout=BOUND) as answer:
+            public = json.load(answer)["room"]
+        assert (public["status"], public["turns"], public["replay"]) == \
+            ("over", turns, end["replay"])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{end['replay']}/frames?lang=en",
+                                    timeout=BOUND) as answer:
+            frames = json.load(answer)
+        assert frames["players"] == ["Ada", "Bob"] and frames["winners"] == end["winners"]
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=BOUND)
+            except subprocess.TimeoutExpired:
+                server.kill()
