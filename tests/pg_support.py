@@ -72,11 +72,19 @@ class Cluster:
         self._run("initdb", "-D", str(self.data), "-U", USER, "--auth-local=trust",
                   "--auth-host=scram-sha-256", f"--pwfile={password}", "--no-sync",
                   "-E", "UTF8", "--locale=C")
-        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} "
-                   f"-c unix_socket_directories={folder} -c max_connections=200 "
-                   f"-c fsync={'on' if fsync else 'off'}")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(folder / "log"), "-o", options,
-                  "-w", "-t", str(PG_SECONDS), "start")
+        self.options = (f"-c listen_addresses=127.0.0.1 -p {self.port} "
+                        f"-c unix_socket_directories={folder} -c max_connections=200 "
+                        f"-c fsync={'on' if fsync else 'off'}")
+        self.start()
+
+    def start(self) -> None:
+        """Start the server (``pg_ctl start``, waited for)."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o",
+                  self.options, "-w", "-t", str(PG_SECONDS), "start")
+
+    def halt(self) -> None:
+        """Stop the server at once, as a crash (``pg_ctl stop -m immediate``)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def _run(self, program: str, *args: str) -> None:
         out = subprocess.run([*self.runner, str(self.bin_dir / program), *args],
@@ -118,15 +126,13 @@ class Cluster:
 
     def restart(self) -> None:
         """Stop the server at once (as a crash) and start it again on the same port."""
-        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} "
-                   f"-c unix_socket_directories={self.folder} -c max_connections=200")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o",
-                  options, "-w", "-t", str(PG_SECONDS), "start")
+        self.halt()
+        self.start()
 
     def stop(self) -> None:
+        """Stop the server and remove its folder."""
         with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            self.halt()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -18,6 +18,7 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
+from pg_support import cluster, why_not  # noqa: E402
 from server_support import (TINY_PACK, RoomSocket, free_port, lc_command,  # noqa: E402
                             new_room, start_lc_serve)
 
@@ -205,3 +206,48 @@ def test_a_match_played_on_postgresql_is_kept_by_a_restart(tmp_path: Path, pg_cl
                 server.wait(timeout=BOUND)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+
+def test_a_move_while_postgresql_is_down_is_refused_then_played_once_it_is_back(
+        tmp_path: Path) -> None:
+    """PostgreSQL stopped under a running ``lc serve --store``: a move is refused with
+    ``error.cannot-save`` (nothing stored, nothing told, the connection kept); PostgreSQL
+    started again, the same move is played and stored, without restarting ``lc serve``."""
+    reason = why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    with cluster() as own:
+        url = own.database()
+        port = free_port()
+        server = start_lc_serve(tmp_path / "data", port, "--store", url, bound=BOUND)
+        try:
+            room = new_room(port)
+            ws = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+            ada, bob = RoomSocket(ws), RoomSocket(ws)
+            for seat, name in ((ada, "Ada"), (bob, "Bob")):
+                seat.until(lambda m: m["type"] == "state")
+                seat.send({"type": "line", "text": f"/join {name}"})
+                seat.until(lambda m: m["type"] == "seated")
+            ada.send({"type": "line", "text": "/start"})
+            states = [s.until(lambda m: m["type"] == "state"
+                              and m["room"]["status"] == "playing") for s in (ada, bob)]
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            move = mover.state["legal"][0]
+            own.halt()
+            mover.send({"type": "move", "move": move})
+            refused = mover.until(lambda m: m["type"] in ("error", "state"))
+            assert refused["type"] == "error" and refused["key"] == "error.cannot-save"
+            own.start()
+            mover.send({"type": "move", "move": move})
+            played = mover.until(lambda m: m["type"] in ("error", "state"))
+            assert played["type"] == "state" and played["room"]["turns"] == 1, played
+            assert own.execute(url, f"SELECT text FROM turns WHERE room='{room}'") == [(move,)]
+            for seat in (ada, bob):
+                seat.close()
+        finally:
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+                try:
+                    server.wait(timeout=BOUND)
+                except subprocess.TimeoutExpired:
+                    server.kill()
