@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from lostcities.engine import live_scores, load_pack
 from lostcities.server.protocol import is_plain_move, localize, problem, schema
 from lostcities.server.room import Outcome, Room
-from lostcities.server.store import MOVE, Store, StoreError
+from lostcities.server.ratings import MatchResult, Placing
+from lostcities.server.store import MOVE, SeatRow, Store, StoreError, token_hash
 
 WRITERS = 12
 
@@ -170,3 +171,65 @@ def test_the_quick_check_of_a_move_message_agrees_with_the_schema(message: dict)
     if is_plain_move(message):  # said valid without the validator: the validator agrees
         assert validator.is_valid(message)
     assert (problem(message, "client") is None) == validator.is_valid(message)
+
+
+def test_every_call_of_the_store_reads_back_what_it_wrote(open_store) -> None:
+    """The Store interface call by call, the same on each store: rooms, seats (replaced,
+    freed: the later ones move up), absences, chat (the last ``chat_keep`` kept), finished
+    matches, players, ratings and the leaderboard, rooms deleted."""
+    store = open_store(chat_keep=3)
+    first = store.create_room("aaaaaaaa", "builtin:duel-classic", 2 ** 48 - 1, hints=True,
+                              listed=True)
+    store.create_room("bbbbbbbb", "builtin:board-classic", 5, rated=True)
+    with pytest.raises(StoreError, match="exists"):
+        store.create_room("aaaaaaaa", "builtin:duel-classic", 1)
+    assert store.room("aaaaaaaa") == first and store.room("nosuchrm") is None
+    assert store.open_rooms() == ["aaaaaaaa", "bbbbbbbb"] and store.count_rooms() == 2
+    for number, name in enumerate(("Ada", "Bob", "Cy")):
+        store.put_seat("aaaaaaaa", SeatRow(number, name, "human", "", token_hash(name), False))
+    store.put_seat("aaaaaaaa", SeatRow(1, "Bea", "bot", "greedy", "", True, 0.0, "bot-greedy"))
+    store.remove_seat("aaaaaaaa", 0)
+    assert [(s.seat, s.name, s.kind, s.wants_cont, s.player)
+            for s in store.seats("aaaaaaaa")] == [(0, "Bea", "bot", True, "bot-greedy"),
+                                                  (1, "Cy", "human", False, "")]
+    store.touch_seat("aaaaaaaa", 1, first.created + 100)
+    store.start("aaaaaaaa", ["Bea", "Cy"])
+    assert store.room("aaaaaaaa").labels == ("Bea", "Cy")
+    assert store.room("aaaaaaaa").status == "playing"
+    visits = {room: (status, last) for room, status, last in store.last_visits()}
+    assert visits["aaaaaaaa"] == ("playing", first.created + 100)
+    store.add_turn("aaaaaaaa", 0, "cont", "cont")  # a CONT clears every seat's wish
+    assert [s.wants_cont for s in store.seats("aaaaaaaa")] == [False, False]
+    for n in range(5):
+        line = store.add_chat("aaaaaaaa", "Cy", f"line {n}")
+    assert line.number == 4
+    assert [c.text for c in store.chat("aaaaaaaa", 10)] == ["line 2", "line 3", "line 4"]
+    assert [c.text for c in store.chat("aaaaaaaa", 2)] == ["line 3", "line 4"]
+    store.add_turn("aaaaaaaa", 1, MOVE, "p r3 deck", status="over",
+                   finishes=("mmmmmmmmmmmmmmm1", 1))
+    store.add_turn("aaaaaaaa", 2, MOVE, "p r4 deck", status="over",
+                   finishes=("mmmmmmmmmmmmmmm2", 2))
+    assert store.room_matches("aaaaaaaa") == ["mmmmmmmmmmmmmmm1", "mmmmmmmmmmmmmmm2"]
+    ada = store.create_player("a" * 16, token_hash("ka"), "Ada")
+    store.create_player("b" * 16, token_hash("kb"), "Bob")
+    with pytest.raises(StoreError):  # the same key: refused
+        store.create_player("c" * 16, token_hash("ka"), "Cy")
+    assert store.player("a" * 16) == ada and store.player_by_key(token_hash("kb")).name == "Bob"
+    assert store.count_players() == 2
+    match = MatchResult("room-bbbbbbbb-1", "bbbbbbbb", "builtin:board-classic", "board",
+                        (Placing(0, "a" * 16, "Ada", 30, True, 9),
+                         Placing(1, "b" * 16, "Bob", 10, True, 9),
+                         Placing(2, "bot-greedy", "greedy", 0, True, 9, bot="greedy")))
+    store.add_turn("bbbbbbbb", 0, MOVE, "p r3 deck", status="over", result=match)
+    board = store.leaderboard("board", 10)
+    assert [p.id for p, _ in board] == ["a" * 16, "b" * 16, "bot-greedy"]
+    assert [r.matches for _, r in board] == [1, 1, 1] and board[0][1].mu > board[1][1].mu
+    assert store.ratings("a" * 16) == {"board": board[0][1]}
+    (placed,) = store.placings("b" * 16, 10)
+    assert (placed.match, placed.rank, placed.others) == ("room-bbbbbbbb-1", 2, ("Ada", "greedy"))
+    assert (placed.before.matches, placed.after.matches) == (0, 1)
+    assert store.player("bot-greedy").bot == "greedy"  # a bot strength: made at its first
+    store.delete_rooms(["aaaaaaaa", "bbbbbbbb"])
+    assert store.open_rooms() == [] and store.turns("aaaaaaaa") == []
+    assert store.match("mmmmmmmmmmmmmmm2").room == "aaaaaaaa"  # a replay outlives its room
+    store.close()
