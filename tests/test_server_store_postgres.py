@@ -5,6 +5,7 @@ migrated from each older version on a real PostgreSQL server, a migration failin
 a newer or foreign database refused, one server a database, a restarted PostgreSQL."""
 from __future__ import annotations
 
+import os
 import re
 import string
 import subprocess
@@ -270,3 +271,17 @@ def test_an_unreachable_database_is_a_store_error_within_the_connect_timeout() -
         PostgresStore("postgresql://u:hidden@10.255.255.1:5432/db?connect_timeout=1")
     assert time.monotonic() - started < 30
     assert "hidden" not in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_without_the_postgresql_extra_one_line_exit_2(tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "psycopg.py").write_text("raise ImportError('no psycopg here')\n")
+    env = dict(os.environ, PYTHONPATH=str(blocker))
+    out = subprocess.run([*lc_command(), "serve", "--port", "0", "--data", str(tmp_path / "d"),
+                          "--store", "postgresql://u:hidden@127.0.0.1:1/db"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'lostcities[postgresql]'" in lines[0]
+    assert "hidden" not in out.stderr
