@@ -521,7 +521,78 @@ def columns_problem(columns_of: Callable[[str], set[str]]) -> Optional[str]:
     return None
 
 
-class SQLiteStore:
+class SQLReads:
+    """The reads both stores make with the same SQL and read back with the same checks:
+    rooms, seats, turns, finished matches, players, ratings. A store gives
+    :meth:`_read` (its connection, and for PostgreSQL :func:`~.store_pg.postgres_sql`'s
+    translation); the reads whose SQL differs (``last_visits``, ``chat``, ``placings``)
+    are each store's own."""
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        raise NotImplementedError
+
+    def room(self, room_id: str) -> Optional[RoomRow]:
+        """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
+        server writes there."""
+        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
+                          "pack_sha256, hints, listed, rated FROM rooms WHERE id=?",
+                          (room_id,))
+        return room_row(room_id, rows[0]) if rows else None
+
+    def open_rooms(self) -> list[str]:
+        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
+
+    def count_rooms(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
+
+    def seats(self, room_id: str) -> list[SeatRow]:
+        """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
+        what this server writes there or a number is missing."""
+        return seat_rows(room_id, self._read(
+            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player FROM seats "
+            "WHERE room=? ORDER BY seat", (room_id,)))
+
+    def turns(self, room_id: str) -> list[TurnRow]:
+        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
+        not what this server writes there or a number is missing."""
+        return turn_rows(room_id, self._read("SELECT number, kind, text FROM turns "
+                                             "WHERE room=? ORDER BY number", (room_id,)))
+
+    def match(self, match_id: str) -> Optional[MatchRow]:
+        """The finished match, or None (also for a row this server did not write)."""
+        rows = self._read("SELECT id, room, rounds, finished FROM matches WHERE id=?",
+                          (match_id,))
+        return match_row(rows[0]) if rows else None
+
+    def room_matches(self, room_id: str) -> list[str]:
+        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
+                                              "ORDER BY rounds, finished", (room_id,))]
+
+    def player(self, player_id: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
+        return player_row(rows[0]) if rows else None
+
+    def count_players(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
+
+    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
+                          (key_hash,))
+        return player_row(rows[0]) if rows else None
+
+    def ratings(self, player_id: str) -> dict[str, Rating]:
+        return {str(family): rating_row(mu, sigma, matches) for family, mu, sigma, matches in
+                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
+                           "ORDER BY family", (player_id,))}
+
+    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
+        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
+                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
+                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
+        return [(player_row(row[:4]), rating_row(*row[4:])) for row in rows]
+
+
+class SQLiteStore(SQLReads):
     """:class:`Store` in one SQLite file (WAL mode, ``synchronous=FULL`` by default:
     a committed turn survives the process being killed and the machine losing power;
     ``durable=False`` (``NORMAL``) survives a killed process only).
@@ -654,20 +725,6 @@ class SQLiteStore:
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
                        listed, rated)
 
-    def room(self, room_id: str) -> Optional[RoomRow]:
-        """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
-        server writes there."""
-        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed, rated FROM rooms WHERE id=?",
-                          (room_id,))
-        return room_row(room_id, rows[0]) if rows else None
-
-    def open_rooms(self) -> list[str]:
-        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
-
-    def count_rooms(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
-
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
             "SELECT id, status, MAX(created, "
@@ -691,13 +748,6 @@ class SQLiteStore:
                        (PLAYING, json.dumps(list(labels)), room_id))
 
     # ------------------------------------------------------------- seats
-
-    def seats(self, room_id: str) -> list[SeatRow]:
-        """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
-        what this server writes there or a number is missing."""
-        return seat_rows(room_id, self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player FROM seats "
-            "WHERE room=? ORDER BY seat", (room_id,)))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
@@ -832,24 +882,6 @@ class SQLiteStore:
                 db.execute("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?)",
                            (p.player, result.family, after.mu, after.sigma, after.matches))
 
-    def turns(self, room_id: str) -> list[TurnRow]:
-        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
-        not what this server writes there or a number is missing."""
-        return turn_rows(room_id, self._read("SELECT number, kind, text FROM turns "
-                                             "WHERE room=? ORDER BY number", (room_id,)))
-
-    # ------------------------------------------------------------- finished matches
-
-    def match(self, match_id: str) -> Optional[MatchRow]:
-        """The finished match, or None (also for a row this server did not write)."""
-        rows = self._read("SELECT id, room, rounds, finished FROM matches WHERE id=?",
-                          (match_id,))
-        return match_row(rows[0]) if rows else None
-
-    def room_matches(self, room_id: str) -> list[str]:
-        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
-                                              "ORDER BY rounds, finished", (room_id,))]
-
     # ------------------------------------------------------------- chat
 
     def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
@@ -891,29 +923,6 @@ class SQLiteStore:
             except sqlite3.IntegrityError:
                 raise StoreError(f"player {player_id} exists") from None
         return PlayerRow(player_id, name, now)
-
-    def player(self, player_id: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
-        return player_row(rows[0]) if rows else None
-
-    def count_players(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
-
-    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
-                          (key_hash,))
-        return player_row(rows[0]) if rows else None
-
-    def ratings(self, player_id: str) -> dict[str, Rating]:
-        return {str(family): rating_row(mu, sigma, matches) for family, mu, sigma, matches in
-                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
-                           "ORDER BY family", (player_id,))}
-
-    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
-        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
-                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
-                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
-        return [(player_row(row[:4]), rating_row(*row[4:])) for row in rows]
 
     def placings(self, player_id: str, limit: int) -> list[Placed]:
         rows = self._read(

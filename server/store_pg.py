@@ -5,7 +5,8 @@ as the embedded SQLite one, chosen by ``lc serve --store postgresql://...`` (psy
 One schema for both stores: :data:`~.store.MIGRATIONS` and the schema's statements are
 SQLite's, run here through :func:`postgres_sql`, the one place that says what PostgreSQL
 spells differently (placeholders, and the column types whose SQLite meaning is wider than
-PostgreSQL's of the same name). The rows are read and checked by the same functions
+PostgreSQL's of the same name). The reads whose SQL is the same are the same code
+(:class:`~.store.SQLReads`), and every row is read and checked by the same functions
 (:func:`~.store.room_row`, :func:`~.store.seat_rows` ...).
 
 Calls come from the server's worker threads, as with SQLite; each takes a connection of a
@@ -37,9 +38,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
 from .store import (CONT, LOBBY, PLAYING, SAID_MOST, SCHEMA_VERSION, ChatRow, DamagedRow,
-                    MatchRow, Placed, PlayerRow, RoomRow, SeatRow, StoreError, TurnRow,
-                    chat_row, columns_problem, match_row, migration_steps, placed_row,
-                    player_row, rating_row, room_row, schema_statements, seat_rows, turn_rows)
+                    Placed, PlayerRow, RoomRow, SeatRow, SQLReads, StoreError, chat_row,
+                    columns_problem, migration_steps, placed_row, schema_statements)
 
 if TYPE_CHECKING:
     import psycopg
@@ -217,7 +217,7 @@ class _Pool:
             db.close()
 
 
-class PostgresStore:
+class PostgresStore(SQLReads):
     """:class:`~.store.Store` on a PostgreSQL database named by a URL
     (:func:`parse_url`). ``durable``: each commit waits for the server's WAL to reach its
     disk (``synchronous_commit=on``, PostgreSQL's default); False: ``off`` (a crash of the
@@ -391,18 +391,6 @@ class PostgresStore:
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
                        listed, rated)
 
-    def room(self, room_id: str) -> Optional[RoomRow]:
-        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed, rated FROM rooms WHERE id=?",
-                          (room_id,))
-        return room_row(room_id, rows[0]) if rows else None
-
-    def open_rooms(self) -> list[str]:
-        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
-
-    def count_rooms(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
-
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
             "SELECT id, status, GREATEST(created, "
@@ -423,11 +411,6 @@ class PostgresStore:
                        (PLAYING, json.dumps(list(labels)), room_id))
 
     # ------------------------------------------------------------- seats
-
-    def seats(self, room_id: str) -> list[SeatRow]:
-        return seat_rows(room_id, self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player FROM seats "
-            "WHERE room=? ORDER BY seat", (room_id,)))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
@@ -554,21 +537,6 @@ class PostgresStore:
                     "matches=EXCLUDED.matches"),
                     (p.player, result.family, after.mu, after.sigma, after.matches))
 
-    def turns(self, room_id: str) -> list[TurnRow]:
-        return turn_rows(room_id, self._read("SELECT number, kind, text FROM turns "
-                                             "WHERE room=? ORDER BY number", (room_id,)))
-
-    # ------------------------------------------------------------- finished matches
-
-    def match(self, match_id: str) -> Optional[MatchRow]:
-        rows = self._read("SELECT id, room, rounds, finished FROM matches WHERE id=?",
-                          (match_id,))
-        return match_row(rows[0]) if rows else None
-
-    def room_matches(self, room_id: str) -> list[str]:
-        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
-                                              "ORDER BY rounds, finished", (room_id,))]
-
     # ------------------------------------------------------------- chat
 
     def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
@@ -609,29 +577,6 @@ class PostgresStore:
                          (player_id, key_hash, name, now)) is None:
                 raise StoreError(f"player {player_id} exists")
         return PlayerRow(player_id, name, now)
-
-    def player(self, player_id: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
-        return player_row(rows[0]) if rows else None
-
-    def count_players(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
-
-    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
-                          (key_hash,))
-        return player_row(rows[0]) if rows else None
-
-    def ratings(self, player_id: str) -> dict[str, Rating]:
-        return {str(family): rating_row(mu, sigma, matches) for family, mu, sigma, matches in
-                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
-                           "ORDER BY family", (player_id,))}
-
-    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
-        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
-                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
-                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
-        return [(player_row(row[:4]), rating_row(*row[4:])) for row in rows]
 
     def placings(self, player_id: str, limit: int) -> list[Placed]:
         return [placed_row(row) for row in self._read(
