@@ -2,8 +2,16 @@
 
 Run: ``python benchmarks/bench_server.py [--rooms 10,100,500] [--seconds S | --moves M]
 [--warmup S] [--think MS] [--no-saturate] [--pack duel-classic] [--durable | --no-durable]
-[--check-messages] [--no-compression] [--rate R] [--seed N] [--profile PREFIX] [--json]``.
+[--check-messages] [--no-compression] [--rate R] [--seed N] [--profile PREFIX] [--json]
+[--store postgresql://...]``.
 Needs the ``serve`` extra (the clients use the ``websockets`` library).
+
+With ``--store URL`` each server keeps its rooms on that PostgreSQL server (``lc serve
+--store``), in a fresh database made for the level from the URL's (``CREATE DATABASE``,
+dropped after; the URL's user needs ``CREATEDB``; the ``postgresql`` extra). Where the
+database server runs on this machine, its processes' CPU time in the window is measured
+too (its ``postmaster.pid``, read from ``data_directory``: the URL's user must be allowed
+to read that setting) and counted in the CPU a move.
 
 Each level (a number of rooms) is run twice, each time on a fresh server:
 
@@ -235,6 +243,57 @@ class Server:
         return self.proc.returncode
 
 
+class Database:
+    """A fresh PostgreSQL database for one level, made on the server of ``--store URL``
+    (``CREATE DATABASE``) and dropped after it; the CPU time of that server's processes
+    when it runs on this machine."""
+
+    count = 0
+
+    def __init__(self, url: str):
+        import psycopg
+        from urllib.parse import urlsplit, urlunsplit
+
+        Database.count += 1
+        self.name = f"bench_{os.getpid()}_{Database.count}"
+        parts = urlsplit(url)
+        self.admin_url = url
+        self.url = urlunsplit(parts._replace(path=f"/{self.name}"))
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(f'CREATE DATABASE "{self.name}"')
+            try:
+                folder = db.execute("SHOW data_directory").fetchone()[0]
+                with open(os.path.join(folder, "postmaster.pid"), encoding="ascii") as pid:
+                    self.postmaster: Optional[int] = int(pid.readline())
+            except (psycopg.Error, OSError, ValueError):
+                self.postmaster = None  # elsewhere, or not ours to read: no CPU figure
+
+    def cpu_seconds(self) -> Optional[float]:
+        """The CPU time (user + system) of the database server's processes on this
+        machine: its postmaster and every child (the connections' backends, the WAL
+        writer...), or None where it cannot be read."""
+        if self.postmaster is None:
+            return None
+        ticks = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # a process gone meanwhile
+            if int(entry) == self.postmaster or int(fields[1]) == self.postmaster:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def drop(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_url, autocommit=True) as db:
+            db.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
 # --------------------------------------------------------------------------- the clients
 
 @dataclass
@@ -430,9 +489,9 @@ def percentile(ordered: list[float], p: float) -> float:
 
 
 async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Server,
-                    think: float) -> dict[str, Any]:
+                    think: float, database: Optional["Database"] = None) -> dict[str, Any]:
     """Play ``rooms`` rooms against the server at ``base``, each client thinking ``think``
-    ms a move on average; the level's figures."""
+    ms a move on average; the level's figures (with ``database``, its CPU too)."""
     tally = Tally()
     loads = [RoomLoad(i, tally, args.moves, think / 1000) for i in range(rooms)]
     interval = 1.0 / args.rate
@@ -464,6 +523,7 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
     await asyncio.gather(*(load.start() for load in loads))
     await asyncio.sleep(max(0.0, tally.window_start - time.perf_counter()))
     server_cpu_start = server.cpu_seconds()
+    database_cpu_start = database.cpu_seconds() if database else None
     client_start = resource.getrusage(resource.RUSAGE_SELF)
     window_start = time.perf_counter()
     lags: list[float] = []
@@ -478,6 +538,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         window_end = time.perf_counter()
         tally.window_end = window_end
     server_cpu = server.cpu_seconds() - server_cpu_start
+    database_cpu = (database.cpu_seconds() - database_cpu_start  # type: ignore[operator]
+                    if database and database_cpu_start is not None else None)
     client_end = resource.getrusage(resource.RUSAGE_SELF)
     lag_probe.cancel()
     lags.sort()
@@ -517,6 +579,10 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         "server_cpu_seconds_total": round(server_cpu_all, 2),
         "server_cpu_ms_per_move": (round(server_cpu / len(ordered) * 1000, 2) if ordered
                                    else None),
+        "database_cpu_seconds_window": (round(database_cpu, 2) if database_cpu is not None
+                                        else None),
+        "database_cpu_ms_per_move": (round(database_cpu / len(ordered) * 1000, 2)
+                                     if database_cpu is not None and ordered else None),
         "server_peak_rss_mib": round(memory.get("VmHWM", 0) / 1024, 1),
         "server_rss_end_mib": round(memory.get("VmRSS", 0) / 1024, 1),
         "client_cpu_seconds_window": round(client_cpu, 2),
@@ -532,14 +598,18 @@ def level(rooms: int, think: float, args: argparse.Namespace, say: Any) -> dict[
     move), the server stopped; its figures."""
     load_before = os.getloadavg()
     profile = f"{args.profile}-{rooms}-{think:g}.prof" if args.profile else None
-    server = Server(durable=args.durable, check=args.check_messages, profile=profile)
+    database = Database(args.store) if args.store else None
+    server = Server(durable=args.durable, check=args.check_messages, profile=profile,
+                    extra=("--store", database.url) if database else ())
     try:
         ready = server.wait_ready()
-        figures = asyncio.run(run_level(server.base, rooms, args, server, think))
+        figures = asyncio.run(run_level(server.base, rooms, args, server, think, database))
         figures["server_ready_seconds"] = round(ready, 2)
     finally:
         output = server.output()
         code = server.stop()
+        if database is not None:
+            database.drop()
     figures["load_before"] = [round(x, 2) for x in load_before]
     figures["load_after"] = [round(x, 2) for x in os.getloadavg()]
     figures["server_exit"] = code
@@ -579,6 +649,9 @@ def show(figures: dict[str, Any], say: Any) -> None:
              f"server CPU {figures['server_cpu_seconds_window']:.1f} s in the window, "
              f"{figures['server_cpu_seconds_total']:.1f} s in all",
              f"waited for the rate {figures['paced_moves']}",
+             *([f"database CPU {figures['database_cpu_seconds_window']:.1f} s in the window, "
+                f"{figures['database_cpu_ms_per_move']:.2f} ms a move"]
+               if figures.get("database_cpu_ms_per_move") is not None else []),
              "clients' loop late by " + ("median {p50:.1f}, p99 {p99:.1f}, max {max:.1f} ms"
                                          .format(**figures["client_loop_lag_ms"])
                                          if figures.get("client_loop_lag_ms") else "?"),
@@ -648,6 +721,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the clients' choices")
     parser.add_argument("--profile", metavar="PREFIX",
                         help="run the server under cProfile, writing PREFIX-ROOMS-THINK.prof")
+    parser.add_argument("--store", metavar="URL",
+                        help="lc serve --store: the rooms on this PostgreSQL server, a fresh "
+                             "database each level (postgresql://USER:PASSWORD@HOST:PORT/DB)")
     parser.add_argument("--json", action="store_true",
                         help="the table to stderr, one JSON object to stdout")
     args = parser.parse_args()
@@ -666,6 +742,9 @@ def main() -> None:
         import uvicorn
     except ImportError:
         parser.error("needs the serve extra: pip install 'lostcities[serve]'")
+    if args.store and (args.durable is not None or args.check_messages or args.profile):
+        parser.error("--store runs lc serve as it is: without --durable, --no-durable, "
+                     "--check-messages, --profile")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = min(hard, max(soft, 4 * max(levels) + 256))  # the server inherits it
     if wanted > soft:
@@ -684,6 +763,7 @@ def main() -> None:
         "pack": args.pack, "durable": durable,
         "server": ("lc serve" if lc_serve else "uvicorn on create_app (this file)")
         + (", cProfile" if args.profile else ""),
+        "store": "PostgreSQL (--store)" if args.store else "SQLite",
         "check_messages": args.check_messages, "tree": tree(),
         "compression": not args.no_compression, "rate_per_connection": args.rate,
         "think_ms": args.think, "paces_ms": paces,
@@ -694,6 +774,7 @@ def main() -> None:
     say(f"bench_server: {args.pack}, {conditions['cores']} cores, Python "
         f"{conditions['python']}, websockets {conditions['websockets']}, uvicorn "
         f"{conditions['uvicorn']}; server: {conditions['server']}, store "
+        f"{conditions['store']} "
         f"{'durable (synchronous=FULL)' if durable else 'synchronous=NORMAL'}, "
         f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
         f"against the schema; tree {conditions['tree']}; "

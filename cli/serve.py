@@ -18,6 +18,7 @@ from lostcities.server.clients import LOCAL_HOSTS, proxies
 from lostcities.server.guard import OneLine, guarded, open_connection_cap
 from lostcities.server.protocol import LIMITS
 from lostcities.server.store import StoreError
+from lostcities.server.store_pg import is_postgres_url, parse_url
 
 from .common import EXIT_USAGE, fail
 from .session import SaveInUse, SaveLock, SessionError, data_dir
@@ -61,6 +62,11 @@ def serve(
         help="Comma-separated addresses or networks of the reverse proxies whose "
              "X-Forwarded-For names the client (whose limits then apply to that client); "
              "* trusts any (only when no client can reach the server but through a proxy)."),
+    store: Optional[str] = typer.Option(
+        None, "--store", metavar="URL", show_default=False,
+        help="Keep the rooms in a PostgreSQL database, named by a postgresql:// URL, "
+             "instead of the SQLite file in --data (the records stay in --data; "
+             "docs/server.md, \"PostgreSQL\")."),
     limit: Optional[List[str]] = typer.Option(
         None, "--limit", metavar="NAME=VALUE", show_default=False,
         help="Change one of the server's limits (docs/server.md, \"Limits\"): "
@@ -70,8 +76,8 @@ def serve(
     link, /join, /start. Prints the address and runs until Ctrl-C.
 
     Exit 0 after Ctrl-C, 1 when the database cannot be used (damaged, or in use by
-    another lc serve), 2 on bad options or without the serve extra
-    (pip install 'lostcities[serve]').
+    another lc serve), 2 on bad options (a --store database that cannot be used included)
+    or without the serve extra (pip install 'lostcities[serve]').
     """
     try:
         import confusable_homoglyphs  # noqa: F401  (server/names.py)
@@ -88,6 +94,14 @@ def serve(
             check_path(packs, "--packs")
     except LostCitiesError as err:
         fail(str(err), EXIT_USAGE)
+    if store is not None:
+        if not is_postgres_url(store):
+            fail("--store: a postgresql://USER:PASSWORD@HOST:PORT/DATABASE URL (without "
+                 "--store the rooms are in the SQLite file of --data)", EXIT_USAGE)
+        try:
+            parse_url(store)
+        except StoreError as err:
+            fail(f"--store: {err}", EXIT_USAGE)
     if durability not in ("full", "normal"):
         fail(f"--durability {durability[:40]!r}: choose full or normal", EXIT_USAGE)
     if folder.exists() and not folder.is_dir():
@@ -116,13 +130,19 @@ def serve(
         # message sent too (create_app's default, which the tests keep) finds the server's
         # own bugs, and in service cost about 60% of the CPU of a move (bench_server.py)
         app = create_app(folder, packs, allow_origins=allow_origin or (), check_messages=False,
-                         durable=durability == "full", limits=limits, allowed_hosts=hosts)
-    except (StoreError, OSError, sqlite3.Error, LostCitiesError) as err:
+                         durable=durability == "full", limits=limits, allowed_hosts=hosts,
+                         store_url=store or "")
+    except StoreError as err:
+        if store is not None:  # the database's fault: a wrong password, another schema...
+            fail(f"--store: {err}", EXIT_USAGE)
+        fail(f"--data {shown_path(folder)}: {err}")
+    except (OSError, sqlite3.Error, LostCitiesError) as err:
         fail(f"--data {shown_path(folder)}: {err}")
     for problem in app.state.hub.shelf.problems:
         typer.echo(f"lc serve: house pack left out: {problem}", err=True)
     shown_host = f"[{host}]" if ":" in host else host
-    typer.echo(f"lc serve: rooms at http://{shown_host}:{port}/ (data in {shown_path(folder)}); "
+    where = f"rooms in {parse_url(store)[1]}, records in" if store else "data in"
+    typer.echo(f"lc serve: rooms at http://{shown_host}:{port}/ ({where} {shown_path(folder)}); "
                f"Ctrl-C stops", err=False)
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 

@@ -2,6 +2,8 @@
 
 - :mod:`.store`: the one interface rooms, seats, chat lines and turns are kept behind,
   and its embedded SQLite implementation;
+- :mod:`.store_pg`: the same interface on a PostgreSQL server (``lc serve --store``; the
+  ``postgresql`` extra, imported only when such a store is opened);
 - :mod:`.room`: the authoritative room (commands, moves, what each seat may see) over the
   public API of :mod:`lostcities.engine`;
 - :mod:`.protocol`: the JSON schema of every message both ways, the limits, the server's

@@ -70,6 +70,7 @@ from .room import (BotTurn, Due, Outcome, PlannedTurn, Room, RoomError, error, i
                    new_room_id, refused)
 from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
                     token_hash)
+from .store_pg import PostgresStore
 from .web import replay_answer, routes as web_routes
 
 #: the worker threads of the room calls' store writes: more of them waiting means more
@@ -1079,8 +1080,10 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
                allow_origins: Sequence[str] = (), durable: bool = True,
                check_messages: bool = True,
                clock: Callable[[], float] = time.time,
-               allowed_hosts: Sequence[str] = ("*",)) -> Starlette:
-    """The server's application: its store ``DATA/rooms.sqlite3``, the finished matches'
+               allowed_hosts: Sequence[str] = ("*",), store_url: str = "") -> Starlette:
+    """The server's application: its store ``DATA/rooms.sqlite3`` (or the PostgreSQL
+    database of ``store_url``, ``postgresql://...``: :class:`~.store_pg.PostgresStore`,
+    where ``durable`` is its ``synchronous_commit``), the finished matches'
     records in ``DATA/records/``, the house packs of ``packs`` (a folder). ``limits``:
     the caps; ``allow_origins``: WebSocket origins let in besides this host's (``*``: any);
     ``durable``: the store's durability (:class:`~.store.SQLiteStore`): True (the
@@ -1095,8 +1098,9 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
     the default here; ``lc serve`` passes its ``--allowed-host`` list), others get 400
     (a WebSocket: 1008)."""
     data.mkdir(parents=True, exist_ok=True)
-    store = SQLiteStore(data / "rooms.sqlite3", durable=durable,
-                        crash_at=os.environ.get(CRASH_AT_RATING, ""))
+    crash_at = os.environ.get(CRASH_AT_RATING, "")
+    store: Store = (PostgresStore(store_url, durable=durable, crash_at=crash_at) if store_url
+                    else SQLiteStore(data / "rooms.sqlite3", durable=durable, crash_at=crash_at))
     hub = Hub(store, Shelf(packs), data / "records", limits, allow_origins, check_messages,
               clock, allowed_hosts)
 

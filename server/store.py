@@ -34,7 +34,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
 
@@ -252,6 +252,80 @@ def _labels(room: str, value: object) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def room_row(room_id: str, cells: Sequence[object]) -> RoomRow:
+    """A ``rooms`` row (id, pack, seed, status, labels, created, pack_data, pack_sha256,
+    hints, listed, rated, clock, started) as a :class:`RoomRow`; :class:`DamagedRow` when a
+    cell is not what this server writes there (every store reads its rows through these
+    functions)."""
+    (rid, pack, seed, status, labels, created, data, sha, hints, listed, rated, clock,
+     started) = cells
+    return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
+                   _integer(room_id, "seed", seed),
+                   _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
+                   _labels(room_id, labels), _number(room_id, "created", created),
+                   _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
+                   bool(_integer(room_id, "hints", hints)),
+                   bool(_integer(room_id, "listed", listed)),
+                   bool(_integer(room_id, "rated", rated)),
+                   _text(room_id, "clock", clock), _number(room_id, "started", started))
+
+
+def seat_rows(room: str, rows: Sequence[Sequence[object]]) -> list[SeatRow]:
+    """``seats`` rows (seat, name, kind, bot, token_hash, wants_cont, seen, player,
+    wants_rematch) in order as :class:`SeatRow`; :class:`DamagedRow` when a cell is not
+    what this server writes there or a number is missing."""
+    seats = []
+    for number, name, kind, bot, digest, wants_cont, seen, player, wants_rematch in rows:
+        where = f"seat {number!r}"[:40]
+        seats.append(SeatRow(_integer(room, "a seat's number", number),
+                             _text(room, f"{where}: name", name),
+                             _text(room, f"{where}: kind", kind, (HUMAN, BOT, LEFT)),
+                             _text(room, f"{where}: bot", bot),
+                             _text(room, f"{where}: token_hash", digest),
+                             bool(_integer(room, f"{where}: wants_cont", wants_cont)),
+                             _number(room, f"{where}: seen", seen),
+                             _text(room, f"{where}: player", player),
+                             bool(_integer(room, f"{where}: wants_rematch", wants_rematch))))
+    if [s.seat for s in seats] != list(range(len(seats))):
+        raise DamagedRow(room, "its seats are not numbered 0, 1, ...")
+    return seats
+
+
+def turn_rows(room_id: str, rows: Sequence[Sequence[object]]) -> list[TurnRow]:
+    """``turns`` rows (number, kind, text, at) in order as :class:`TurnRow`, numbered 0,
+    1, ...; :class:`DamagedRow` when a cell is not what this server writes there or a
+    number is missing."""
+    turns = [TurnRow(_integer(room_id, "a turn's number", n),
+                     _text(room_id, f"turn {n!r}: kind"[:40], k,
+                           (MOVE, CONT, REMATCH, TIMEOUT, FORFEIT)),
+                     _text(room_id, f"turn {n!r}: text"[:40], t),
+                     _number(room_id, f"turn {n!r}: at"[:40], at))
+             for n, k, t, at in rows]
+    if [t.number for t in turns] != list(range(len(turns))):
+        raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
+    return turns
+
+
+def chat_row(room: str, cells: Sequence[object]) -> ChatRow:
+    """A ``chat`` row (number, name, text, at) as a :class:`ChatRow`; :class:`DamagedRow`
+    when a cell is not what this server writes there."""
+    number, name, text, at = cells
+    return ChatRow(_integer(room, "a chat line's number", number),
+                   _text(room, "a chat line's name", name),
+                   _text(room, "a chat line's text", text),
+                   _number(room, "a chat line's time", at))
+
+
+def match_row(cells: Sequence[object]) -> Optional[MatchRow]:
+    """A ``matches`` row (id, room, rounds, finished, number) as a :class:`MatchRow`, or
+    None for a row this server did not write."""
+    mid, room, rounds, finished, number = cells
+    if not (type(mid) is str and type(room) is str and type(rounds) is int
+            and type(finished) in (int, float) and type(number) is int and number >= 1):
+        return None
+    return MatchRow(mid, room, rounds, float(finished), number)  # type: ignore[arg-type]
+
+
 class Store(Protocol):
     """The rooms' storage. Every method is one transaction; a write that returns has been
     committed."""
@@ -462,11 +536,38 @@ def file_problem(db: sqlite3.Connection) -> Optional[str]:
     return f"the database file is damaged (SQLite quick_check: {said[:200]})"
 
 
+def schema_statements() -> list[str]:
+    """The statements that create :data:`_SCHEMA` in an empty database (each store runs
+    them, the PostgreSQL one through its translation)."""
+    return [statement for statement in _SCHEMA.split(";") if statement.strip()]
+
+
+def migration_steps(where: str, stored: str) -> list[tuple[int, str]]:
+    """Each statement of :data:`MIGRATIONS` that brings a database of schema version
+    ``stored`` (the text kept in ``meta``) to :data:`SCHEMA_VERSION`, with the version it
+    migrates from; :class:`StoreError` (saying ``where``) for a version this server does
+    not read."""
+    version = int(stored) if stored.isdigit() and len(stored) < 6 else -1
+    if not 1 <= version <= SCHEMA_VERSION:
+        raise StoreError(f"{where}: a database of schema version {stored[:20]}, "
+                         f"this server reads versions 1 to {SCHEMA_VERSION}")
+    return [(step, statement) for step in range(version, SCHEMA_VERSION)
+            for statement in MIGRATIONS[step]]
+
+
 def schema_problem(db: sqlite3.Connection) -> Optional[str]:
     """Which table or column of :data:`_SCHEMA` the database ``db`` lacks, in one line, or
     None."""
+    return columns_problem(lambda table: {r[1] for r in db.execute(
+        f"PRAGMA table_info({table})")})
+
+
+def columns_problem(columns_of: Callable[[str], set[str]]) -> Optional[str]:
+    """Which table or column of :data:`_SCHEMA` is missing, in one line, or None:
+    ``columns_of(table)`` is the set of the table's columns in the database (empty: no
+    such table)."""
     for table, columns in expected_columns().items():
-        found = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        found = columns_of(table)
         if not found:
             return f"the table {table} is missing"
         if columns - found:
@@ -474,7 +575,83 @@ def schema_problem(db: sqlite3.Connection) -> Optional[str]:
     return None
 
 
-class SQLiteStore:
+class SQLReads:
+    """The reads both stores make with the same SQL and read back with the same checks:
+    rooms, seats, turns, finished matches, players, ratings. A store gives
+    :meth:`_read` (its connection, and for PostgreSQL :func:`~.store_pg.postgres_sql`'s
+    translation); the reads whose SQL differs (``last_visits``, ``chat``, ``placings``)
+    are each store's own."""
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        raise NotImplementedError
+
+    def room(self, room_id: str) -> Optional[RoomRow]:
+        """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
+        server writes there."""
+        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
+                          "pack_sha256, hints, listed, rated, clock, started FROM rooms "
+                          "WHERE id=?", (room_id,))
+        return room_row(room_id, rows[0]) if rows else None
+
+    def open_rooms(self) -> list[str]:
+        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
+
+    def count_rooms(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
+
+    def unpeopled_rooms(self) -> set[str]:
+        return {str(r[0]) for r in self._read(
+            "SELECT room FROM seats GROUP BY room "
+            "HAVING SUM(CASE WHEN kind='human' THEN 1 ELSE 0 END) = 0")}
+
+    def seats(self, room_id: str) -> list[SeatRow]:
+        """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
+        what this server writes there or a number is missing."""
+        return seat_rows(room_id, self._read(
+            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player, "
+            "wants_rematch FROM seats WHERE room=? ORDER BY seat", (room_id,)))
+
+    def turns(self, room_id: str) -> list[TurnRow]:
+        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
+        not what this server writes there or a number is missing."""
+        return turn_rows(room_id, self._read("SELECT number, kind, text, at FROM turns "
+                                             "WHERE room=? ORDER BY number", (room_id,)))
+
+    def match(self, match_id: str) -> Optional[MatchRow]:
+        """The finished match, or None (also for a row this server did not write)."""
+        rows = self._read("SELECT id, room, rounds, finished, number FROM matches WHERE id=?",
+                          (match_id,))
+        return match_row(rows[0]) if rows else None
+
+    def room_matches(self, room_id: str) -> list[str]:
+        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
+                                              "ORDER BY number, rounds, finished", (room_id,))]
+
+    def player(self, player_id: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
+        return player_row(rows[0]) if rows else None
+
+    def count_players(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
+
+    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
+        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
+                          (key_hash,))
+        return player_row(rows[0]) if rows else None
+
+    def ratings(self, player_id: str) -> dict[str, Rating]:
+        return {str(family): rating_row(mu, sigma, matches) for family, mu, sigma, matches in
+                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
+                           "ORDER BY family", (player_id,))}
+
+    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
+        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
+                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
+                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
+        return [(player_row(row[:4]), rating_row(*row[4:])) for row in rows]
+
+
+class SQLiteStore(SQLReads):
     """:class:`Store` in one SQLite file (WAL mode, ``synchronous=FULL`` by default:
     a committed turn survives the process being killed and the machine losing power;
     ``durable=False`` (``NORMAL``) survives a killed process only).
@@ -522,9 +699,8 @@ class SQLiteStore:
                        "(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+                for statement in schema_statements():
+                    db.execute(statement)
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             else:
                 self._migrate(db, str(row[0]))
@@ -536,19 +712,13 @@ class SQLiteStore:
     def _migrate(self, db: sqlite3.Connection, stored: str) -> None:
         """Bring a database of schema version ``stored`` to :data:`SCHEMA_VERSION` (the
         caller's transaction: all or nothing), or refuse it."""
-        version = int(stored) if stored.isdigit() and len(stored) < 6 else -1
-        if not 1 <= version <= SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: a database of schema version {stored[:20]}, "
-                             f"this server reads versions 1 to {SCHEMA_VERSION}")
-        while version < SCHEMA_VERSION:
-            for statement in MIGRATIONS[version]:
-                try:
-                    db.execute(statement)
-                except sqlite3.Error as err:
-                    raise StoreError(f"{self.path}: cannot migrate it from schema version "
-                                     f"{version}: {err}") from None
-            version += 1
-        db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(version),))
+        for version, statement in migration_steps(str(self.path), stored):
+            try:
+                db.execute(statement)
+            except sqlite3.Error as err:
+                raise StoreError(f"{self.path}: cannot migrate it from schema version "
+                                 f"{version}: {err}") from None
+        db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     # ------------------------------------------------------------- transactions
 
@@ -614,32 +784,6 @@ class SQLiteStore:
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
                        listed, rated, clock)
 
-    def room(self, room_id: str) -> Optional[RoomRow]:
-        """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
-        server writes there."""
-        rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed, rated, clock, started FROM rooms "
-                          "WHERE id=?", (room_id,))
-        if not rows:
-            return None
-        (rid, pack, seed, status, labels, created, data, sha, hints, listed, rated, clock,
-         started) = rows[0]
-        return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
-                       _integer(room_id, "seed", seed),
-                       _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
-                       _labels(room_id, labels), _number(room_id, "created", created),
-                       _text(room_id, "pack_data", data), _text(room_id, "pack_sha256", sha),
-                       bool(_integer(room_id, "hints", hints)),
-                       bool(_integer(room_id, "listed", listed)),
-                       bool(_integer(room_id, "rated", rated)),
-                       _text(room_id, "clock", clock), _number(room_id, "started", started))
-
-    def open_rooms(self) -> list[str]:
-        return [r[0] for r in self._read("SELECT id FROM rooms ORDER BY created, id")]
-
-    def count_rooms(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM rooms")[0][0])
-
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
             "SELECT id, status, MAX(created, "
@@ -657,41 +801,12 @@ class SQLiteStore:
                 db.executemany(f"DELETE FROM {table} WHERE {key}=?",
                                [(room_id,) for room_id in room_ids])
 
-    def unpeopled_rooms(self) -> set[str]:
-        return {str(r[0]) for r in self._read(
-            "SELECT room FROM seats GROUP BY room "
-            "HAVING SUM(CASE WHEN kind='human' THEN 1 ELSE 0 END) = 0")}
-
     def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET status=?, labels=?, started=? WHERE id=?",
                        (PLAYING, json.dumps(list(labels)), at, room_id))
 
     # ------------------------------------------------------------- seats
-
-    def seats(self, room_id: str) -> list[SeatRow]:
-        """The room's seats, numbered 0, 1, ...; :class:`DamagedRow` when a cell is not
-        what this server writes there or a number is missing."""
-        seats = [self._seat(room_id, row) for row in self._read(
-            "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player, "
-            "wants_rematch FROM seats WHERE room=? ORDER BY seat", (room_id,))]
-        if [s.seat for s in seats] != list(range(len(seats))):
-            raise DamagedRow(room_id, "its seats are not numbered 0, 1, ...")
-        return seats
-
-    @staticmethod
-    def _seat(room: str, row: tuple) -> SeatRow:
-        number, name, kind, bot, digest, wants_cont, seen, player, wants_rematch = row
-        where = f"seat {number!r}"[:40]
-        return SeatRow(_integer(room, "a seat's number", number),
-                       _text(room, f"{where}: name", name),
-                       _text(room, f"{where}: kind", kind, (HUMAN, BOT, LEFT)),
-                       _text(room, f"{where}: bot", bot),
-                       _text(room, f"{where}: token_hash", digest),
-                       bool(_integer(room, f"{where}: wants_cont", wants_cont)),
-                       _number(room, f"{where}: seen", seen),
-                       _text(room, f"{where}: player", player),
-                       bool(_integer(room, f"{where}: wants_rematch", wants_rematch)))
 
     def put_seat(self, room_id: str, seat: SeatRow) -> None:
         with self._write() as db:
@@ -843,20 +958,6 @@ class SQLiteStore:
                 db.execute("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?)",
                            (p.player, result.family, after.mu, after.sigma, after.matches))
 
-    def turns(self, room_id: str) -> list[TurnRow]:
-        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
-        not what this server writes there or a number is missing."""
-        turns = [TurnRow(_integer(room_id, "a turn's number", n),
-                         _text(room_id, f"turn {n!r}: kind"[:40], k,
-                               (MOVE, CONT, REMATCH, TIMEOUT, FORFEIT)),
-                         _text(room_id, f"turn {n!r}: text"[:40], t),
-                         _number(room_id, f"turn {n!r}: at"[:40], at))
-                 for n, k, t, at in self._read("SELECT number, kind, text, at FROM turns "
-                                               "WHERE room=? ORDER BY number", (room_id,))]
-        if [t.number for t in turns] != list(range(len(turns))):
-            raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
-        return turns
-
     def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
                 at: float = 0.0) -> None:
         with self._write() as db:
@@ -874,24 +975,6 @@ class SQLiteStore:
             db.execute("DELETE FROM seats WHERE room=?", (room_id,))
             for seat in seats:
                 self._put_seat(db, room_id, seat)
-
-    # ------------------------------------------------------------- finished matches
-
-    def match(self, match_id: str) -> Optional[MatchRow]:
-        """The finished match, or None (also for a row this server did not write)."""
-        rows = self._read("SELECT id, room, rounds, finished, number FROM matches WHERE id=?",
-                          (match_id,))
-        if not rows:
-            return None
-        mid, room, rounds, finished, number = rows[0]
-        if not (type(mid) is str and type(room) is str and type(rounds) is int
-                and type(finished) in (int, float) and type(number) is int and number >= 1):
-            return None
-        return MatchRow(mid, room, rounds, float(finished), number)
-
-    def room_matches(self, room_id: str) -> list[str]:
-        return [str(r[0]) for r in self._read("SELECT id FROM matches WHERE room=? "
-                                              "ORDER BY number, rounds, finished", (room_id,))]
 
     # ------------------------------------------------------------- chat
 
@@ -916,20 +999,12 @@ class SQLiteStore:
         lines = []
         for rowid, *cells in reversed(rows):
             try:
-                lines.append(self._chat_line(room_id, cells))
+                lines.append(chat_row(room_id, cells))
             except DamagedRow as err:
                 if (room_id, rowid) not in self._said and len(self._said) < SAID_MOST:
                     self._said.add((room_id, rowid))
                     log.warning("%s (chat row %s skipped)", err, rowid)
         return lines
-
-    @staticmethod
-    def _chat_line(room: str, cells: list) -> ChatRow:
-        number, name, text, at = cells
-        return ChatRow(_integer(room, "a chat line's number", number),
-                       _text(room, "a chat line's name", name),
-                       _text(room, "a chat line's text", text),
-                       _number(room, "a chat line's time", at))
 
     # ------------------------------------------------------------- players
 
@@ -943,29 +1018,6 @@ class SQLiteStore:
                 raise StoreError(f"player {player_id} exists") from None
         return PlayerRow(player_id, name, now)
 
-    def player(self, player_id: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE id=?", (player_id,))
-        return _player(rows[0]) if rows else None
-
-    def count_players(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM players")[0][0])
-
-    def player_by_key(self, key_hash: str) -> Optional[PlayerRow]:
-        rows = self._read("SELECT id, name, created, bot FROM players WHERE key_hash=?",
-                          (key_hash,))
-        return _player(rows[0]) if rows else None
-
-    def ratings(self, player_id: str) -> dict[str, Rating]:
-        return {str(family): _rating(mu, sigma, matches) for family, mu, sigma, matches in
-                self._read("SELECT family, mu, sigma, matches FROM ratings WHERE player=? "
-                           "ORDER BY family", (player_id,))}
-
-    def leaderboard(self, family: str, limit: int) -> list[tuple[PlayerRow, Rating]]:
-        rows = self._read("SELECT p.id, p.name, p.created, p.bot, r.mu, r.sigma, r.matches "
-                          "FROM ratings r JOIN players p ON p.id=r.player WHERE r.family=? "
-                          "ORDER BY r.mu - 3 * r.sigma DESC, p.id LIMIT ?", (family, limit))
-        return [(_player(row[:4]), _rating(*row[4:])) for row in rows]
-
     def placings(self, player_id: str, limit: int) -> list[Placed]:
         rows = self._read(
             "SELECT m.id, m.room, m.pack, m.family, m.at, s.seat, s.name, s.score, s.rank, "
@@ -974,28 +1026,36 @@ class SQLiteStore:
             "match=m.id AND seat<>s.seat ORDER BY seat) o) "
             "FROM placings s JOIN rated_matches m ON m.id=s.match WHERE s.player=? "
             "ORDER BY m.at DESC, m.id LIMIT ?", (player_id, limit))
-        placed = []
-        for (match, room, pack, family, at, seat, name, score, rank, mu0, sigma0, mu1,
-             sigma1, matches, note, others) in rows:
-            after = _rating(mu1, sigma1, matches)
-            changed = (mu0, sigma0) != (mu1, sigma1)
-            before = _rating(mu0, sigma0, after.matches - 1 if changed else after.matches)
-            names = json.loads(others) if isinstance(others, str) else []
-            placed.append(Placed(str(match), str(room), str(pack), str(family), float(at),
-                                 int(seat), str(name), int(score), int(rank), before, after,
-                                 str(note), tuple(str(n) for n in names)))
-        return placed
+        return [placed_row(row) for row in rows]
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
 
-def _player(row: Sequence[object]) -> PlayerRow:
+def player_row(row: Sequence[object]) -> PlayerRow:
     """A ``players`` row (id, name, created, bot) as a :class:`PlayerRow`."""
     return PlayerRow(str(row[0]), str(row[1]), float(row[2]),  # type: ignore[arg-type]
                      str(row[3]))
 
 
-def _rating(mu: object, sigma: object, matches: object) -> Rating:
+def placed_row(row: Sequence[object]) -> Placed:
+    """A rated match's row as :meth:`Store.placings` reads it (the match's id, room, pack,
+    family, time, the seat, its name, score, rank, the rating before and after, the
+    player's matches, the note, the other seats' names: a JSON list, as text or decoded)
+    as a :class:`Placed`."""
+    (match, room, pack, family, at, seat, name, score, rank, mu0, sigma0, mu1,
+     sigma1, matches, note, others) = row
+    after = rating_row(mu1, sigma1, matches)
+    changed = (mu0, sigma0) != (mu1, sigma1)
+    before = rating_row(mu0, sigma0, after.matches - 1 if changed else after.matches)
+    names = json.loads(others) if isinstance(others, str) else others
+    if not isinstance(names, list):
+        names = []
+    return Placed(str(match), str(room), str(pack), str(family), float(at),  # type: ignore
+                  int(seat), str(name), int(score), int(rank), before, after,  # type: ignore
+                  str(note), tuple(str(n) for n in names))
+
+
+def rating_row(mu: object, sigma: object, matches: object) -> Rating:
     return Rating(float(mu), float(sigma), int(matches))  # type: ignore[arg-type]

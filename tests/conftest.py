@@ -1,5 +1,7 @@
 """Session hooks and shared fixtures: the compiled core's build (tests/test_compiled.py)
-runs beside the suite; ``bot_calls`` counts the bot moves lc play derives.
+runs beside the suite; ``bot_calls`` counts the bot moves lc play derives; the throwaway
+PostgreSQL server and the stores' fixture come from tests/pg_support.py (``pg_cluster``,
+started by the first test that asks for it; ``open_store``).
 
 When tests of tests/test_compiled.py are collected, their build starts at once in the
 background (tests/compiled_build.py: minutes of Cython and C on the machine's other core)
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import compiled_build
 import pytest
+
+pytest_plugins = ("pg_support",)
 
 COMPILED_TESTS = "test_compiled.py"
 

@@ -294,7 +294,7 @@ GRAPHED = {**PACKAGES, "rulepacks": "lostcities.rulepacks"}
 OPTIONAL = {"starlette": "serve", "uvicorn": "serve", "websockets": "serve",
             "confusable_homoglyphs": "serve", "openskill": "serve", "numpy": "rl", "gymnasium": "rl",
             "pettingzoo": "rl", "pyspiel": "rl", "matplotlib": "plot", "ray": "ray",
-            "psycopg": "postgres"}
+            "psycopg": "postgresql"}
 #: the lazy doors: a module and what it imports only in a function, with the reason
 LAZY_DOORS = {
     ("lostcities.engine", "*"):
@@ -548,7 +548,7 @@ def test_every_lazy_door_is_still_used_and_every_extra_is_declared():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
         "project"]["optional-dependencies"]
     assert {"serve", "rl", "plot", "ray"} <= set(extras) and \
-        set(OPTIONAL.values()) - {"postgres"} <= set(extras)
+        set(OPTIONAL.values()) <= set(extras)
 
 
 def test_the_local_import_check_catches_a_planted_import(tmp_path):

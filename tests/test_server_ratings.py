@@ -167,8 +167,8 @@ def test_a_bot_strength_is_a_player() -> None:
 # --------------------------------------------------------------------------- the store
 
 def test_a_rating_is_applied_once_with_its_turn_and_a_second_one_is_refused(
-        tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=False)
+        open_store) -> None:
+    store = open_store(durable=False)
     store.create_room("abcdefgh", "builtin:duel-classic", 1, rated=True)
     for player in ("a", "b"):
         store.create_player(player * 16, token_hash(player), player)
@@ -184,11 +184,11 @@ def test_a_rating_is_applied_once_with_its_turn_and_a_second_one_is_refused(
 
 
 def test_a_rating_that_cannot_be_worked_out_refuses_its_turn_whole(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        open_store, monkeypatch: pytest.MonkeyPatch) -> None:
     """The model missing (openskill not importable): the last turn is refused with one
     StoreError, nothing of it kept, the store still writes; once the model is back the
     same turn is stored and rated."""
-    store = SQLiteStore(tmp_path / "rooms.sqlite3", durable=False)
+    store = open_store(durable=False)
     store.create_room("abcdefgh", "builtin:duel-classic", 1, rated=True)
     for player in ("a", "b"):
         store.create_player(player * 16, token_hash(player), player)

@@ -1,6 +1,7 @@
 """Ratings against a real ``lc serve``: killed with SIGKILL at the very commit of a rated
 match's last turn (``LC_SERVE_CRASH_AT_RATING``, just before it or just after it) and
-restarted, each player's rating has changed exactly once; ``lc play --connect URL
+restarted, each player's rating has changed exactly once, on either store (SQLite, or
+PostgreSQL with ``--store``: a real throwaway server of pg_support); ``lc play --connect URL
 --player KEY`` takes a seat of a rated room as that player."""
 from __future__ import annotations
 
@@ -62,15 +63,20 @@ def rated_counts(port: int, players: list[str]) -> list[tuple[int, int]]:
     return counts
 
 
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_rating_killed_at_its_commit_is_applied_exactly_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str, store: str,
+        request: pytest.FixtureRequest) -> None:
     packs = tmp_path / "packs"
     packs.mkdir()
     (packs / "tiny-duel.yaml").write_text(TINY, encoding="utf-8")
+    extra = ("--store", request.getfixturevalue("pg_cluster").database()) \
+        if store == "postgresql" else ()
     data, port = tmp_path / "data", free_port()
     monkeypatch.setenv("LC_SERVE_CRASH_AT_RATING", when)
-    proc = start_lc_serve(data, port, "--packs", str(packs), stdout=subprocess.DEVNULL)
+    proc = start_lc_serve(data, port, "--packs", str(packs), *extra,
+                          stdout=subprocess.DEVNULL)
     monkeypatch.delenv("LC_SERVE_CRASH_AT_RATING")
     clients: list[Client] = []
     try:
@@ -100,7 +106,8 @@ def test_a_rating_killed_at_its_commit_is_applied_exactly_once(
         tokens = [c.token for c in clients]
         for c in clients:
             c.close()
-        proc = start_lc_serve(data, port, "--packs", str(packs), stdout=subprocess.DEVNULL)
+        proc = start_lc_serve(data, port, "--packs", str(packs), *extra,
+                              stdout=subprocess.DEVNULL)
         clients = [Client(port, room, key, token) for key, token in zip(keys, tokens)]
         states = [c.until(lambda m: m["type"] == "state" and m["seat"] is not None)
                   for c in clients]
@@ -119,7 +126,8 @@ def test_a_rating_killed_at_its_commit_is_applied_exactly_once(
             c.close()
         clients = []
         stop(proc)  # and once more: restarted, nothing is rated again
-        proc = start_lc_serve(data, port, "--packs", str(packs), stdout=subprocess.DEVNULL)
+        proc = start_lc_serve(data, port, "--packs", str(packs), *extra,
+                              stdout=subprocess.DEVNULL)
         assert get(port, f"/rooms/{room}")["room"]["status"] == "over"
         assert rated_counts(port, ids) == [(1, 1), (1, 1)]
         assert [get(port, f"/players/{p}.json")["ratings"][0]["mu"] for p in ids] == mus

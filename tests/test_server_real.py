@@ -1,6 +1,7 @@
 """lc serve as a real process: play over real WebSockets, SIGKILL the server mid-match,
-restart it on the same data folder, reconnect with the seat tokens and play on with no
-turn lost (issue #14)."""
+restart it on the same data folder (or the same PostgreSQL database, ``--store``: a real
+throwaway server of pg_support), reconnect with the seat tokens and play on with no turn
+lost (issue #14)."""
 from __future__ import annotations
 
 import json
@@ -17,14 +18,16 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
-from server_support import free_port, lc_command, start_lc_serve  # noqa: E402
+from pg_support import cluster, why_not  # noqa: E402
+from server_support import (TINY_PACK, RoomSocket, free_port, lc_command,  # noqa: E402
+                            new_room, start_lc_serve)
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 BOUND = 120.0
 
 
-def start(data: Path, port: int, durability: str = "full") -> subprocess.Popen:
-    return start_lc_serve(data, port, "--durability", durability, bound=BOUND)
+def start(data: Path, port: int, durability: str = "full", *extra: str) -> subprocess.Popen:
+    return start_lc_serve(data, port, "--durability", durability, *extra, bound=BOUND)
 
 
 class Seat:
@@ -66,11 +69,16 @@ def play(seats: list[Seat], first: int, count: int) -> int:
     return turn
 
 
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("durability", ["full", "normal"])
-def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str) -> None:
-    """Either durability survives kill -9 (normal gives up only a power cut's safety)."""
+def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str, store: str,
+                                          request: pytest.FixtureRequest) -> None:
+    """Either durability survives kill -9 (normal gives up only a power cut's safety), on
+    either store."""
+    extra = ("--store", request.getfixturevalue("pg_cluster").database()) \
+        if store == "postgresql" else ()
     port = free_port()
-    server = start(tmp_path, port, durability)
+    server = start(tmp_path, port, durability, *extra)
     try:
         request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms", method="POST",
                                          data=b'{"pack": "duel-classic"}',
@@ -89,7 +97,7 @@ def test_sigkill_and_restart_lose_no_turn(tmp_path: Path, durability: str) -> No
         server.wait(timeout=BOUND)
         for seat in (ada, bob):
             seat.ws.close()
-        server = start(tmp_path, port)
+        server = start(tmp_path, port, "full", *extra)
         again = [Seat(url), Seat(url)]
         for new, old in zip(again, (ada, bob)):
             new.until(lambda m: m["type"] == "state")
@@ -139,3 +147,107 @@ def test_lc_serve_durability_is_full_or_normal(tmp_path: Path) -> None:
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("lc: error: --durability")
     assert not (tmp_path / "rooms").exists()
+
+
+def test_a_match_played_on_postgresql_is_kept_by_a_restart(tmp_path: Path, pg_cluster) -> None:
+    """A real ``lc serve --store postgresql://`` plays a whole match over its sockets; its
+    turns, its room and its replay are in the database and the data folder, and a
+    restarted server (Ctrl-C, then a new process) serves them as they were."""
+    url = pg_cluster.database()
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "tiny.yaml").write_text(TINY_PACK, encoding="utf-8")
+    port = free_port()
+    extra = ("--packs", str(packs), "--store", url)
+    server = start_lc_serve(tmp_path / "data", port, *extra, bound=BOUND)
+    try:
+        room = new_room(port, "tiny")
+        ws = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+        ada, bob = RoomSocket(ws), RoomSocket(ws)
+        for seat, name in ((ada, "Ada"), (bob, "Bob")):
+            seat.until(lambda m: m["type"] == "state")
+            seat.send({"type": "line", "text": f"/join {name}"})
+            seat.until(lambda m: m["type"] == "seated")
+        ada.send({"type": "line", "text": "/start"})
+        turns = 0
+        while True:
+            states = [s.state if s.state["room"]["turns"] >= turns
+                      and s.state["room"]["status"] != "lobby" else
+                      s.until(lambda m: m["type"] == "state" and m["room"]["turns"] >= turns
+                              and m["room"]["status"] != "lobby") for s in (ada, bob)]
+            if states[0]["room"]["status"] == "over":
+                break
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            mover.send({"type": "move", "move": mover.state["legal"][0]})
+            turns += 1
+        end = next((m for m in ada.seen if m["type"] == "match"), None) or \
+            ada.until(lambda m: m["type"] == "match")
+        for seat in (ada, bob):
+            seat.close()
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=BOUND) == 0
+        stored = pg_cluster.execute(url, f"SELECT COUNT(*) FROM turns WHERE room='{room}'")
+        assert stored == [(turns,)] and turns > 0
+        assert (tmp_path / "data" / "records" / end["record"]).exists()
+        server = start_lc_serve(tmp_path / "data", port, *extra, bound=BOUND)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/rooms/{room}",
+                                    timeout=BOUND) as answer:
+            public = json.load(answer)["room"]
+        assert (public["status"], public["turns"], public["replay"]) == \
+            ("over", turns, end["replay"])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{end['replay']}/frames?lang=en",
+                                    timeout=BOUND) as answer:
+            frames = json.load(answer)
+        assert frames["players"] == ["Ada", "Bob"] and frames["winners"] == end["winners"]
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=BOUND)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def test_a_move_while_postgresql_is_down_is_refused_then_played_once_it_is_back(
+        tmp_path: Path) -> None:
+    """PostgreSQL stopped under a running ``lc serve --store``: a move is refused with
+    ``error.cannot-save`` (nothing stored, nothing told, the connection kept); PostgreSQL
+    started again, the same move is played and stored, without restarting ``lc serve``."""
+    reason = why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    with cluster() as own:
+        url = own.database()
+        port = free_port()
+        server = start_lc_serve(tmp_path / "data", port, "--store", url, bound=BOUND)
+        try:
+            room = new_room(port)
+            ws = f"ws://127.0.0.1:{port}/rooms/{room}/ws"
+            ada, bob = RoomSocket(ws), RoomSocket(ws)
+            for seat, name in ((ada, "Ada"), (bob, "Bob")):
+                seat.until(lambda m: m["type"] == "state")
+                seat.send({"type": "line", "text": f"/join {name}"})
+                seat.until(lambda m: m["type"] == "seated")
+            ada.send({"type": "line", "text": "/start"})
+            states = [s.until(lambda m: m["type"] == "state"
+                              and m["room"]["status"] == "playing") for s in (ada, bob)]
+            mover = next(s for s, st in zip((ada, bob), states) if st["legal"])
+            move = mover.state["legal"][0]
+            own.halt()
+            mover.send({"type": "move", "move": move})
+            refused = mover.until(lambda m: m["type"] in ("error", "state"))
+            assert refused["type"] == "error" and refused["key"] == "error.cannot-save"
+            own.start()
+            mover.send({"type": "move", "move": move})
+            played = mover.until(lambda m: m["type"] in ("error", "state"))
+            assert played["type"] == "state" and played["room"]["turns"] == 1, played
+            assert own.execute(url, f"SELECT text FROM turns WHERE room='{room}'") == [(move,)]
+            for seat in (ada, bob):
+                seat.close()
+        finally:
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+                try:
+                    server.wait(timeout=BOUND)
+                except subprocess.TimeoutExpired:
+                    server.kill()
