@@ -908,14 +908,9 @@ class Room:
             return refused("error.not-over")
         if self.forfeit is not None:  # a match a seat forfeited is over for good
             return refused("error.no-continue")
-        row = replace(self.seats[seat], wants_cont=True)
-        humans = [s for s in self.seats if s.kind == HUMAN]
-        asked = sum(1 for s in humans if s.wants_cont or s.seat == seat)
-        if asked < len(humans):
-            self.store.put_seat(self.id, row)
-            self._set_seat(row)
-            return Outcome(events=[note("info", "info.cont-asked", name=row.name, asked=asked,
-                                        needed=len(humans))], changed=True)
+        waiting = self._ask(seat, "wants_cont", "info.cont-asked")
+        if waiting is not None:
+            return waiting
         state = continue_match(self.state)
         now = self.clock()
         self.store.add_turn(self.id, self.turns, CONT, "cont", status=PLAYING, at=now)
@@ -927,6 +922,20 @@ class Room:
         self.seats = [replace(s, wants_cont=False, wants_rematch=False) for s in self.seats]
         return Outcome(events=[note("info", "info.continued", round=state.round)],
                        changed=True)
+
+    def _ask(self, seat: int, wish: str, key: str) -> Optional[Outcome]:
+        """``seat`` asks for what its ``wish`` field says (``wants_cont``,
+        ``wants_rematch``): None when every seated human has asked now (the caller does
+        it), else the ask stored and said (``key``: "Ada asks ... (1 of 2)")."""
+        row = replace(self.seats[seat], **{wish: True})
+        humans = [s for s in self.seats if s.kind == HUMAN]
+        asked = sum(1 for s in humans if getattr(s, wish) or s.seat == seat)
+        if asked == len(humans):
+            return None
+        self.store.put_seat(self.id, row)
+        self._set_seat(row)
+        return Outcome(events=[note("info", key, name=row.name, asked=asked,
+                                    needed=len(humans))], changed=True)
 
     def _rematch(self, seat: Optional[int], rest: str) -> Outcome:
         """``/rematch``: once the match is over, each seated human asks (a bot agrees at
@@ -942,14 +951,9 @@ class Room:
         left = next((s for s in self.seats if s.kind == LEFT), None)
         if left is not None:
             return refused("error.rematch-seat-left", name=left.name, seat=left.seat + 1)
-        row = replace(self.seats[seat], wants_rematch=True)
-        humans = [s for s in self.seats if s.kind == HUMAN]
-        asked = sum(1 for s in humans if s.wants_rematch or s.seat == seat)
-        if asked < len(humans):
-            self.store.put_seat(self.id, row)
-            self._set_seat(row)
-            return Outcome(events=[note("info", "info.rematch-asked", name=row.name,
-                                        asked=asked, needed=len(humans))], changed=True)
+        waiting = self._ask(seat, "wants_rematch", "info.rematch-asked")
+        if waiting is not None:
+            return waiting
         seats = rotated(self.seats, self.rated)
         labels = [s.name for s in seats]
         seed = secrets.randbits(48)

@@ -11,6 +11,25 @@ export const LOW_MS = 10000;
 const TICK_MS = 200;
 let ticking = null;
 
+/** The pages' presets of a time control, [value, catalogue key]: what the room form and
+ * the quick match offer (the value as clockOf reads it; "": no clock). */
+export const CLOCK_PRESETS = [
+  ["", "web.clock.none"], ["move:30", "web.clock.move-30"], ["move:60", "web.clock.move-60"],
+  ["fischer:3:2", "web.clock.fischer-3-2"], ["fischer:5:3", "web.clock.fischer-5-3"],
+  ["fischer:10:5", "web.clock.fischer-10-5"],
+];
+
+/** Fill a <select> with the presets (labelled through data-i18n, as the page's language). */
+export function fillClocks(select) {
+  select.replaceChildren(...CLOCK_PRESETS.map(([value, key]) => {
+    const option = document.createElement("option");
+    option.value = value;
+    option.dataset.i18n = key;
+    option.textContent = t(key);
+    return option;
+  }));
+}
+
 /** The time control of one of the pages' presets ("move:30", "fischer:5:3"; "": none), as
  * POST /rooms and the quick match take it. */
 export function clockOf(preset) {

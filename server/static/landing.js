@@ -4,7 +4,7 @@
 // their own names (GET /packs gives both, with each pack's description).
 import { applyLabels, builtinPackText, setLang, startLang, t } from "./i18n.js";
 import { fillFilter, renderLobby, startLobby } from "./lobby.js";
-import { clockOf } from "./clocks.js";
+import { clockOf, fillClocks } from "./clocks.js";
 import { claim, createPlayer, forgetPlayer, keyInAddress, moveLink, myPlayer } from "./identity.js";
 
 const $ = (id) => document.getElementById(id);
@@ -132,6 +132,8 @@ function openRoom(event) {
 }
 
 async function main() {
+  fillClocks($("clock"));
+  fillClocks($("quick-clock"));
   const select = $("lang");
   select.value = await setLang(startLang());
   applyLabels();
