@@ -71,6 +71,20 @@ def terminal(url: str, home: Path, *extra: str) -> Any:
                          encoding="utf-8", timeout=BOUND, dimensions=(50, 120))
 
 
+def seat_ann_and_bob(lc: Any, port: int, room: str) -> "Seat":
+    """The terminal, a spectator first, takes a seat (``/join``); Bob takes the other
+    through his socket; the terminal deals (``/start``). Bob's socket."""
+    lc.expect("spectator")
+    lc.sendline("/join")
+    lc.expect("token is kept in")
+    bob = Seat(f"ws://127.0.0.1:{port}/rooms/{room}/ws")
+    bob.send({"type": "line", "text": "/join Bob"})
+    bob.until(lambda m: m["type"] == "seated")
+    lc.expect("Bob")
+    lc.sendline("/start")
+    return bob
+
+
 def ansi_free(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 

@@ -15,7 +15,7 @@ pexpect = pytest.importorskip("pexpect")
 
 import test_connect  # noqa: E402
 from server_support import new_room  # noqa: E402
-from test_connect import Seat, ansi_free, terminal  # noqa: E402
+from test_connect import ansi_free, seat_ann_and_bob, terminal  # noqa: E402
 
 #: a real lc serve (test_connect's fixture)
 server = test_connect.server
@@ -33,14 +33,7 @@ def test_the_terminal_shows_the_clocks_and_a_resign(server: dict, tmp_path: Path
     room = new_room(port, clock={"kind": "fischer", "minutes": 10, "increment": 5})
     lc = terminal(f"http://127.0.0.1:{port}/r/{room}", tmp_path / "home", "--name", "Ann")
     try:
-        lc.expect("spectator")
-        lc.sendline("/join")
-        lc.expect("token is kept in")
-        bob = Seat(f"ws://127.0.0.1:{port}/rooms/{room}/ws")
-        bob.send({"type": "line", "text": "/join Bob"})
-        bob.until(lambda m: m["type"] == "seated")
-        lc.expect("Bob")
-        lc.sendline("/start")
+        bob = seat_ann_and_bob(lc, port, room)
         lc.expect("Your turn")
         assert re.search(r"^: ▶ Ann (10:00|9:5\d) · Bob 10:00", clock_line(lc)), lc.before
         lc.sendline("moves")

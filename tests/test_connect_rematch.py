@@ -17,7 +17,7 @@ pytest.importorskip("uvicorn")
 pexpect = pytest.importorskip("pexpect")
 
 from server_support import TINY_PACK, free_port, new_room, start_lc_serve  # noqa: E402
-from test_connect import BOUND, Seat, ansi_free, terminal  # noqa: E402
+from test_connect import BOUND, ansi_free, seat_ann_and_bob, terminal  # noqa: E402
 
 
 def my_turn(lc: Any) -> None:
@@ -39,14 +39,7 @@ def test_a_terminal_asks_for_a_rematch_and_plays_it_from_its_new_seat(tmp_path: 
     try:
         room = new_room(port, "tiny")
         lc = terminal(f"http://127.0.0.1:{port}/r/{room}", tmp_path / "home", "--name", "Ann")
-        lc.expect("spectator")
-        lc.sendline("/join")
-        lc.expect("token is kept in")
-        bob = Seat(f"ws://127.0.0.1:{port}/rooms/{room}/ws")
-        bob.send({"type": "line", "text": "/join Bob"})
-        bob.until(lambda m: m["type"] == "seated")
-        lc.expect("Bob")
-        lc.sendline("/start")
+        bob = seat_ann_and_bob(lc, port, room)
         for _ in range(2):  # four turns: Ann (seat 1 for people), Bob, Ann, Bob
             my_turn(lc)
             bob.until(lambda m: m["type"] == "turn" and m["seat"] == 0)

@@ -129,6 +129,19 @@ def started(a: Any, b: Any) -> tuple[Player, Player]:
     return ada, bob
 
 
+def seated_players(*pairs: tuple[Any, dict[str, Any]]) -> list[Player]:
+    """Each socket says its player's key and takes a seat (a rated room's way)."""
+    players = []
+    for socket, who in pairs:
+        player = Player(socket)
+        player.receive(), player.receive()
+        hello(player, who["key"])
+        player.line("/join")
+        player.until(lambda m: m["type"] == "seated")
+        players.append(player)
+    return players
+
+
 def mover(ada: Player, bob: Player) -> tuple[Player, Player]:
     """(the player to move, the other), by the last state each has."""
     return (ada, bob) if ada.state["legal"] else (bob, ada)
@@ -233,12 +246,7 @@ def test_a_rated_seat_out_of_time_loses_and_both_ratings_change_once(tmp_path: P
         ada_p, bob_p = make_player(client, "Ada"), make_player(client, "Bob")
         room = timed_room(client, rated=True)
         with connect(client, room) as a, connect(client, room) as b:
-            ada, bob = Player(a), Player(b)
-            for player, who in ((ada, ada_p), (bob, bob_p)):
-                player.receive(), player.receive()
-                hello(player, who["key"])
-                player.line("/join")
-                player.until(lambda m: m["type"] == "seated")
+            ada, bob = seated_players((a, ada_p), (b, bob_p))
             ada.line("/start")
             ada.started(), bob.started()
             ada.ping(), bob.ping()
@@ -313,12 +321,7 @@ def test_resign_in_a_rated_room_is_a_loss_rated_once(tmp_path: Path) -> None:
         ada_p, bob_p = make_player(client, "Ada"), make_player(client, "Bob")
         room = client.post("/rooms", json={"pack": "duel-classic", "rated": True}).json()["room"]
         with connect(client, room) as a, connect(client, room) as b:
-            ada, bob = Player(a), Player(b)
-            for player, who in ((ada, ada_p), (bob, bob_p)):
-                player.receive(), player.receive()
-                hello(player, who["key"])
-                player.line("/join")
-                player.until(lambda m: m["type"] == "seated")
+            ada, bob = seated_players((a, ada_p), (b, bob_p))
             ada.line("/start")
             ada.started(), bob.started()
             ada.ping(), bob.ping()
@@ -339,12 +342,7 @@ def test_a_match_resigned_at_once_in_a_rated_room_costs_only_the_resigner(
         ada_p, bob_p = make_player(client, "Ada"), make_player(client, "Bob")
         room = client.post("/rooms", json={"pack": "duel-classic", "rated": True}).json()["room"]
         with connect(client, room) as a, connect(client, room) as b:
-            ada, bob = Player(a), Player(b)
-            for player, who in ((ada, ada_p), (bob, bob_p)):
-                player.receive(), player.receive()
-                hello(player, who["key"])
-                player.line("/join")
-                player.until(lambda m: m["type"] == "seated")
+            ada, bob = seated_players((a, ada_p), (b, bob_p))
             ada.line("/start")
             ada.started()
             bob.line("/resign")
