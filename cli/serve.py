@@ -75,8 +75,8 @@ def serve(
     """Run rooms where friends play over the network: open a room (POST /rooms), share its
     link, /join, /start. Prints the address and runs until Ctrl-C.
 
-    Exit 0 after Ctrl-C, 1 when the database cannot be used (damaged, or in use by
-    another lc serve), 2 on bad options (a --store database that cannot be used included)
+    Exit 0 after Ctrl-C, 1 when the database cannot be used (damaged, or its --data in
+    use by another lc serve), 2 on bad options (a --store database that cannot be used included)
     or without the serve extra (pip install 'lostcities[serve]').
     """
     try:
@@ -114,11 +114,14 @@ def serve(
         fail(f"--limit {err}", EXIT_USAGE)
     bound = () if host in ("0.0.0.0", "::", "") else (host,)
     hosts = (*bound, *LOCAL_HOSTS, *(allowed_host or ()))
+    lock = None
     try:
-        # one lc serve a data folder, for its whole life (the system drops the lock of a
-        # process killed, even with kill -9)
+        # one lc serve a data folder of an SQLite store, for its whole life (the system
+        # drops the lock of a process killed, even with kill -9); with --store, several
+        # processes share the database and the records folder
         folder.mkdir(parents=True, exist_ok=True)
-        lock = SaveLock.acquire(folder / "rooms.sqlite3")
+        if store is None:
+            lock = SaveLock.acquire(folder / "rooms.sqlite3")
     except SaveInUse as err:
         fail(f"--data {shown_path(folder)} is in use by another lc serve (pid {err.pid}); "
              f"stop that one first, or give another --data")
@@ -161,7 +164,8 @@ def serve(
         pass
     except OSError as err:
         fail(f"cannot serve on {host}:{port}: {err}")
-    lock.release()  # a failure above exits holding it: the system drops it
+    if lock is not None:
+        lock.release()  # a failure above exits holding it: the system drops it
     typer.echo("lc serve: stopped")
 
 

@@ -16,9 +16,11 @@ never applied twice, whoever wrote the first; a rated match's id is the key of
 ``rated_matches``, and its players' rows are locked while their ratings change. A
 connection the server dropped (a restart of PostgreSQL) is replaced by a new one.
 
-While it is open the store holds a session advisory lock on the database: one ``lc serve``
-a database, as one a data folder with SQLite (several processes on one database need the
-shared rooms of issue 31, item 2, not built yet).
+Several ``lc serve`` processes may share one database (docs/server.md, "Several processes
+on one database"): every write of a room's state checks and bumps the room's ``version``
+(:class:`~.store.StaleRoom` when another process wrote it first), and each change is
+announced on the channel :data:`CHANNEL` (``NOTIFY``), which every process hears on a
+connection of its own (:meth:`PostgresStore.listen`).
 """
 from __future__ import annotations
 
@@ -58,9 +60,8 @@ CONNECT_SECONDS = 10
 #: connections a store keeps (the server's worker threads share them); a call finding
 #: none free waits up to :data:`POOL_WAIT_SECONDS`
 POOL_SIZE, POOL_WAIT_SECONDS = 16, 30
-#: the advisory lock keys: the schema's creation and migration (a transaction's), and
-#: the one server a database (the store's session)
-SCHEMA_LOCK, SERVER_LOCK = 0x4C430001, 0x4C430002
+#: the advisory lock key of the schema's creation and migration (a transaction's)
+SCHEMA_LOCK = 0x4C430001
 
 #: SQLite's column types as PostgreSQL must spell them: SQLite's INTEGER holds 64 bits
 #: (a room's seed has 48), its REAL is a double (the timestamps)
@@ -226,7 +227,7 @@ class PostgresStore(SQLReads):
 
     Opening it checks the database (every table and column the server reads), creates
     or migrates the schema in one transaction (PostgreSQL's DDL is transactional: a
-    failed step leaves it as it was), and takes the one-server lock; each fault is one
+    failed step leaves it as it was); each fault is one
     :class:`~.store.StoreError` line that never holds the password."""
 
     def __init__(self, url: str, *, durable: bool = True, chat_keep: int = 200,
@@ -238,9 +239,7 @@ class PostgresStore(SQLReads):
         self.crash_at = crash_at
         self._said: set[tuple[str, int]] = set()
         self._pool = _Pool(self._connect, POOL_SIZE)
-        self._holder = self._connect()  # the one-server lock's session
         try:
-            self._lock_server()
             self._open()
         except BaseException:
             self.close()
@@ -267,25 +266,6 @@ class PostgresStore(SQLReads):
         text = str(err) or type(err).__name__
         # psycopg says "connection failed: connection to server at ... failed: FATAL: ..."
         return _without(text.replace("connection failed: ", "", 1), self._password)
-
-    def _lock_server(self) -> None:
-        import psycopg
-
-        try:
-            held = self._holder.execute("SELECT pg_try_advisory_lock(%s)",
-                                        (SERVER_LOCK,)).fetchone()[0]
-            if held:
-                return
-            holders = self._holder.execute(
-                "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a "
-                "ON a.pid=l.pid WHERE l.locktype='advisory' AND l.granted AND l.objid=%s "
-                "AND l.database=(SELECT oid FROM pg_database WHERE datname="
-                "current_database())", (SERVER_LOCK,)).fetchall()
-        except psycopg.Error as err:
-            raise StoreError(f"{self.shown}: {self._said_error(err)}") from None
-        who = _without(str(holders[0][0]), self._password)[:60] if holders else "a server"
-        raise StoreError(f"{self.shown} is in use by another lc serve ({who}); stop that "
-                         f"one first, or give another database")
 
     def _open(self) -> None:
         """Create or migrate the schema (one transaction, under the schema's lock: two
@@ -607,9 +587,5 @@ class PostgresStore(SQLReads):
             "ORDER BY m.at DESC, m.id LIMIT ?", (player_id, limit))]
 
     def close(self) -> None:
-        """Close every connection (the one-server lock goes with its session)."""
+        """Close every connection."""
         self._pool.close()
-        with contextlib.suppress(Exception):  # (the server drops it with the session anyway)
-            self._holder.execute("SELECT pg_advisory_unlock(%s)", (SERVER_LOCK,))
-        with contextlib.suppress(Exception):
-            self._holder.close()

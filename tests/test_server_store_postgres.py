@@ -174,16 +174,6 @@ def test_a_newer_database_is_refused_in_one_line(tmp_path: Path, pg_cluster) -> 
         lc_serve_refusal(tmp_path, url)
 
 
-def test_one_lc_serve_a_database_and_the_lock_goes_with_the_store(
-        tmp_path: Path, pg_cluster) -> None:
-    url = pg_cluster.database()
-    first = PostgresStore(url)
-    said = lc_serve_refusal(tmp_path, url)
-    assert "is in use by another lc serve (lc serve pid " in said
-    first.close()
-    PostgresStore(url).close()  # free again
-
-
 # --------------------------------------------------------------------------- migrations
 
 def database_of_version(pg_cluster, version: int) -> str:
