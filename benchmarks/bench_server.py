@@ -3,7 +3,7 @@
 Run: ``python benchmarks/bench_server.py [--rooms 10,100,500] [--seconds S | --moves M]
 [--warmup S] [--think MS] [--no-saturate] [--pack duel-classic] [--durable | --no-durable]
 [--check-messages] [--no-compression] [--rate R] [--seed N] [--profile PREFIX] [--json]
-[--store postgresql://...]``.
+[--store postgresql://... [--processes N [--sticky]]]``.
 Needs the ``serve`` extra (the clients use the ``websockets`` library).
 
 With ``--store URL`` each server keeps its rooms on that PostgreSQL server (``lc serve
@@ -12,6 +12,17 @@ dropped after; the URL's user needs ``CREATEDB``; the ``postgresql`` extra). Whe
 database server runs on this machine, its processes' CPU time in the window is measured
 too (its ``postmaster.pid``, read from ``data_directory``: the URL's user must be allowed
 to read that setting) and counted in the CPU a move.
+
+With ``--processes N`` (``--store`` only) each level runs N ``lc serve --store`` processes
+on the one database and one shared ``--data`` folder, as a deployment behind a reverse
+proxy does (docs/server.md, "Deployment: several processes"). The clients spread over
+them round-robin by connection, as a proxy without sticky sessions does: room i is
+opened (``POST /rooms``) on process i mod N, its seat s's client connects to process
+(2i + s) mod N, so with two processes each room has a player on each and every move
+crosses from one process to the other through the database (its notification, then the
+other process's read). With ``--sticky`` both clients of room i connect to process i mod N
+(as a proxy hashing the room's path would): no move crosses. The CPU time of each
+process in the window is printed beside their sum (the server CPU figures are the sum).
 
 Each level (a number of rooms) is run twice, each time on a fresh server:
 
@@ -50,7 +61,9 @@ Printed per level and pace, over the measured window (after ``--warmup`` seconds
   20 ms sleep: one client process runs every connection, on the same machine as the
   server);
 - the server's CPU time in the window (seconds, share of one core, per move) and in all, its
-  resident memory high-water mark (``VmHWM`` of ``/proc/PID/status``) and at the end;
+  resident memory high-water mark (``VmHWM`` of ``/proc/PID/status``) and at the end
+  (with ``--processes``: the processes' sum, the largest process's memory, and each
+  process's CPU seconds in the window);
 - the conditions: cores, load average before and after, Python, connections (and on
   how many the server took the clients' offer of compression), errors the clients
   received, moves that had to wait for the rate.
@@ -170,13 +183,15 @@ class Server:
     """One server subprocess on a fresh data folder: started, waited for, measured, stopped."""
 
     def __init__(self, durable: Optional[bool], check: bool, profile: Optional[str],
-                 extra: tuple[str, ...] = ()):
+                 extra: tuple[str, ...] = (), data: Optional[str] = None):
         """``extra``: more options of ``lc serve`` (e.g. ``--limit rooms=1200``; with
-        ``lc serve``'s own settings only)."""
+        ``lc serve``'s own settings only); ``data``: its ``--data`` folder, shared with
+        other processes (default: a fresh one of its own)."""
         self.folder = tempfile.TemporaryDirectory(prefix="bench-server-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        data = os.path.join(self.folder.name, "data")
+        if data is None:
+            data = os.path.join(self.folder.name, "data")
         if durable is None and not check and not profile:  # lc serve's own settings
             command = [sys.executable, "-c", "from lostcities.cli.app import main; main()",
                        "serve", "--port", str(self.port), "--data", data, *extra]
@@ -422,17 +437,22 @@ class RoomLoad:
         """Whether the room has played its ``--moves`` in the window."""
         return self.moves is not None and self.measured_moves >= self.moves
 
-    async def setup(self, base: str, pack: str, seed: int, interval: float,
-                    compression: bool) -> None:
-        """Open the room, connect two clients, seat them (``RuntimeError``: refused)."""
+    async def setup(self, bases: list[str], sticky: bool, pack: str, seed: int,
+                    interval: float, compression: bool) -> None:
+        """Open the room, connect two clients, seat them (``RuntimeError``: refused).
+        ``bases``: the servers' addresses; the room is opened on the one of its index
+        (round-robin), its clients connect round-robin by connection, or with ``sticky``
+        both to the room's server (one server: all on it)."""
         from websockets.asyncio.client import connect
 
         # each room's players come from an address of their own (the server trusts the
         # loopback's X-Forwarded-For), as visitors do: the per-address limits are theirs
         address = f"10.{self.index >> 16 & 255}.{self.index >> 8 & 255}.{self.index & 255}"
-        self.room_id = await asyncio.to_thread(open_room, base, pack, address)
-        url = base.replace("http://", "ws://") + f"/rooms/{self.room_id}/ws"
+        self.room_id = await asyncio.to_thread(open_room, bases[self.index % len(bases)], pack,
+                                               address)
         for seat in range(2):
+            base = bases[(self.index if sticky else 2 * self.index + seat) % len(bases)]
+            url = base.replace("http://", "ws://") + f"/rooms/{self.room_id}/ws"
             ws = await connect(url, open_timeout=ANSWER_SECONDS, ping_interval=None,
                                additional_headers={"X-Forwarded-For": address},
                                compression="deflate" if compression else None,
@@ -488,10 +508,11 @@ def percentile(ordered: list[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
-async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Server,
+async def run_level(servers: list[Server], rooms: int, args: argparse.Namespace,
                     think: float, database: Optional["Database"] = None) -> dict[str, Any]:
-    """Play ``rooms`` rooms against the server at ``base``, each client thinking ``think``
-    ms a move on average; the level's figures (with ``database``, its CPU too)."""
+    """Play ``rooms`` rooms against ``servers`` (one, or ``--processes`` on one database),
+    each client thinking ``think`` ms a move on average; the level's figures (with
+    ``database``, its CPU too)."""
     tally = Tally()
     loads = [RoomLoad(i, tally, args.moves, think / 1000) for i in range(rooms)]
     interval = 1.0 / args.rate
@@ -499,7 +520,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
 
     async def setup(load: RoomLoad) -> None:
         async with gate:
-            await load.setup(base, args.pack, args.seed, interval, not args.no_compression)
+            await load.setup([server.base for server in servers], args.sticky, args.pack,
+                             args.seed, interval, not args.no_compression)
 
     setup_start = time.perf_counter()
     results = await asyncio.gather(*(setup(load) for load in loads), return_exceptions=True)
@@ -522,7 +544,7 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         tally.window_end = tally.window_start + args.seconds
     await asyncio.gather(*(load.start() for load in loads))
     await asyncio.sleep(max(0.0, tally.window_start - time.perf_counter()))
-    server_cpu_start = server.cpu_seconds()
+    each_cpu_start = [server.cpu_seconds() for server in servers]
     database_cpu_start = database.cpu_seconds() if database else None
     client_start = resource.getrusage(resource.RUSAGE_SELF)
     window_start = time.perf_counter()
@@ -537,7 +559,8 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
             await asyncio.sleep(0.05)  # polling a condition, bounded above
         window_end = time.perf_counter()
         tally.window_end = window_end
-    server_cpu = server.cpu_seconds() - server_cpu_start
+    each_cpu = [server.cpu_seconds() - start for server, start in zip(servers, each_cpu_start)]
+    server_cpu = sum(each_cpu)
     database_cpu = (database.cpu_seconds() - database_cpu_start  # type: ignore[operator]
                     if database and database_cpu_start is not None else None)
     client_end = resource.getrusage(resource.RUSAGE_SELF)
@@ -551,8 +574,9 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         await asyncio.sleep(0.05)  # polling a condition, bounded above
     tally.unanswered = sum(1 for load in loads for c in load.clients
                            if c.pending is not None and tally.measured(c.pending[0]))
-    memory = server.memory_kib()
-    server_cpu_all = server.cpu_seconds()
+    memories = [server.memory_kib() for server in servers]
+    memory = {key: max(m.get(key, 0) for m in memories) for key in ("VmHWM", "VmRSS")}
+    server_cpu_all = sum(server.cpu_seconds() for server in servers)
     await asyncio.gather(*(load.close() for load in loads), return_exceptions=True)
     seconds = window_end - window_start
     ordered = sorted(tally.latencies)
@@ -577,6 +601,9 @@ async def run_level(base: str, rooms: int, args: argparse.Namespace, server: Ser
         "server_cpu_seconds_window": round(server_cpu, 2),
         "server_cpu_share_window": round(server_cpu / seconds, 3) if seconds > 0 else None,
         "server_cpu_seconds_total": round(server_cpu_all, 2),
+        "processes": len(servers),
+        "process_cpu_seconds_window": [round(cpu, 2) for cpu in each_cpu],
+        "process_peak_rss_mib": [round(m.get("VmHWM", 0) / 1024, 1) for m in memories],
         "server_cpu_ms_per_move": (round(server_cpu / len(ordered) * 1000, 2) if ordered
                                    else None),
         "database_cpu_seconds_window": (round(database_cpu, 2) if database_cpu is not None
@@ -599,15 +626,24 @@ def level(rooms: int, think: float, args: argparse.Namespace, say: Any) -> dict[
     load_before = os.getloadavg()
     profile = f"{args.profile}-{rooms}-{think:g}.prof" if args.profile else None
     database = Database(args.store) if args.store else None
-    server = Server(durable=args.durable, check=args.check_messages, profile=profile,
-                    extra=("--store", database.url) if database else ())
+    shared = tempfile.TemporaryDirectory(prefix="bench-server-data-")  # --processes' --data
+    servers: list[Server] = []
     try:
-        ready = server.wait_ready()
-        figures = asyncio.run(run_level(server.base, rooms, args, server, think, database))
+        for _ in range(args.processes):
+            servers.append(Server(durable=args.durable, check=args.check_messages,
+                                  profile=profile,
+                                  extra=("--store", database.url) if database else (),
+                                  data=shared.name if args.processes > 1 else None))
+            if len(servers) == 1:  # the first makes the database's tables alone
+                ready = servers[0].wait_ready()
+        ready = max([ready] + [server.wait_ready() for server in servers[1:]])
+        figures = asyncio.run(run_level(servers, rooms, args, think, database))
         figures["server_ready_seconds"] = round(ready, 2)
     finally:
-        output = server.output()
-        code = server.stop()
+        output = "".join(server.output() for server in servers)
+        codes = [server.stop() for server in servers]
+        code = next((c for c in codes if c), codes[0] if codes else None)
+        shared.cleanup()
         if database is not None:
             database.drop()
     figures["load_before"] = [round(x, 2) for x in load_before]
@@ -649,6 +685,11 @@ def show(figures: dict[str, Any], say: Any) -> None:
              f"server CPU {figures['server_cpu_seconds_window']:.1f} s in the window, "
              f"{figures['server_cpu_seconds_total']:.1f} s in all",
              f"waited for the rate {figures['paced_moves']}",
+             *([f"{figures['processes']} processes' CPU in the window "
+                + " + ".join(f"{cpu:.1f}" for cpu in figures["process_cpu_seconds_window"])
+                + " s, peak MiB "
+                + " / ".join(f"{mib:.0f}" for mib in figures["process_peak_rss_mib"])]
+               if figures.get("processes", 1) > 1 else []),
              *([f"database CPU {figures['database_cpu_seconds_window']:.1f} s in the window, "
                 f"{figures['database_cpu_ms_per_move']:.2f} ms a move"]
                if figures.get("database_cpu_ms_per_move") is not None else []),
@@ -724,6 +765,13 @@ def main() -> None:
     parser.add_argument("--store", metavar="URL",
                         help="lc serve --store: the rooms on this PostgreSQL server, a fresh "
                              "database each level (postgresql://USER:PASSWORD@HOST:PORT/DB)")
+    parser.add_argument("--processes", type=int, default=1, metavar="N",
+                        help="with --store: N lc serve processes on the one database and one "
+                             "--data folder, the clients spread over them round-robin by "
+                             "connection (a room's two players on two processes)")
+    parser.add_argument("--sticky", action="store_true",
+                        help="with --processes: both clients of a room on the process it was "
+                             "opened on (as a proxy hashing the room's path would)")
     parser.add_argument("--json", action="store_true",
                         help="the table to stderr, one JSON object to stdout")
     args = parser.parse_args()
@@ -742,6 +790,13 @@ def main() -> None:
         import uvicorn
     except ImportError:
         parser.error("needs the serve extra: pip install 'lostcities[serve]'")
+    if not 1 <= args.processes <= 64:
+        parser.error("--processes: from 1 to 64")
+    if args.processes > 1 and not args.store:
+        parser.error("--processes N needs --store postgresql://...: SQLite's store is one "
+                     "process's")
+    if args.sticky and args.processes == 1:
+        parser.error("--sticky needs --processes N (N > 1)")
     if args.store and (args.durable is not None or args.check_messages or args.profile):
         parser.error("--store runs lc serve as it is: without --durable, --no-durable, "
                      "--check-messages, --profile")
@@ -764,6 +819,9 @@ def main() -> None:
         "server": ("lc serve" if lc_serve else "uvicorn on create_app (this file)")
         + (", cProfile" if args.profile else ""),
         "store": "PostgreSQL (--store)" if args.store else "SQLite",
+        "processes": args.processes,
+        "clients_spread": ("one process" if args.processes == 1 else
+                           "by room (sticky)" if args.sticky else "round-robin by connection"),
         "check_messages": args.check_messages, "tree": tree(),
         "compression": not args.no_compression, "rate_per_connection": args.rate,
         "think_ms": args.think, "paces_ms": paces,
@@ -775,7 +833,9 @@ def main() -> None:
         f"{conditions['python']}, websockets {conditions['websockets']}, uvicorn "
         f"{conditions['uvicorn']}; server: {conditions['server']}, store "
         f"{conditions['store']} "
-        f"{'durable (synchronous=FULL)' if durable else 'synchronous=NORMAL'}, "
+        + (f"x {args.processes} processes on one database, the clients spread "
+           f"{conditions['clients_spread']}, " if args.processes > 1 else "")
+        + f"{'durable (synchronous=FULL)' if durable else 'synchronous=NORMAL'}, "
         f"messages sent {'checked' if conditions['check_messages'] else 'not checked'} "
         f"against the schema; tree {conditions['tree']}; "
         f"compression {'offered' if conditions['compression'] else 'not offered'} by the "
