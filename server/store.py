@@ -55,6 +55,14 @@ MOVE, CONT, REMATCH = "move", "cont", "rematch"
 TIMEOUT, FORFEIT = "timeout", "forfeit"
 
 
+#: the quick-match queue's one rule (:meth:`Store.queue_join`): the longest waiting of
+#: the same pack and clock, of a process still running ({alive}: the store's condition;
+#: {lock}: PostgreSQL's row lock, so two processes never pair one waiter twice)
+QUEUE_PAIR = ("SELECT id FROM waiting WHERE pack=? AND clock=? AND id<>? AND {alive} "
+              "ORDER BY since, id LIMIT 1{lock}")
+QUEUE_SUMMARY = ("SELECT pack, clock, COUNT(*) FROM waiting WHERE {alive} "
+                 "GROUP BY pack, clock ORDER BY pack, clock")
+
 #: the longest message :meth:`Store.announce` sends, in bytes of JSON (PostgreSQL's
 #: NOTIFY takes up to 8000)
 ANNOUNCE_BYTES = 7900
@@ -370,7 +378,12 @@ class Store(Protocol):
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         """Every room's id, status and the last time anyone was there that the store
-        knows of: its creation, a seat's ``seen``, its last chat line."""
+        knows of: its creation, a seat's ``seen``, its last chat line, the last time a
+        process held it (:meth:`hold`)."""
+
+    def hold(self, room_ids: Sequence[str], at: float) -> None:
+        """A process holds these rooms at ``at`` (a connection, a bot at work): no other
+        process sharing the store expires them meanwhile."""
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
         """Remove these rooms with their seats, turns and chat lines."""
@@ -453,6 +466,30 @@ class Store(Protocol):
         """Tell every process listening (:meth:`listen`) ``message`` (a JSON object of at
         most :data:`ANNOUNCE_BYTES`); nothing for a store of one process."""
 
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        """The seats of the room a connection of this process holds now (another
+        process's clients see them present: :meth:`present_elsewhere`); announced."""
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        """The seats of these rooms that connections of the other processes, those still
+        running, hold now (none for a store of one process)."""
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        """``waiter`` asks for a quick match of ``pack`` with the clock ``clock`` (its
+        stored text): the waiter it is paired with (the longest waiting for the same pack
+        and clock, of a process still running: out of the queue now), or None (it waits
+        now, since ``at``)."""
+
+    def queue_leave(self, waiter: str) -> bool:
+        """``waiter`` waits no more; whether it waited."""
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        """Who waits: (pack, clock, how many), by pack and clock."""
+
+    def tidy(self) -> None:
+        """Forget the waiters and the presence of processes gone (``lc serve`` calls it at
+        each sweep)."""
+
     def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
         """Append a chat line, keeping the last ``keep`` lines of the room."""
 
@@ -521,7 +558,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
     hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0,
     rated INTEGER NOT NULL DEFAULT 0, clock TEXT NOT NULL DEFAULT '',
-    started REAL NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 0);
+    started REAL NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 0,
+    held REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
@@ -541,6 +579,9 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE TABLE IF NOT EXISTS waiting (
     id TEXT PRIMARY KEY, pack TEXT NOT NULL, clock TEXT NOT NULL, process TEXT NOT NULL,
     since REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS present (
+    room TEXT NOT NULL, seat INTEGER NOT NULL, process TEXT NOT NULL,
+    PRIMARY KEY (room, seat, process));
 """ + "".join(f"{statement};\n" for statement in _PLAYERS_SCHEMA)
 
 #: schema 8's step (from 7): each room's version (several processes on one database), and
@@ -548,8 +589,11 @@ CREATE TABLE IF NOT EXISTS waiting (
 #: which process: a PostgreSQL backend's pid, gone with its session)
 _SHARED_STEP = (
     "ALTER TABLE rooms ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE rooms ADD COLUMN held REAL NOT NULL DEFAULT 0",
     "CREATE TABLE IF NOT EXISTS waiting (id TEXT PRIMARY KEY, pack TEXT NOT NULL, "
     "clock TEXT NOT NULL, process TEXT NOT NULL, since REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS present (room TEXT NOT NULL, seat INTEGER NOT NULL, "
+    "process TEXT NOT NULL, PRIMARY KEY (room, seat, process))",
 )
 
 #: version -> the statements that bring a database of that version to the next one
@@ -693,6 +737,16 @@ class SQLReads:
                 tuple(part)) if type(r[1]) is int)
         return found
 
+    def hold(self, room_ids: Sequence[str], at: float) -> None:
+        ids = list(room_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            self._execute(f"UPDATE rooms SET held=? WHERE id IN ({','.join('?' * len(part))})",
+                          (at, *part))
+
+    def _execute(self, sql: str, params: tuple = ()) -> None:
+        raise NotImplementedError
+
     def stalled_rooms(self, before: float) -> list[str]:
         return [str(r[0]) for r in self._read(
             "SELECT id FROM rooms WHERE status=? AND started<? AND COALESCE((SELECT at FROM "
@@ -789,6 +843,7 @@ class SQLiteStore(SQLReads):
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             else:
                 self._migrate(db, str(row[0]))
+            db.execute("DELETE FROM waiting")  # (their sockets closed with the last server)
         missing = schema_problem(db)
         if missing is not None:
             raise StoreError(f"{self.path}: {missing}: not a rooms database of this server "
@@ -860,6 +915,38 @@ class SQLiteStore(SQLReads):
                lost: Callable[[], None], back: Callable[[], None]) -> None:
         """Nothing to hear: no other process writes this file."""
 
+    def _execute(self, sql: str, params: tuple = ()) -> None:
+        with self._write() as db:
+            db.execute(sql, params)
+
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        """Nothing: the one process's connections are all there is."""
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        return {}
+
+    def tidy(self) -> None:
+        """Nothing: no other process leaves anything."""
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        with self._write() as db:
+            db.execute("DELETE FROM waiting WHERE id=?", (waiter,))
+            row = db.execute(QUEUE_PAIR.format(alive="1=1", lock=""),
+                             (pack, clock, waiter)).fetchone()
+            if row is not None:
+                db.execute("DELETE FROM waiting WHERE id=?", (row[0],))
+                return str(row[0])
+            db.execute("INSERT INTO waiting VALUES (?, ?, ?, '', ?)", (waiter, pack, clock, at))
+            return None
+
+    def queue_leave(self, waiter: str) -> bool:
+        with self._write() as db:
+            return db.execute("DELETE FROM waiting WHERE id=?", (waiter,)).rowcount > 0
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        return [(str(p), str(c), int(n)) for p, c, n in
+                self._read(QUEUE_SUMMARY.format(alive="1=1"))]
+
     def announce(self, message: dict[str, Any]) -> None:
         """Nobody else to tell."""
 
@@ -890,12 +977,13 @@ class SQLiteStore(SQLReads):
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
-            "SELECT id, status, MAX(created, "
+            "SELECT id, status, MAX(created, held, "
             "COALESCE((SELECT MAX(seen) FROM seats WHERE room=rooms.id "
             "AND typeof(seen) IN ('real', 'integer')), 0), "
             "COALESCE((SELECT MAX(at) FROM chat WHERE room=rooms.id "
             "AND typeof(at) IN ('real', 'integer')), 0)) FROM rooms "
-            "WHERE typeof(created) IN ('real', 'integer')")
+            "WHERE typeof(created) IN ('real', 'integer') AND typeof(held) IN "
+            "('real', 'integer')")
         return [(str(i), str(status), float(last)) for i, status, last in rows]
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
-from .store import (ANNOUNCE_BYTES, CONT, LOBBY, PLAYING, REMATCH, SAID_MOST, SCHEMA_VERSION,
+from .store import (ANNOUNCE_BYTES, CONT, LOBBY, PLAYING, QUEUE_PAIR, QUEUE_SUMMARY, REMATCH,
+                    SAID_MOST, SCHEMA_VERSION,
                     ChatRow, DamagedRow, Placed, PlayerRow, RoomRow, SeatRow, SQLReads,
                     StaleRoom, StoreError, chat_row,
                     columns_problem, migration_steps, placed_row, schema_statements)
@@ -81,8 +82,19 @@ _NEXT_TURN = ("INSERT INTO turns (room, number, kind, text, at) SELECT ?, ?, ?, 
 #: process wrote the room first) and the turn appended, or neither;
 #: (room, version, room, number, kind, text, at) -> the turn's number, or no row
 _MOVE = ("WITH bumped AS (UPDATE rooms SET version=version+1 WHERE id=? AND version=? "
-         "RETURNING id) INSERT INTO turns (room, number, kind, text, at) "
+         "RETURNING id, {notify}) INSERT INTO turns (room, number, kind, text, at) "
          "SELECT ?, ?, ?, ?, ? FROM bumped RETURNING number")
+#: the announcement of a room's new version, sent by the statement that bumps it (a
+#: ``RETURNING`` expression: delivered when its transaction commits, never before, never
+#: for a write rolled back): ``{"room", "version", "listed"}``
+_CHANGED = (f"pg_notify('{CHANNEL}', json_build_object('room', id, 'version', version, "
+            f"'listed', listed)::text)")
+_MOVE = _MOVE.format(notify=_CHANGED)
+#: a process's name in the tables it shares (who waits, who is present): its listening
+#: session's pid and start, so that a process gone (its session ended) is known gone
+_PROCESS = "pid || '@' || extract(epoch FROM backend_start)"
+_ME = f"SELECT {_PROCESS} FROM pg_stat_activity WHERE pid=pg_backend_pid()"
+_ALIVE = f"process IN (SELECT {_PROCESS} FROM pg_stat_activity)"
 _QUOTED = re.compile(r"('(?:[^']|'')*')")
 _TYPE_WORD = re.compile(r"\b(INTEGER|REAL)\b")
 
@@ -251,6 +263,8 @@ class PostgresStore(SQLReads):
         #: the listening thread (:meth:`listen`) and what stops it
         self._listener: Optional[threading.Thread] = None
         self._closing = threading.Event()
+        #: this process's name in the shared tables (:data:`_PROCESS`), once it listens
+        self.process = ""
         self._password = self._keywords.get("password")
         self.durable = durable
         self.chat_keep = chat_keep
@@ -267,18 +281,17 @@ class PostgresStore(SQLReads):
     # ------------------------------------------------------------- connections
 
     @staticmethod
-    def _needs_psycopg() -> None:
-        """:class:`~.store.StoreError` in one line without psycopg (the extra)."""
+    def _needs_psycopg() -> Any:
+        """psycopg, or :class:`~.store.StoreError` in one line without it (the extra)."""
         try:
-            import psycopg  # noqa: F401
+            import psycopg
+            return psycopg
         except ImportError:
             raise StoreError("--store postgresql:// needs the postgresql extra: "
                              "pip install 'lostcities[postgresql]'") from None
 
     def _connect(self) -> "psycopg.Connection":
-        self._needs_psycopg()
-        import psycopg
-
+        psycopg = self._needs_psycopg()
         try:
             db = psycopg.connect(**self._keywords, autocommit=True,
                                  application_name=f"lc serve pid {os.getpid()}")
@@ -357,6 +370,10 @@ class PostgresStore(SQLReads):
                     raise
                 return
 
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> None:
+        with self._write() as db:
+            db.execute(postgres_sql(sql), params)
+
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         """The rows of one query (``sql`` in SQLite's words, :func:`postgres_sql`). A
         connection the server dropped meanwhile is tried once more on a new one."""
@@ -386,10 +403,10 @@ class PostgresStore(SQLReads):
         :class:`~.store.StaleRoom` when ``version`` is given and the stored one is
         another (another process wrote the room since this one read it)."""
         if version is None:
-            db.execute(postgres_sql("UPDATE rooms SET version=version+1 WHERE id=?"),
-                       (room_id,))
-        elif self._one(db, "UPDATE rooms SET version=version+1 WHERE id=? AND version=? "
-                           "RETURNING version", (room_id, version)) is None:
+            self._one(db, f"UPDATE rooms SET version=version+1 WHERE id=? RETURNING {_CHANGED}",
+                      (room_id,))
+        elif self._one(db, f"UPDATE rooms SET version=version+1 WHERE id=? AND version=? "
+                           f"RETURNING {_CHANGED}", (room_id, version)) is None:
             raise StaleRoom(room_id, version)
 
     # ------------------------------------------------------------- other processes
@@ -441,6 +458,7 @@ class PostgresStore(SQLReads):
                 continue
             try:
                 db.execute(f"LISTEN {CHANNEL}")
+                self.process = str(db.execute(_ME).fetchone()[0])
                 if not reachable:
                     reachable = True
                     back()
@@ -462,6 +480,57 @@ class PostgresStore(SQLReads):
                 with contextlib.suppress(Exception):
                     db.close()
 
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        with self._write() as db:
+            db.execute(postgres_sql("DELETE FROM present WHERE room=? AND process=?"),
+                       (room_id, self.process))
+            for seat in sorted(set(seats)):
+                db.execute(postgres_sql("INSERT INTO present VALUES (?, ?, ?) "
+                                        "ON CONFLICT DO NOTHING"),
+                           (room_id, seat, self.process))
+            db.execute("SELECT pg_notify(%s, %s)",
+                       (CHANNEL, json.dumps({"room": room_id, "present": True})))
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        found: dict[str, set[int]] = {}
+        for room, seat in self._read(f"SELECT room, seat FROM present WHERE room = ANY(?) "
+                                     f"AND process<>? AND {_ALIVE}",
+                                     (list(room_ids), self.process)):
+            if type(seat) is int:
+                found.setdefault(str(room), set()).add(seat)
+        return found
+
+    def tidy(self) -> None:
+        """Forget what processes gone (their sessions ended) left in the shared tables:
+        their waiters and their presence."""
+        with self._write() as db:
+            for table in ("waiting", "present"):
+                db.execute(f"DELETE FROM {table} WHERE NOT {_ALIVE}")
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        with self._write() as db:
+            db.execute(postgres_sql("DELETE FROM waiting WHERE id=?"), (waiter,))
+            row = self._one(db, QUEUE_PAIR.format(alive=_ALIVE, lock=" FOR UPDATE SKIP LOCKED"),
+                            (pack, clock, waiter))
+            if row is not None:
+                db.execute(postgres_sql("DELETE FROM waiting WHERE id=?"), (row[0],))
+            else:
+                db.execute(postgres_sql("INSERT INTO waiting VALUES (?, ?, ?, ?, ?)"),
+                           (waiter, pack, clock, self.process, at))
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps({"queue": True})))
+        return None if row is None else str(row[0])
+
+    def queue_leave(self, waiter: str) -> bool:
+        with self._write() as db:
+            gone = self._one(db, "DELETE FROM waiting WHERE id=? RETURNING id", (waiter,))
+            if gone is not None:
+                db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps({"queue": True})))
+        return gone is not None
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        return [(str(p), str(c), int(n)) for p, c, n in
+                self._read(QUEUE_SUMMARY.format(alive=_ALIVE))]
+
     # ------------------------------------------------------------- rooms
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
@@ -476,18 +545,22 @@ class PostgresStore(SQLReads):
                          (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
                           int(hints), int(listed), int(rated), clock)) is None:
                 raise StoreError(f"room {room_id} exists")
+            self._one(db, f"SELECT {_CHANGED} FROM rooms WHERE id=?", (room_id,))
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
                        listed, rated, clock)
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
-            "SELECT id, status, GREATEST(created, "
+            "SELECT id, status, GREATEST(created, held, "
             "COALESCE((SELECT MAX(seen) FROM seats WHERE room=rooms.id), 0), "
             "COALESCE((SELECT MAX(at) FROM chat WHERE room=rooms.id), 0)) FROM rooms")
         return [(str(i), str(status), float(last)) for i, status, last in rows]
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
         with self._write() as db:
+            for room_id in room_ids:  # (heard once the rows are gone: committed)
+                db.execute("SELECT pg_notify(%s, %s)",
+                           (CHANNEL, json.dumps({"room": room_id, "gone": True})))
             for table, key in (("chat", "room"), ("turns", "room"), ("seats", "room"),
                                ("rooms", "id")):
                 db.execute(postgres_sql(f"DELETE FROM {table} WHERE {key} = ANY(?)"),
