@@ -614,6 +614,7 @@ async def run_level(servers: list[Server], rooms: int, args: argparse.Namespace,
         "server_rss_end_mib": round(memory.get("VmRSS", 0) / 1024, 1),
         "client_cpu_seconds_window": round(client_cpu, 2),
         "client_cpu_share_window": round(client_cpu / seconds, 3) if seconds > 0 else None,
+        "client_cpu_ms_per_move": round(client_cpu / len(ordered) * 1000, 2) if ordered else None,
         "client_loop_lag_ms": ({f"p{p}": round(percentile(lags, p) * 1000, 1) for p in (50, 99)}
                                | {"max": round(lags[-1] * 1000, 1)} if lags else None),
     })
@@ -873,6 +874,17 @@ def main() -> None:
     if saturated:
         say("saturated throughput (bots answering at once): " + ", ".join(
             f"{f['rooms']} rooms {f['moves_per_second']:.0f} moves/s" for f in saturated))
+    for f in saturated:  # where the limit is: the CPU of a move, everything on this machine
+        parts = [("lc serve", f["server_cpu_ms_per_move"]),
+                 ("PostgreSQL", f.get("database_cpu_ms_per_move")),
+                 ("the clients", f.get("client_cpu_ms_per_move"))]
+        known = [(name, ms) for name, ms in parts if ms]
+        total = sum(ms for _, ms in known)
+        f["machine_ceiling_moves_per_second"] = round(os.cpu_count() * 1000 / total)
+        say(f"{f['rooms']} rooms saturated: CPU a move "
+            + " + ".join(f"{ms:.2f} ms ({name})" for name, ms in known)
+            + f" = {total:.2f} ms: {os.cpu_count()} cores get through at most "
+            f"{f['machine_ceiling_moves_per_second']} moves/s with everything on this machine")
     if args.json:
         print(json.dumps({"conditions": conditions, "levels": results}, indent=2))
 

@@ -216,7 +216,7 @@ def test_two_processes_behind_nginx_play_a_room_and_survive_kill_9(
             if seat.state is None or seat.state["room"]["turns"] != 4:
                 seat.until(lambda m: m["type"] == "state" and m["room"]["turns"] == 4)
         play(ann, bob, 4)
-        assert https(context, f"{base}/rooms/{room}")["turns"] == 8
+        assert https(context, f"{base}/rooms/{room}")["room"]["turns"] == 8
         ann.close(), bob.close()
     finally:
         if nginx is not None:
