@@ -50,8 +50,12 @@ class Seat:
         if self.state and self.state["room"]["turns"] >= turns and \
                 self.state["room"]["status"] == "playing":
             return self.state
-        return self.until(lambda m: m["type"] == "state" and m["room"]["turns"] >= turns
-                          and m["room"]["status"] == "playing")
+        def check(message: dict) -> bool:
+            assert message["type"] != "error", message  # (a move refused: say why)
+            return message["type"] == "state" and message["room"]["turns"] >= turns \
+                and message["room"]["status"] == "playing"
+
+        return self.until(check)
 
     def send(self, message: dict) -> None:
         self.ws.send(json.dumps(message))

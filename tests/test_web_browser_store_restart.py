@@ -14,7 +14,7 @@ import test_web_browser as web
 from browser_support import Player, Server
 from lostcities.i18n import load_messages
 from test_web_browser import SERVER_AWAY, WATCH_PAGE, ada_against_a_bot, duel_turn, \
-    open_player
+    never_stale
 
 #: the browser tests' fixtures: one chromium for the module, the contexts a test opens
 browser, players = web.browser, web.players
@@ -55,14 +55,7 @@ def test_the_page_says_reconnecting_while_the_database_is_away_then_plays_on(
     ada.wait_connected()
     assert (ada.attr("seat"), ada.attr("phase")) == ("0", "card")
     assert ada.page.locator("#conn").get_attribute("data-state") == "online"
-    seen = ada.page.evaluate("() => window.__seen")
-    assert any(s["connected"] != "1" for s in seen), "the outage was not seen"
-    for moment in seen:
-        if moment["connected"] == "1":  # a connected page is never stale nor empty
-            assert (moment["seat"], moment["phase"], moment["hand"]) == ("0", "card", 8), \
-                f"the page showed {moment} while connected"
-        else:
-            assert moment["phase"] == "wait", f"the page showed {moment} while away"
+    never_stale(ada)
     assert ada.turns() == turns and sorted(ada.hand()) == hand
     duel_turn(ada, 0, pg_server.room(room)["view"], turns)
     ada.until_turns(turns + 2)  # Ada's move stored, and the bot plays on
