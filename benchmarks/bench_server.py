@@ -66,7 +66,8 @@ Printed per level and pace, over the measured window (after ``--warmup`` seconds
   process's CPU seconds in the window);
 - the conditions: cores, load average before and after, Python, connections (and on
   how many the server took the clients' offer of compression), errors the clients
-  received, moves that had to wait for the rate.
+  received, moves that had to wait for the rate, rooms the server never started (a
+  ``/start`` refused: they play no move, the load is lower).
 
 With ``--json`` the table goes to stderr and one JSON object to stdout. With
 ``--profile PREFIX`` the server runs under cProfile (the event loop and its worker
@@ -399,6 +400,8 @@ class Client:
             if tally.measured(sent_at):
                 tally.latencies.append(arrived - sent_at)
                 tally.last_answer = arrived
+        if info["status"] != "lobby":
+            self.room.started = True
         if tally.stopping or self.room.done():
             return
         legal = message.get("legal")
@@ -430,6 +433,9 @@ class RoomLoad:
         self.tally = tally
         self.moves = moves
         self.measured_moves = 0
+        #: whether a client saw the match dealt (a room the server never started plays
+        #: no move: counted, as it lowers the load)
+        self.started = False
         self.clients: list[Client] = []
         self.room_id = ""
 
@@ -469,7 +475,15 @@ class RoomLoad:
                                    f"{self.tally.errors or self.tally.closed}") from None
 
     async def start(self) -> None:
-        await self.clients[0].send({"type": "line", "text": "/start"})
+        """``/start`` once the first client's state shows both seats taken (with several
+        processes, the second seat was taken through another: its news may come after
+        that seat's ``seated``), as a player starts when the other has sat down."""
+        first = self.clients[0]
+        bound = time.perf_counter() + ANSWER_SECONDS
+        while (first.last is None or len(first.last["room"]["seats"]) < 2) and \
+                time.perf_counter() < bound:
+            await asyncio.sleep(0.02)  # polling a condition, bounded above
+        await first.send({"type": "line", "text": "/start"})
 
     async def close(self) -> None:
         for client in self.clients:
@@ -594,6 +608,7 @@ async def run_level(servers: list[Server], rooms: int, args: argparse.Namespace,
                        if ordered else None),
         "paced_moves": tally.paced,
         "unanswered": tally.unanswered,
+        "rooms_not_started": sum(1 for load in loads if not load.started),
         "rounds_ended": tally.rounds,
         "conts_sent": tally.conts,
         "errors": tally.errors,
@@ -699,6 +714,8 @@ def show(figures: dict[str, Any], say: Any) -> None:
                                          if figures.get("client_loop_lag_ms") else "?"),
              f"rounds {figures['rounds_ended']}", f"/cont {figures['conts_sent']}",
              f"compressed connections {figures['compressed_connections']}"]
+    if figures.get("rooms_not_started"):
+        extra.append(f"ROOMS NEVER STARTED {figures['rooms_not_started']} (see errors)")
     if figures["unanswered"]:
         extra.append(f"UNANSWERED {figures['unanswered']}")
     if figures["errors"]:
