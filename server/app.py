@@ -52,6 +52,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from lostcities.engine import LostCitiesError, Move, load_pack
+from lostcities.i18n import LANGS
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
@@ -204,6 +205,18 @@ def encode(message: dict[str, Any], lang: str, check: bool) -> str:
 
 #: ``json.dumps(message, ensure_ascii=False)``, its encoder made once (each message sent)
 to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def said_here(event: Any) -> bool:
+    """Whether ``event``, heard from another process (data from the database), is an
+    ``info`` or ``chat`` message of the protocol in every language (else it is not
+    passed on)."""
+    if not isinstance(event, dict) or event.get("type") not in SAID_ELSEWHERE:
+        return False
+    try:
+        return all(problem(localize(event, lang), "server") is None for lang in LANGS)
+    except Exception:  # noqa: BLE001 - a key or params no message of ours has
+        return False
 
 
 def speaks(message: dict[str, Any]) -> bool:
@@ -562,13 +575,13 @@ class Hub:
         if not isinstance(room_id, str) or not is_room_id(room_id):
             return
         if message.get("gone") is True:
-            self.room_gone(room_id)
+            self.later(self.gone_if(room_id))
             return
         said = message.get("said")
         if isinstance(said, list) and message.get("from") != self.name:
             clients = list(self.clients.get(room_id, ()))
             for event in said:
-                if isinstance(event, dict) and event.get("type") in SAID_ELSEWHERE:
+                if clients and said_here(event):
                     self.broadcast(clients, event)
         if message.get("present") is True and room_id in self.rooms:
             self.later(self.presence_changed([room_id]))
@@ -689,6 +702,13 @@ class Hub:
             if task is not None:
                 task.cancel()
         self.present_elsewhere.pop(room_id, None)
+
+    async def gone_if(self, room_id: str) -> None:
+        """Another process says it deleted ``room_id``: forgotten here if the store says
+        so too (:meth:`room_gone`)."""
+        with contextlib.suppress(StoreError):
+            if room_id in self.rooms and await self.run(self.store.room, room_id) is None:
+                self.room_gone(room_id)
 
     def room_gone(self, room_id: str) -> None:
         """Another process deleted the room (expired): forgotten, its clients closed with
