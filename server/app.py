@@ -352,6 +352,9 @@ class Hub:
         #: other processes' connections hold; the seats this one said it holds
         self.name = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.store_down = False
+        #: how many times the database went out of reach (a :meth:`back` under way stops
+        #: when it goes again)
+        self._outages = 0
         self.present_elsewhere: dict[str, set[int]] = {}
         self._said_present: dict[str, frozenset[int]] = {}
         #: announcements go out one at a time, in order (a chat line never overtakes the
@@ -723,17 +726,17 @@ class Hub:
         (clients reconnect, to this process or another), nothing kept of the rooms (what
         other processes write meanwhile is not heard), room sockets refused with
         :data:`STORE_AWAY` until it is back (:meth:`back`)."""
-        if self.store_down:
-            return
-        self.store_down = True
-        log.warning("the database is out of reach: every socket closed, rooms read again "
-                    "once it is back")
-        for clients in list(self.clients.values()):
-            for client in list(clients):
+        self._outages += 1
+        if not self.store_down:
+            self.store_down = True
+            log.warning("the database is out of reach: every socket closed, rooms read "
+                        "again once it is back")
+            for clients in list(self.clients.values()):
+                for client in list(clients):
+                    client.drop(code=STORE_LOST)
+            for client in list(self.lobby_clients):
                 client.drop(code=STORE_LOST)
-        for client in list(self.lobby_clients):
-            client.drop(code=STORE_LOST)
-        for room_id in list(self.rooms):
+        for room_id in list(self.rooms):  # (also those a back() under way read again)
             self.let_go(room_id)
         for room_id in list(self.lobby.rooms):
             self.lobby.put(room_id, None)
@@ -743,16 +746,25 @@ class Hub:
     async def back(self) -> None:
         """The database is back: every room under way or listed read again (as at
         start: bots play on, clocks are watched, the lobby lists), then sockets are let
-        in again."""
-        try:
-            room_ids = await self.run(self.store.open_rooms)
-        except StoreError:
-            return  # (lost again: the listener says back once more)
+        in again; given up when it goes away again meanwhile (:meth:`lost`: another
+        back follows)."""
+        outage = self._outages
+        while True:
+            try:
+                room_ids = await self.run(self.store.open_rooms)
+                break
+            except StoreError:  # (its listening connection is back before the others)
+                await asyncio.sleep(1.0)
+            if self._outages != outage:
+                return
         for room_id in room_ids:
+            if self._outages != outage:
+                return
             await self.wake(room_id)
-        self.store_down = False
-        log.warning("the database is back: rooms read again")
-        await self.tell_queue()
+        if self._outages == outage:
+            self.store_down = False
+            log.warning("the database is back: rooms read again")
+            await self.tell_queue()
 
     async def take_up(self) -> None:
         """The rooms under way that no turn changed for ``Limits.orphan_seconds``: read
