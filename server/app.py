@@ -34,6 +34,7 @@ import gc
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import time
 from collections import Counter
@@ -59,17 +60,17 @@ from .clients import (AllowedHosts, Bucket, RoomQuota, address_of, host_allowed,
 from .clocks import TimeControl, clock_bounds, control_of
 from .guard import Throttle
 from .http import COMMON_HEADERS, http_error, is_json, lang_asked, read_body, read_json, too_fast
-from .lobby import Lobby, MatchQueue, room_summary
+from .lobby import Lobby, QueueKey, room_summary
 from .lobby_web import encode_lobby
 from .lobby_web import routes as lobby_routes
 from .players import player_routes
-from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, Limits, clean_text, lang_of,
-                       localize, problem)
+from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, STORE_AWAY, STORE_LOST, Limits,
+                       clean_text, lang_of, localize, problem)
 from .replays import Desk, frames, read_match
 from .room import (BotTurn, Due, Outcome, PlannedTurn, Room, RoomError, error, is_room_id,
                    new_room_id, refused)
-from .store import (LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore, Store, StoreError,
-                    token_hash)
+from .store import (ANNOUNCE_BYTES, LOBBY, PLAYING, DamagedRow, PlayerRow, SQLiteStore,
+                    StaleRoom, Store, StoreError, token_hash)
 from .store_pg import PostgresStore
 from .web import replay_answer, routes as web_routes
 
@@ -84,6 +85,12 @@ BOT_RETRY_FIRST, BOT_RETRY_MOST = 1.0, 30.0
 #: writes the store refused are said in the log at most once in this many seconds (the
 #: line counts the others)
 UNSAVED_LOG_SECONDS = 10.0
+#: a command refused because another process wrote the room first is tried again (on the
+#: room caught up) at most this many times
+STALE_TRIES = 5
+#: the events another process's clients cannot rebuild from the stored room (turns,
+#: rounds and matches they can): announced to them (:meth:`Hub.announce_said`)
+SAID_ELSEWHERE = ("info", "chat")
 
 
 #: uvicorn's WebSocket settings of ``lc serve`` (bench_server.py's server takes them too):
@@ -323,7 +330,20 @@ class Hub:
         self._unsaved = Throttle(UNSAVED_LOG_SECONDS)
         #: the listed rooms and the pages watching them; the quick-match queue
         self.lobby = Lobby(partial(encode_lobby, check=check_messages))
-        self.queue: MatchQueue[Any] = MatchQueue()
+        #: this process's lobby sockets (closed when the database goes away) and its
+        #: waiters in the quick-match queue (the queue itself is the store's), by id
+        self.lobby_clients: set[Connection] = set()
+        self.waiters: dict[str, Any] = {}
+        #: several processes on one database (docs/server.md): this process's name in its
+        #: announcements; whether the database is out of reach now; the seats of each room
+        #: other processes' connections hold; the seats this one said it holds
+        self.name = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self.store_down = False
+        self.present_elsewhere: dict[str, set[int]] = {}
+        self._said_present: dict[str, frozenset[int]] = {}
+        #: announcements go out one at a time, in order (a chat line never overtakes the
+        #: one before)
+        self.announcer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lc-announce")
 
     def connections(self) -> int:
         """Open connections in all rooms."""
@@ -389,6 +409,9 @@ class Hub:
                     if room is None:
                         return None
                     self.attach(room)
+                    if self.store.shared:  # (its process may be gone: the bots play on)
+                        self.kick_bots(room)
+                        self.watch_clock(room)
         finally:
             if room_id not in self.rooms:
                 self.locks.pop(room_id, None)
@@ -423,8 +446,8 @@ class Hub:
         bots then play on without waiting for a client) or listed and waiting for
         players: the lobby lists it."""
         try:
-            row = self.store.room(room_id)
-            self.store.seats(room_id)
+            row = await self.run(self.store.room, room_id)
+            await self.run(self.store.seats, room_id)
         except DamagedRow as err:
             self.quarantine(room_id, str(err))
             return
@@ -455,11 +478,35 @@ class Hub:
         self.rooms[room.id] = room
 
     def present(self, room: Room) -> set[int]:
-        """The seats of ``room`` an open connection holds now."""
+        """The seats of ``room`` an open connection holds now, here or in another process
+        sharing the store."""
+        return self.present_here(room) | self.present_elsewhere.get(room.id, set())
+
+    def present_here(self, room: Room) -> set[int]:
+        """The seats of ``room`` an open connection of this process holds now."""
         seats = {client.seat(room) for client in self.clients.get(room.id, ())
                  if not client.closed}
         seats.discard(None)
         return seats  # type: ignore[return-value]
+
+    def note_presence(self, room: Room) -> None:
+        """Tell the other processes sharing the store which seats this one's connections
+        hold in ``room``, when that changed (stored: their clients see them present,
+        and no process gives a bot a seat held elsewhere)."""
+        if not self.store.shared:
+            return
+        here = frozenset(self.present_here(room))
+        if self._said_present.get(room.id, frozenset()) == here:
+            return
+        self._said_present[room.id] = here
+        if not here:
+            del self._said_present[room.id]
+        self.later(self._store_presence(room.id, sorted(here)))
+
+    async def _store_presence(self, room_id: str, seats: list[int]) -> None:
+        with contextlib.suppress(StoreError):  # (the next change, or the database back)
+            await asyncio.get_running_loop().run_in_executor(
+                self.announcer, self.store.set_present, room_id, seats)
 
     async def create_room(self, pack_name: str, hints: bool = False,
                           *, listed: bool = False, rated: bool = False,
@@ -485,6 +532,232 @@ class Hub:
             return room
         raise StoreError("no free room id")
 
+    # ------------------------------------------------------------- other processes
+
+    def listen(self) -> None:
+        """Hear the other processes sharing the store (:meth:`~.store.Store.listen`; a
+        store of one process has none): their writes (:meth:`heard`), the database out of
+        reach (:meth:`lost`) and back (:meth:`back`), each handed to this event loop."""
+        loop = asyncio.get_running_loop()
+
+        def call(fn: Callable[..., Any], *args: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # (the loop closed: the server stops)
+                loop.call_soon_threadsafe(fn, *args)
+
+        self.store.listen(lambda message: call(self.heard, message),
+                          lambda: call(self.lost), lambda: call(self.later, self.back()))
+
+    def heard(self, message: dict[str, Any]) -> None:
+        """An announcement of a process sharing the store (this one's own included):
+        a room's new version (``room``, ``version``, ``listed``), a room ``gone``,
+        a room's seats ``present`` elsewhere changed, what was ``said`` in a room
+        (``info`` and ``chat`` events), a waiter ``matched``, the ``queue`` changed.
+        Data from the database: each field is checked before it is used."""
+        if message.get("queue") is True:
+            self.later(self.tell_queue())
+        matched = message.get("matched")
+        if isinstance(matched, str) and matched in self.waiters:
+            self.waiters.pop(matched).told_matched(message)
+        room_id = message.get("room")
+        if not isinstance(room_id, str) or not is_room_id(room_id):
+            return
+        if message.get("gone") is True:
+            self.room_gone(room_id)
+            return
+        said = message.get("said")
+        if isinstance(said, list) and message.get("from") != self.name:
+            clients = list(self.clients.get(room_id, ()))
+            for event in said:
+                if isinstance(event, dict) and event.get("type") in SAID_ELSEWHERE:
+                    self.broadcast(clients, event)
+        if message.get("present") is True and room_id in self.rooms:
+            self.later(self.presence_changed([room_id]))
+        version = message.get("version")
+        if type(version) is int:
+            self.later(self.changed(room_id, version, bool(message.get("listed"))))
+
+    async def changed(self, room_id: str, version: int, listed: bool) -> None:
+        """Room ``room_id`` is at ``version`` now: a copy here that is behind is caught up
+        (:meth:`catch_up`) when a client, the lobby or a task of this process has it,
+        else let go (read again when it is next asked for); a listed room this process
+        has not read is read (its lobby lists it)."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            if listed and not self.store_down:
+                with contextlib.suppress(RoomError, LostCitiesError):
+                    room = await self.room(room_id)
+                    if room is not None:
+                        self.list_room(room)
+            return
+        if room.version >= version:
+            return
+        if not room.listed and not self.busy(room_id) and \
+                room_id not in self.clock_tasks:
+            self.let_go(room_id)
+            return
+        async with self.lock(room_id):
+            await self.catch_up(room)
+
+    async def catch_up(self, room: Room) -> None:
+        """Bring ``room`` up to the stored one (:meth:`Room.refresh`, the caller holding
+        its lock) and tell this process's clients what they missed; a room that cannot be
+        is left out (quarantined) or, gone, forgotten."""
+        try:
+            outcome = await self.run(room.refresh)
+        except StoreError:  # (out of reach: a later write or :meth:`back` reads it again)
+            return
+        except (RoomError, LostCitiesError) as err:
+            if await self.run(self.store.room, room.id) is None:
+                self.room_gone(room.id)
+            else:
+                self.let_go(room.id)
+                self.quarantine(room.id, str(err))
+            return
+        if outcome is not None:
+            self.deliver(room, outcome, heard=True)
+
+    async def attempt(self, room: Room, write: Callable[[], Any]) -> Outcome:
+        """``await write()``: a command that writes the room (the caller holds its lock);
+        one another process's write made stale (:class:`~.store.StaleRoom`, nothing
+        written) is tried again on the room caught up, up to :data:`STALE_TRIES` times."""
+        for _ in range(STALE_TRIES):
+            try:
+                return await write()
+            except StaleRoom:
+                await self.catch_up(room)
+        raise StoreError(f"room {room.id}: written by other processes {STALE_TRIES} times "
+                         f"in a row")
+
+    def announce_said(self, room: Room, outcome: Outcome) -> None:
+        """Tell the other processes' clients of ``room`` the events they cannot read
+        from the store (:data:`SAID_ELSEWHERE`), in order; what does not fit one
+        announcement is left out (the room's state, which they read, says the rest)."""
+        said = [event for event in outcome.events if event.get("type") in SAID_ELSEWHERE]
+        if not said or not self.store.shared:
+            return
+        message = {"room": room.id, "from": self.name, "said": said}
+        if len(json.dumps(message, ensure_ascii=False).encode()) > ANNOUNCE_BYTES:
+            return
+        future = asyncio.get_running_loop().run_in_executor(
+            self.announcer, self.store.announce, message)
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    async def tell_queue(self) -> None:
+        """The lobby's pages are told who waits for a quick match now (the store's
+        queue, every process's waiters)."""
+        try:
+            rows = await self.run(self.store.queue_summary)
+        except StoreError:
+            return
+        waiting = []
+        for pack, clock, count in rows:
+            with contextlib.suppress(ValueError):  # (a stored clock this server did not write)
+                waiting.append({**QueueKey(pack, clock).said(), "players": count})
+        self.lobby.waiting(waiting)
+
+    async def presence_changed(self, room_ids: Sequence[str]) -> None:
+        """Read which seats of these rooms the other processes' connections hold; where
+        that changed, this process's clients are sent the new views."""
+        try:
+            found = await self.run(self.store.present_elsewhere, list(room_ids))
+        except StoreError:
+            return
+        for room_id in room_ids:
+            seats = found.get(room_id, set())
+            if self.present_elsewhere.get(room_id, set()) != seats:
+                if seats:
+                    self.present_elsewhere[room_id] = seats
+                else:
+                    self.present_elsewhere.pop(room_id, None)
+                room = self.rooms.get(room_id)
+                if room is not None:
+                    self.send_views(room, list(self.clients.get(room_id, ())))
+
+    def let_go(self, room_id: str) -> None:
+        """Keep nothing of ``room_id`` but its clients (none): another process serves it
+        now, and it is read again when it is next asked for."""
+        self.rooms.pop(room_id, None)
+        lock = self.locks.get(room_id)
+        if lock is not None and not lock.locked():
+            del self.locks[room_id]
+        for tasks in (self.bot_tasks, self.clock_tasks):  # (they hold the copy let go)
+            task = tasks.pop(room_id, None)
+            if task is not None:
+                task.cancel()
+        self.present_elsewhere.pop(room_id, None)
+
+    def room_gone(self, room_id: str) -> None:
+        """Another process deleted the room (expired): forgotten, its clients closed with
+        :data:`~.protocol.ROOM_GONE` (the page says so and stops)."""
+        for client in list(self.clients.get(room_id, ())):
+            client.drop(code=ROOM_GONE)
+        self.forget(room_id)
+        self.present_elsewhere.pop(room_id, None)
+
+    def lost(self) -> None:
+        """The database is out of reach: every socket closed with :data:`STORE_LOST`
+        (clients reconnect, to this process or another), nothing kept of the rooms (what
+        other processes write meanwhile is not heard), room sockets refused with
+        :data:`STORE_AWAY` until it is back (:meth:`back`)."""
+        if self.store_down:
+            return
+        self.store_down = True
+        log.warning("the database is out of reach: every socket closed, rooms read again "
+                    "once it is back")
+        for clients in list(self.clients.values()):
+            for client in list(clients):
+                client.drop(code=STORE_LOST)
+        for client in list(self.lobby_clients):
+            client.drop(code=STORE_LOST)
+        for room_id in list(self.rooms):
+            self.let_go(room_id)
+        for room_id in list(self.lobby.rooms):
+            self.lobby.put(room_id, None)
+        self.waiters.clear()
+        self._said_present.clear()
+
+    async def back(self) -> None:
+        """The database is back: every room under way or listed read again (as at
+        start: bots play on, clocks are watched, the lobby lists), then sockets are let
+        in again."""
+        try:
+            room_ids = await self.run(self.store.open_rooms)
+        except StoreError:
+            return  # (lost again: the listener says back once more)
+        for room_id in room_ids:
+            await self.wake(room_id)
+        self.store_down = False
+        log.warning("the database is back: rooms read again")
+        await self.tell_queue()
+
+    async def take_up(self) -> None:
+        """The rooms under way that no turn changed for ``Limits.orphan_seconds``: read
+        (when not held here), their bots set to play and clocks watched here (the
+        process that served them may be gone; where it is not, the rooms' versions
+        keep one move of the two). And the seats other processes hold, read again (a
+        process gone holds none)."""
+        now = self.clock()
+        stalled = await self.run(self.store.stalled_rooms, now - self.limits.orphan_seconds)
+        for room_id in stalled:
+            room = self.rooms.get(room_id)
+            if room is None:
+                await self.wake(room_id)
+            else:
+                self.kick_bots(room)
+                self.watch_clock(room)
+        held = [room_id for room_id in self.clients if room_id in self.rooms]
+        if held or self.present_elsewhere:
+            await self.presence_changed(sorted(set(held) | set(self.present_elsewhere)))
+
+    async def take_up_every(self) -> None:
+        """:meth:`take_up` every ``Limits.orphan_seconds`` while the server runs, on a
+        store other processes share."""
+        while True:
+            await asyncio.sleep(self.limits.orphan_seconds)
+            if not self.store_down:
+                with contextlib.suppress(StoreError):
+                    await self.take_up()
+
     # ------------------------------------------------------------- the lobby
 
     def list_room(self, room: Room) -> None:
@@ -503,10 +776,13 @@ class Hub:
     def lobby_client(self, socket: WebSocket, lang: str, address: str) -> Connection:
         """The connection of a lobby WebSocket from ``address`` (counted for it)."""
         self.address_sockets[address] += 1
-        return Connection(socket, self.limits, lang, self.check_messages, address)
+        client = Connection(socket, self.limits, lang, self.check_messages, address)
+        self.lobby_clients.add(client)
+        return client
 
     def lobby_closed(self, client: Connection) -> None:
         """A lobby WebSocket closed: its writer finishes what is queued, nothing is kept."""
+        self.lobby_clients.discard(client)
         self.address_sockets[client.address] -= 1
         if self.address_sockets[client.address] <= 0:
             del self.address_sockets[client.address]
@@ -540,9 +816,13 @@ class Hub:
         humans have all gone) and that nothing holds now; their ids (the lobby drops them
         at once). A finished match's record and replay stay. Then a bot takes the seats
         away too long in the casual matches under way (:meth:`seat_bots`)."""
+        now = self.clock()
+        if self.store.shared:  # (the rooms this process holds: no other expires them)
+            await self.run(self.store.hold, [room_id for room_id in self.rooms
+                                             if self.busy(room_id)], now)
+            await self.run(self.store.tidy)
         visits = await self.run(self.store.last_visits)
         unpeopled = await self.run(self.store.unpeopled_rooms)
-        now = self.clock()
         gone = [room_id for room_id, status, last in visits
                 if self.expired(status, last, now, room_id in unpeopled)
                 and not self.busy(room_id)]
@@ -567,7 +847,7 @@ class Hub:
                 continue
             async with self.lock(room.id):
                 try:
-                    outcome = await self.run(room.seat_bot, now)
+                    outcome = await self.attempt(room, lambda: self.run(room.seat_bot, now))
                 except StoreError as err:  # tried again at the next sweep
                     self.not_saved(room, err)
                     continue
@@ -594,9 +874,13 @@ class Hub:
             self.clients.pop(room_id, None)
         self.quota.release(room_id)
 
-    def deliver(self, room: Room, outcome: Outcome, caller: Optional[Connection] = None) -> None:
+    def deliver(self, room: Room, outcome: Outcome, caller: Optional[Connection] = None,
+                heard: bool = False) -> None:
         """Send an outcome: replies and a new seat's token to the caller, events and
-        every client's new view to the room."""
+        every client's new view to the room; what the other processes' clients cannot
+        read from the store is announced to them (:meth:`announce_said`). ``heard``: the
+        outcome of another process's write (:meth:`catch_up`): that process plays the
+        bots it set to move and watches the clock (:meth:`take_up` if it is gone)."""
         if caller is not None:
             for message in outcome.replies:
                 caller.send(message)
@@ -607,11 +891,15 @@ class Hub:
         clients = list(self.clients.get(room.id, ()))
         for message in outcome.events:
             self.broadcast(clients, message)
+        if not heard:
+            self.announce_said(room, outcome)
+            self.note_presence(room)
         if outcome.changed:
             self.send_views(room, clients)
             self.list_room(room)
-            self.kick_bots(room)
-            self.watch_clock(room)
+            if not heard:
+                self.kick_bots(room)
+                self.watch_clock(room)
 
     def broadcast(self, clients: Sequence[Connection], message: dict[str, Any]) -> None:
         """Send ``message`` to ``clients``, encoded once per language it is said in (once
@@ -693,16 +981,20 @@ class Hub:
         on; None when a bot holds the seat (its own move is coming). The room moved on
         meanwhile: an empty outcome."""
         if room.rated:
-            async with self.lock(room.id):
+            async def forfeit() -> Outcome:
                 if room.due() != due:
                     return Outcome()
                 return await self.run(room.forfeit_match, due.seat, "time")
+
+            async with self.lock(room.id):
+                return await self.attempt(room, forfeit)
         turn = room.timeout_turn()
         if turn is None:
             return None if room.due() == due else Outcome()
         move = await self.bots.think(room.id, partial(turn.choose, room.bots))
         async with self.lock(room.id):
-            return await self.play(room, room.plan_timeout(turn, move))
+            return await self.attempt(room, lambda: self.play(
+                room, room.plan_timeout(turn, move)))
 
     async def play_bot(self, room: Room, turn: BotTurn, move: Move) -> Outcome:
         """The move a bot chose played (:meth:`play`). A write the store refused is tried
@@ -713,7 +1005,8 @@ class Hub:
         while True:
             async with self.lock(room.id):
                 try:
-                    return await self.play(room, room.plan_bot(turn, move))
+                    return await self.attempt(room, lambda: self.play(
+                        room, room.plan_bot(turn, move)))
                 except StoreError as err:
                     self.not_saved(room, err)
             await asyncio.sleep(delay)
@@ -795,6 +1088,7 @@ class Hub:
                 else:
                     client.token_digest = digest
                 self.welcome(room, client)
+                self.note_presence(room)
                 if self.present(room) != before:  # a seat came back (or went): all are told
                     if held is not None and held not in self.present(room):
                         await self.away(room, held)
@@ -807,13 +1101,13 @@ class Hub:
             await self.hint(room, client)
             return
         async with self.lock(room.id):
-            seat = client.seat(room)
-            try:
+            try:  # (the seat read again at each try: a try may follow a catch-up)
                 if kind == "line":
-                    outcome = await self.run(room.line, seat, message["text"], client.player)
+                    outcome = await self.attempt(room, lambda: self.run(
+                        room.line, client.seat(room), message["text"], client.player))
                 else:
-                    outcome = await self.play(room, room.plan_move(seat, message["move"],
-                                                                   message.get("seat")))
+                    outcome = await self.attempt(room, lambda: self.play(room, room.plan_move(
+                        client.seat(room), message["move"], message.get("seat"))))
             except StoreError as err:  # nothing was stored, nor said to anyone
                 outcome = self.not_saved(room, err)
         self.deliver(room, outcome, client)
@@ -867,6 +1161,7 @@ class Hub:
         """``client`` closed: if it held a seat nobody else holds, that seat is away now
         and every other client is told (``present``)."""
         seat = client.seat(room)
+        self.note_presence(room)
         if seat is None or seat in self.present(room):
             return
         with contextlib.suppress(StoreError, RoomError, LostCitiesError):
@@ -1014,6 +1309,10 @@ async def room_socket(socket: WebSocket) -> None:
     if not hub.origin_ok(socket.headers):
         await socket.close(code=1008)
         return
+    if hub.store_down:  # (a room read now could be behind: nothing is heard meanwhile)
+        await socket.accept()
+        await socket.close(code=STORE_AWAY)
+        return
     try:
         room = await hub.room(room_id) if is_room_id(room_id) else None
     except RoomError as err:
@@ -1110,6 +1409,8 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
         with contextlib.suppress(StoreError, sqlite3.Error):
             await hub.sweep()
         sweeper = asyncio.ensure_future(hub.sweep_every())
+        taker = asyncio.ensure_future(hub.take_up_every()) if store.shared else None
+        hub.listen()
         hub.bots.open()
         # damaged rooms are left out now; where a bot is to move, it plays on
         for room_id in store.open_rooms():
@@ -1118,6 +1419,8 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
             yield
         finally:
             sweeper.cancel()
+            if taker is not None:
+                taker.cancel()
             for task in hub.clock_tasks.values():
                 task.cancel()
             for task in hub.bot_tasks.values():
@@ -1129,6 +1432,7 @@ def create_app(data: Path, packs: Optional[Path] = None, *, limits: Limits = LIM
                 await asyncio.wait(list(hub.background), timeout=10)
             hub.bots.close()
             hub.io_pool.shutdown(wait=True)
+            hub.announcer.shutdown(wait=True)
             store.close()
 
     app = Starlette(routes=[

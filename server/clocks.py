@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 #: the kinds of time control (``POST /rooms``'s ``clock``; no clock: absent or null)
 PER_MOVE, FISCHER = "move", "fischer"
@@ -152,14 +152,3 @@ class Clocks:
     def due(self, to_move: int) -> float:
         """When ``to_move``'s time runs out (the time, as ``since`` is)."""
         return self.since + self.left[to_move]
-
-
-def replay_clocks(control: TimeControl, seats: int, started: float,
-                  events: Sequence[tuple[Optional[int], float]]) -> Clocks:
-    """The clocks after ``events``, each ``(seat, at)``: a turn the seat played at ``at``,
-    or ``(None, at)`` the match continued at ``at`` (clocks whole again): the pure
-    function a restarted room gets its clocks from."""
-    clocks = Clocks.start(control, seats, started)
-    for seat, at in events:
-        clocks = Clocks.start(control, seats, at) if seat is None else clocks.moved(seat, at)
-    return clocks

@@ -10,9 +10,8 @@ waits for what. The transport (:mod:`.lobby_web`) encodes, sends and reads the s
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .clocks import stored_control
 from .store import BOT, LEFT, LOBBY, OVER
@@ -227,49 +226,3 @@ class QueueKey:
         when there is one."""
         control = stored_control(self.clock)
         return {"pack": self.pack, **({} if control is None else {"clock": control.to_dict()})}
-
-
-Who = TypeVar("Who")
-
-
-class MatchQueue(Generic[Who]):
-    """The players waiting for a quick match, first come first paired, by
-    :class:`QueueKey`; one place each."""
-
-    def __init__(self) -> None:
-        self.lines: dict[QueueKey, deque[Who]] = {}
-        self.keys: dict[Who, QueueKey] = {}
-
-    def join(self, key: QueueKey, who: Who) -> Optional[Who]:
-        """``who`` asks for a match of ``key`` (leaving any other place it had): the
-        player it is paired with (out of the queue, as ``who`` is then), or None (``who``
-        now waits)."""
-        self.leave(who)
-        line = self.lines.get(key)
-        if line:
-            other = line.popleft()
-            del self.keys[other]
-            if not line:
-                del self.lines[key]
-            return other
-        self.lines.setdefault(key, deque()).append(who)
-        self.keys[who] = key
-        return None
-
-    def leave(self, who: Who) -> bool:
-        """``who`` waits no more (its socket closed, it gave up); whether it waited."""
-        key = self.keys.pop(who, None)
-        if key is None:
-            return False
-        line = self.lines[key]
-        line.remove(who)
-        if not line:
-            del self.lines[key]
-        return True
-
-    def summary(self) -> list[dict[str, Any]]:
-        """Who waits: ``[{"pack": ID, "clock": CONTROL, "players": N}, ...]`` (``clock``
-        when the key has one), by pack and clock."""
-        return [{**key.said(), "players": len(line)}
-                for key, line in sorted(self.lines.items(),
-                                        key=lambda kv: (kv[0].pack, kv[0].clock))]

@@ -9,14 +9,17 @@
   ``matched`` with the new room, its seat and that seat's token.
 
 The state is :mod:`.lobby`'s; the rooms are the hub's (:class:`~.app.Hub`), reached
-through ``app.state.hub``.
+through ``app.state.hub``. The quick-match queue is the store's (its one rule:
+:data:`~.store.QUEUE_PAIR`), shared by every process on one database: a player waiting in
+another process is told its match by an announcement (``matched``, :meth:`Hub.heard`).
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
-from typing import TYPE_CHECKING, Any, Optional
+import secrets
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,7 +30,7 @@ from .clients import address_of, next_message
 from .clocks import TimeControl, clock_bounds, control_of
 from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
-from .protocol import clean_text, lang_of, localize, problem
+from .protocol import STORE_AWAY, clean_text, lang_of, localize, problem
 from .room import Outcome, error
 from .store import StoreError
 
@@ -89,14 +92,59 @@ async def quick_room(hub: "Hub", pack: str, humans: int, bot: Optional[str] = No
     return room, tokens
 
 
+class Elsewhere:
+    """A player waiting for a quick match in another process sharing the store: told its
+    match by an announcement that process hears (:meth:`LobbyClient.told_matched`)."""
+
+    def __init__(self, hub: "Hub", waiter: str):
+        self.hub = hub
+        self.id = waiter
+
+    def tell(self, message: dict[str, Any]) -> None:
+        """``message`` (``matched``, or an ``error``) announced to this waiter's process."""
+        future = asyncio.get_running_loop().run_in_executor(
+            self.hub.announcer, self.hub.store.announce, {"matched": self.id, "said": message})
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+
 class LobbyClient:
     """One lobby socket: its connection (:class:`~.app.Connection`: rate, bounded send
-    queue) and what it watches."""
+    queue), what it watches, and its id in the quick-match queue."""
 
     def __init__(self, hub: "Hub", client: "Connection"):
         self.hub = hub
         self.client = client
         self.watcher = Watcher(client.send_text)
+        self.id = secrets.token_urlsafe(12)
+
+    def tell(self, message: dict[str, Any]) -> None:
+        """``message`` (``matched``, or an ``error``) sent to this page."""
+        if message.get("type") == "error":
+            self.client.send(message)
+        else:
+            self.client.send_text(encode_lobby(message, self.hub.check_messages))
+
+    def told_matched(self, announced: dict[str, Any]) -> None:
+        """Another process paired this waiter: its ``matched`` (or ``error``) message, as
+        that process announced it (checked against the protocol: data from the
+        database), sent on."""
+        message = announced.get("said")
+        if not isinstance(message, dict):
+            return
+        if message.get("type") == "error":
+            if isinstance(message.get("key"), str):
+                self.client.send(error(message["key"]))
+        elif problem(message, "lobby_server") is None and message.get("type") == "matched":
+            self.client.send_text(json.dumps(message, ensure_ascii=False))
+
+    async def leave_queue(self) -> None:
+        """This page waits no more (it went, gave up, or plays a bot)."""
+        hub = self.hub
+        if hub.waiters.get(self.id) is self:
+            del hub.waiters[self.id]
+        with contextlib.suppress(StoreError):
+            if await hub.run(hub.store.queue_leave, self.id):
+                await hub.tell_queue()
 
     async def handle(self, text: Optional[str], size: int) -> None:
         """One message: checked as the rooms' are (:meth:`~.app.Hub.read`), then done."""
@@ -115,8 +163,7 @@ class LobbyClient:
                 return
             hub.lobby.watch(self.watcher, pack)
         elif kind == "leave_queue":
-            if hub.queue.leave(self):
-                hub.lobby.waiting(hub.queue.summary())
+            await self.leave_queue()
         else:
             try:
                 control = control_of(message.get("clock"))
@@ -154,17 +201,26 @@ class LobbyClient:
         if refused is not None:
             self.client.send(refused)
             return
+        key = QueueKey(pack, "" if control is None else control.stored())
         while True:
-            key = QueueKey(pack, "" if control is None else control.stored())
-            other = hub.queue.join(key, self)
-            if other is None or not other.client.closed:
-                break
-        hub.lobby.waiting(hub.queue.summary())
-        if other is None:
+            try:
+                other = await hub.run(hub.store.queue_join, self.id, key.pack, key.clock,
+                                      hub.clock())
+            except StoreError:
+                self.client.send(error("error.cannot-save"))
+                return
+            partner: Union["LobbyClient", Elsewhere, None] = \
+                None if other is None else hub.waiters.pop(other, None) or Elsewhere(hub, other)
+            if not isinstance(partner, LobbyClient) or not partner.client.closed:
+                break  # (a page of this process that went meanwhile: the next one)
+        if partner is None:
+            hub.waiters[self.id] = self
+        await hub.tell_queue()
+        if partner is None:
             self.client.send_text(encode_lobby({"type": "queued", **key.said()},
                                                hub.check_messages))
             return
-        await self.open_match(pack, [other, self], control=control)
+        await self.open_match(pack, [partner, self], control=control)
 
     async def play_bot(self, pack: str, strength: str,
                        control: Optional[TimeControl] = None) -> None:
@@ -174,11 +230,10 @@ class LobbyClient:
         if refused is not None:
             self.client.send(refused)
             return
-        if self.hub.queue.leave(self):
-            self.hub.lobby.waiting(self.hub.queue.summary())
+        await self.leave_queue()
         await self.open_match(pack, [self], STRENGTHS[strength], control)
 
-    async def open_match(self, pack: str, players: list["LobbyClient"],
+    async def open_match(self, pack: str, players: list[Union["LobbyClient", Elsewhere]],
                          bot: Optional[str] = None,
                          control: Optional[TimeControl] = None) -> None:
         """A started room of ``pack`` for ``players`` (and ``bot``), with the clock
@@ -188,17 +243,15 @@ class LobbyClient:
             room, tokens = await quick_room(hub, pack, len(players), bot, control)
         except NotStarted as refusal:
             for player in players:
-                player.client.send(refusal.message)
+                player.tell(refusal.message)
             return
         except (StoreError, KeyError):
             for player in players:
-                player.client.send(error("error.cannot-save"))
+                player.tell(error("error.cannot-save"))
             return
         hub.quota.opened(self.client.address, room.id)
         for seat, (player, token) in enumerate(zip(players, tokens)):
-            player.client.send_text(encode_lobby(
-                {"type": "matched", "room": room.id, "seat": seat, "token": token},
-                hub.check_messages))
+            player.tell({"type": "matched", "room": room.id, "seat": seat, "token": token})
 
 
 async def lobby_socket(socket: WebSocket) -> None:
@@ -210,6 +263,9 @@ async def lobby_socket(socket: WebSocket) -> None:
     lang = lang_of(socket.headers.get("accept-language", ""))
     address = address_of(socket.scope)
     await socket.accept()
+    if hub.store_down:  # (nothing heard meanwhile: the lobby is read again once it is back)
+        await socket.close(code=STORE_AWAY)
+        return
     full = hub.lobby_full(address)
     if full is not None:
         with contextlib.suppress(Exception):
@@ -233,9 +289,8 @@ async def lobby_socket(socket: WebSocket) -> None:
         pass
     finally:
         hub.lobby.leave(visitor.watcher)
-        if hub.queue.leave(visitor):
-            hub.lobby.waiting(hub.queue.summary())
         hub.lobby_closed(client)
+        await visitor.leave_queue()
 
 
 def routes() -> list[BaseRoute]:

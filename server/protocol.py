@@ -89,6 +89,10 @@ class Limits:
     #: a running clock's timer sleeps until the seat's time runs out, but at most this many
     #: seconds before it looks again (a wall clock set forward or back is caught up then)
     clock_check_seconds: float = 5.0
+    #: several processes on one database: a room under way that no turn has changed for
+    #: this many seconds is taken up by any process (its bot plays, its clock is watched:
+    #: the process that served it may be gone), checked as often
+    orphan_seconds: float = 5.0
 
 
 LIMITS = Limits()
@@ -125,6 +129,10 @@ def _validator(definition: str) -> Any:
 #: do not reconnect; before the socket is accepted a close would reach them as HTTP 403)
 ROOM_GONE = 4404
 ROOM_GONE_REASON = "no such room"
+#: the close code of every socket of a process whose database went out of reach
+#: (WebSocket's "service restart": the page and lc play --connect reconnect, to this
+#: process or another), and of a socket opened before it is back (1013, "try again later")
+STORE_LOST, STORE_AWAY = 1012, 1013
 
 #: the keys a ``move`` message may have (``protocol.schema.json``, ``$defs/move``)
 MOVE_KEYS = frozenset({"type", "move", "seat"})

@@ -37,13 +37,12 @@ from lostcities.engine import (BOTS, DECK, FORFEIT_REASONS, IllegalMoveError, Lo
 from lostcities.engine.tooling import loads_json, record_form
 from lostcities.entry import move_notes
 
-from .clocks import Clocks, TimeControl, replay_clocks, stored_control
+from .clocks import Clocks, TimeControl, stored_control
 from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
 from .ratings import MatchResult, Placing, bot_player
 from .store import (BOT, CONT, FORFEIT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, REMATCH,
-                    TIMEOUT, PlayerRow,
-                    SeatRow, Store, StoreError, token_hash)
+                    TIMEOUT, PlayerRow, RoomRow, SeatRow, Store, StoreError, token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
@@ -331,6 +330,8 @@ class PlannedTurn:
     at: float = 0.0
     #: ``move``, or ``timeout``: a bot's move for a seat out of time
     kind: str = MOVE
+    #: the room's version it was planned on (:attr:`Room.version`)
+    version: int = 0
 
 
 class Room:
@@ -387,6 +388,12 @@ class Room:
         self._texts = move_texts(pack.cards)
         #: the ``turn`` messages of the last turns, oldest first (:meth:`turn_backlog`)
         self._turns: deque[dict[str, Any]] = deque(maxlen=TURN_BACKLOG)
+        #: the room's version this copy has: each write of its state is checked against
+        #: it (:class:`~.store.StaleRoom`: another process wrote first; :meth:`refresh`)
+        self.version = 0
+        #: the records of the matches this copy played through (:meth:`_catch_up`):
+        #: (file name, text), each written by :meth:`load` when it is missing
+        self._ended: list[tuple[str, str]] = []
 
     # ------------------------------------------------------------- building
 
@@ -439,73 +446,124 @@ class Room:
         room = cls(store, room_id, pack, row.pack, row.seed, records=records, limits=limits,
                    hints=row.hints, clock=clock, listed=row.listed, rated=row.rated,
                    control=control)
-        room.seats = store.seats(room_id)
-        room.replays = store.room_matches(room_id)
-        room._check_seats(row.labels if row.status != LOBBY else None)
         now = clock()
+        room._catch_up(row, since=0)
         for i, seat in enumerate(room.seats):  # absent since now, as far as anyone knows
             if seat.kind == HUMAN and not seat.seen:
                 with contextlib.suppress(StoreError):  # else measured from now all the same
                     store.touch_seat(room_id, seat.seat, now)
                 room.seats[i] = replace(seat, seen=now)
-        room.status = row.status
-        if row.status != LOBBY:
-            #: the records of the matches before a rematch: (file name, text)
-            ended: list[tuple[str, str]] = []
-            try:
-                state = new_game(pack, list(row.labels), row.seed)
-                turns = store.turns(room_id)
-                # the backlog's turns: the last TURN_BACKLOG moves of the current match (a
-                # bot's for a seat out of time too; a CONT or a forfeit is no turn; the
-                # seats were others before a rematch)
-                since = max((i for i, turn in enumerate(turns) if turn.kind == REMATCH),
-                            default=-1)
-                moves = [i for i, turn in enumerate(turns)
-                         if turn.kind in (MOVE, TIMEOUT) and i > since]
-                first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
-                events: list[tuple[Optional[int], float]] = []  # the clocks' (seat, at)
-                forfeit_at = 0.0
-                for i, turn in enumerate(turns):
-                    if turn.kind == CONT:
-                        state = continue_match(state)
-                        events.append((None, turn.at))
-                    elif turn.kind == REMATCH:
-                        seed, labels = rematch_deal(turn.text, f"room {room_id}: turn {i}",
-                                                    len(room.seats))
-                        rounds = room._rounds(state, room.forfeit is not None)
-                        ended.append((room._record_name(rounds), room._record_text(state)))
-                        state = new_game(pack, labels, seed)
-                        room.seed = seed
-                        room.match_number += 1
-                        room.forfeit = None
-                        events = [(None, turn.at)]  # the new match's clocks start whole
-                    elif turn.kind == FORFEIT:
-                        room.forfeit = room._stored_forfeit(turn.text, len(row.labels))
-                        forfeit_at = turn.at
-                    else:
-                        move = Move.parse(turn.text, pack)
-                        if i >= first:  # said as played() said it, from the state before
-                            room._turns.append(room._turn_message(
-                                state, move, timeout=turn.kind == TIMEOUT))
-                        events.append((state.to_move, turn.at))
-                        state = apply(state, move)
-                    room.turns += 1
-            except LostCitiesError as err:
-                raise RoomError(f"room {room_id}: turn {room.turns}: {err}") from None
-            if control is not None:
-                room.clocks = replay_clocks(control, len(row.labels), row.started, events)
-                if room.forfeit is not None:  # stopped as forfeit_match stopped them
-                    seat = room.forfeit["seat"]
-                    room.clocks = room.clocks.stopped(
-                        seat if state.to_move == seat else None, forfeit_at)
-            room.state = state
-            ended += [(room._record_name(n), room._record_text(state))
-                      for n in room._matches_over()]
-            room.record_names = [name for name, _ in ended]
-            for name, text in ended:  # killed between the last turn and its record
-                if room.records is not None and not (room.records / name).exists():
-                    room._write_record(name, text)
+        for name, text in room._ended:  # killed between the last turn and its record
+            if room.records is not None and not (room.records / name).exists():
+                room._write_record(name, text)
         return room
+
+    def refresh(self) -> Optional[Outcome]:
+        """Bring this copy up to the stored room, which another process sharing the
+        store has written (docs/server.md, "Several processes on one database"): its seats,
+        status and the turns since this copy's last, played through as :meth:`load`
+        plays them. The outcome tells this process's clients what they missed (each new
+        turn's ``turn`` message, the ``round`` and ``match`` ones a turn ended; every
+        view changed), or None when the stored room is this copy's version.
+        :class:`RoomError` when it cannot be (a damaged row, a refused turn: the room is
+        left out) or is gone (expired)."""
+        row = self.store.room(self.id)
+        if row is None:
+            raise RoomError(f"room {self.id} is gone")
+        if row.version == self.version:
+            return None
+        rounds = len(self.state.finished) if self.state is not None else 0
+        status, match = self.status, self.match_number
+        events = self._catch_up(row, since=self.turns)
+        state = self.state
+        if state is not None and self.match_number == match and \
+                len(state.finished) > rounds:
+            events.append(self._round_message(state))
+        if state is not None and self.status == OVER and status != OVER:
+            events.append(self._match_message(state, self.replays[-1] if self.replays
+                                              else None))
+        return Outcome(events=events, changed=True)
+
+    def _catch_up(self, row: RoomRow, since: int) -> list[dict[str, Any]]:
+        """Take the stored ``row``'s version, status and seats, the room's finished
+        matches, and play the stored turns from number ``since`` (this copy's count)
+        through the engine, each checked: a CONT, a rematch (its own seed and labels, the
+        last match's record kept for :attr:`_ended`), a forfeit, a move (the last
+        :data:`TURN_BACKLOG` of the current match said again as they were:
+        :meth:`turn_backlog`), the clocks following each. :meth:`load` (``since`` 0) and
+        :meth:`refresh` (after a write of another process) both; the ``turn`` messages
+        it said (the current match's)."""
+        store, room_id = self.store, self.id
+        self.version = row.version  # (read first: this copy is never said newer than it is)
+        self.seats = store.seats(room_id)
+        self._check_seats(row.labels if row.status != LOBBY else None)
+        self.status = row.status
+        control = self.control
+        said: list[dict[str, Any]] = []
+        if row.status == LOBBY:
+            self.replays = store.room_matches(room_id)
+            return said
+        #: the records of the matches before a rematch, then the current one if over:
+        #: (file name, text)
+        self._ended = []
+        try:
+            state = self.state
+            if state is None:
+                state = new_game(self.pack, list(row.labels), row.seed)
+                if control is not None:
+                    self.clocks = Clocks.start(control, len(row.labels), row.started)
+            turns = store.turns(room_id, since)
+            # the backlog's turns: the last TURN_BACKLOG moves of the current match (a
+            # bot's for a seat out of time too; a CONT or a forfeit is no turn; the
+            # seats were others before a rematch)
+            rematch = max((i for i, turn in enumerate(turns) if turn.kind == REMATCH),
+                          default=-1)
+            moves = [i for i, turn in enumerate(turns)
+                     if turn.kind in (MOVE, TIMEOUT) and i > rematch]
+            first = moves[-TURN_BACKLOG:][0] if moves else len(turns)
+            for i, turn in enumerate(turns):
+                if turn.kind == CONT:
+                    state = continue_match(state)
+                    if control is not None:
+                        self.clocks = Clocks.start(control, len(state.players), turn.at)
+                elif turn.kind == REMATCH:
+                    seed, labels = rematch_deal(turn.text, f"room {room_id}: turn "
+                                                f"{self.turns}", len(self.seats))
+                    rounds = self._rounds(state, self.forfeit is not None)
+                    self._ended.append((self._record_name(rounds), self._record_text(state)))
+                    state = new_game(self.pack, labels, seed)
+                    self.seed = seed
+                    self.match_number += 1
+                    self.forfeit = None
+                    self.bots = {}
+                    self._turns.clear()
+                    said.clear()
+                    if control is not None:  # the new match's clocks start whole
+                        self.clocks = Clocks.start(control, len(labels), turn.at)
+                elif turn.kind == FORFEIT:
+                    self.forfeit = self._stored_forfeit(turn.text, len(state.players))
+                    if self.clocks is not None:  # stopped as forfeit_match stops them
+                        seat = self.forfeit["seat"]
+                        self.clocks = self.clocks.stopped(
+                            seat if state.to_move == seat else None, turn.at)
+                else:
+                    move = Move.parse(turn.text, self.pack)
+                    if i >= first:  # said as played() said it, from the state before
+                        said.append(self._turn_message(state, move,
+                                                       timeout=turn.kind == TIMEOUT))
+                        self._turns.append(said[-1])
+                    if self.clocks is not None:
+                        self.clocks = self.clocks.moved(state.to_move, turn.at)
+                    state = apply(state, move)
+                self.turns += 1
+        except LostCitiesError as err:
+            raise RoomError(f"room {room_id}: turn {self.turns}: {err}") from None
+        self.state = state
+        self.replays = store.room_matches(room_id)
+        self._ended += [(self._record_name(n), self._record_text(state))
+                        for n in self._matches_over()]
+        self.record_names = [name for name, _ in self._ended]
+        return said
 
     @staticmethod
     def _stored_forfeit(text: str, seats: int) -> dict[str, Any]:
@@ -531,6 +589,14 @@ class Room:
                 except LostCitiesError:
                     raise RoomError(f"room {self.id}: seat {seat.seat}: no bot called "
                                     f"{seat.bot[:40]!r} here") from None
+
+    def _stored(self, write: Callable[..., None], *args: Any, **more: Any) -> None:
+        """One write of the room's state, ``write(room id, *args, version=...)`` (a
+        :class:`~.store.Store` method), checked against the version this copy has (a
+        :class:`~.store.StaleRoom` when another process wrote the room first: nothing
+        written); this copy is one version on."""
+        write(self.id, *args, version=self.version, **more)
+        self.version += 1
 
     # ------------------------------------------------------------- who is who
 
@@ -733,7 +799,7 @@ class Room:
         token = secrets.token_urlsafe(32)
         row = SeatRow(number, name, HUMAN, "", token_hash(token), False, self.clock(),
                       player.id if self.rated and player is not None else "")
-        self.store.put_seat(self.id, row)
+        self._stored(self.store.put_seat, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.joined", name=name, seat=number + 1)],
                        changed=True, token=token)
@@ -761,12 +827,12 @@ class Room:
             return refused("error.not-seated")
         name = self.name_of(seat)
         if self.status == LOBBY:
-            self.store.remove_seat(self.id, seat)
+            self._stored(self.store.remove_seat, seat)
             self.seats = self.store.seats(self.id)
         else:  # gone since now: the room's abandonment is measured from it
             row = replace(self.seats[seat], kind=LEFT, token_hash="", wants_cont=False,
                           wants_rematch=False, seen=self.clock())
-            self.store.put_seat(self.id, row)
+            self._stored(self.store.put_seat, row)
             self._set_seat(row)
         events = [note("info", "info.left", name=name, seat=seat + 1)]
         return Outcome(events=events + self._lapse(name), changed=True)
@@ -779,7 +845,7 @@ class Room:
         for s in self.seats:
             if s.wants_rematch:
                 row = replace(s, wants_rematch=False)
-                self.store.put_seat(self.id, row)
+                self._stored(self.store.put_seat, row)
                 self._set_seat(row)
         return [note("info", "info.rematch-lapsed", name=name)]
 
@@ -809,7 +875,7 @@ class Room:
         player = bot_player(spec) if self.rated and self.status == LOBBY else \
             self.seats[number].player if number < len(self.seats) else ""
         row = SeatRow(number, label, BOT, spec, "", False, 0.0, player)
-        self.store.put_seat(self.id, row)
+        self._stored(self.store.put_seat, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.bot", name=row.name, bot=spec,
                                     seat=number + 1)],
@@ -833,7 +899,7 @@ class Room:
                            limit=f"{self.limits.takeover_seconds:g}")
         row = replace(seat, kind=BOT, bot=spec, token_hash="", wants_cont=False,
                       wants_rematch=False)
-        self.store.put_seat(self.id, row)
+        self._stored(self.store.put_seat, row)
         self._set_seat(row)
         return Outcome(events=[note("info", "info.takeover", name=row.name, bot=spec,
                                     seat=row.seat + 1, seconds=f"{away:.0f}"),
@@ -860,7 +926,7 @@ class Room:
         for seat in self.away_too_long(now):
             row = replace(seat, kind=BOT, bot=DEFAULT_BOT, token_hash="", wants_cont=False,
                           wants_rematch=False)
-            self.store.put_seat(self.id, row)
+            self._stored(self.store.put_seat, row)
             self._set_seat(row)
             events.append(note("info", "info.seat-bot", name=row.name, bot=DEFAULT_BOT,
                                seat=row.seat + 1,
@@ -889,7 +955,7 @@ class Room:
         except LostCitiesError as err:
             return refused("error.room-unavailable", reason=str(err))
         now = self.clock()
-        self.store.start(self.id, labels, now)
+        self._stored(self.store.start, labels, now)
         self.state = state
         self.status = PLAYING
         if self.control is not None:
@@ -913,7 +979,7 @@ class Room:
             return waiting
         state = continue_match(self.state)
         now = self.clock()
-        self.store.add_turn(self.id, self.turns, CONT, "cont", status=PLAYING, at=now)
+        self._stored(self.store.add_turn, self.turns, CONT, "cont", status=PLAYING, at=now)
         self.turns += 1
         self.state = state
         self.status = PLAYING
@@ -932,7 +998,7 @@ class Room:
         asked = sum(1 for s in humans if getattr(s, wish) or s.seat == seat)
         if asked == len(humans):
             return None
-        self.store.put_seat(self.id, row)
+        self._stored(self.store.put_seat, row)
         self._set_seat(row)
         return Outcome(events=[note("info", key, name=row.name, asked=asked,
                                     needed=len(humans))], changed=True)
@@ -962,7 +1028,7 @@ class Room:
         except LostCitiesError as err:
             return refused("error.room-unavailable", reason=str(err))
         now = self.clock()
-        self.store.rematch(self.id, self.turns, json.dumps({"seed": seed, "labels": labels},
+        self._stored(self.store.rematch, self.turns, json.dumps({"seed": seed, "labels": labels},
                                                            ensure_ascii=False), seats, at=now)
         self.turns += 1
         self.forfeit = None  # (the last match's: its record is written)
@@ -1018,7 +1084,8 @@ class Room:
             refusal = err.refusal
             return refused("error.illegal", reason={"key": refusal.key,
                                                     "params": dict(refusal.params)})
-        return PlannedTurn(self.turns, move, state, after, finishing(after), self.clock())
+        return PlannedTurn(self.turns, move, state, after, finishing(after), self.clock(),
+                           version=self.version)
 
     def hint(self, seat: Optional[int]) -> "Outcome | HintTurn":
         """A hint for ``seat``: the :class:`HintTurn` to think about, or an outcome with
@@ -1069,7 +1136,8 @@ class Room:
         assert before is not None
         try:
             after = apply(before, move)
-            return PlannedTurn(self.turns, move, before, after, finishing(after), self.clock())
+            return PlannedTurn(self.turns, move, before, after, finishing(after),
+                               self.clock(), version=self.version)
         except IllegalMoveError as err:  # a built-in bot never does this; refuse, not crash
             raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
                             f"{err.refusal}") from None
@@ -1089,7 +1157,7 @@ class Room:
                             finishes=None if planned.match is None
                             else (planned.match, rounds, self.match_number),
                             result=self.result(planned.after) if over and self.rated else None,
-                            at=planned.at)
+                            at=planned.at, version=planned.version)
         if over:
             self._write_record(self._record_name(rounds), self._record_text(planned.after))
 
@@ -1103,6 +1171,7 @@ class Room:
         self._turns.append(turn)
         events: list[dict[str, Any]] = [turn]
         self.turns += 1
+        self.version = planned.version + 1
         self.state = after
         if self.clocks is not None:
             self.clocks = self.clocks.moved(before.to_move, planned.at)
@@ -1200,7 +1269,7 @@ class Room:
         forfeit = {"seat": seat, "reason": reason}
         match = new_match_id()
         rounds = self._rounds(state, True)
-        self.store.add_turn(self.id, self.turns, FORFEIT,
+        self._stored(self.store.add_turn, self.turns, FORFEIT,
                             json.dumps(forfeit, separators=(",", ":")), status=OVER,
                             finishes=(match, rounds, self.match_number),
                             result=self.result(state, seat) if self.rated else None, at=now)
@@ -1239,7 +1308,7 @@ class Room:
             raise RoomError(f"room {self.id}: bot {turn.bot} chose an illegal move: "
                             f"{err.refusal}") from None
         return PlannedTurn(self.turns, move, before, after, finishing(after), self.clock(),
-                           TIMEOUT)
+                           TIMEOUT, self.version)
 
     def _matches_over(self) -> list[int]:
         """The number of finished rounds at each match end so far (one per CONT, plus the

@@ -40,7 +40,7 @@ from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
 
 #: the schema of the SQLite database: an older one is migrated when it is opened
 #: (:data:`MIGRATIONS`), a newer one refused
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: room status: seats being taken, a match under way, a match over (CONT possible)
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
@@ -55,6 +55,18 @@ MOVE, CONT, REMATCH = "move", "cont", "rematch"
 TIMEOUT, FORFEIT = "timeout", "forfeit"
 
 
+#: the quick-match queue's one rule (:meth:`Store.queue_join`): the longest waiting of
+#: the same pack and clock, of a process still running ({alive}: the store's condition;
+#: {lock}: PostgreSQL's row lock, so two processes never pair one waiter twice)
+QUEUE_PAIR = ("SELECT id FROM waiting WHERE pack=? AND clock=? AND id<>? AND {alive} "
+              "ORDER BY since, id LIMIT 1{lock}")
+QUEUE_SUMMARY = ("SELECT pack, clock, COUNT(*) FROM waiting WHERE {alive} "
+                 "GROUP BY pack, clock ORDER BY pack, clock")
+
+#: the longest message :meth:`Store.announce` sends, in bytes of JSON (PostgreSQL's
+#: NOTIFY takes up to 8000)
+ANNOUNCE_BYTES = 7900
+
 #: where the store says what it skipped (one line each; ``lc serve`` shows them)
 log = logging.getLogger(__name__)
 #: damaged chat rows said in the log, at most (each once; then they are skipped quietly)
@@ -64,6 +76,17 @@ SAID_MOST = 10_000
 class StoreError(Exception):
     """The store cannot be used (another schema version, a damaged database, a write
     refused: a full disk, an I/O error)."""
+
+
+class StaleRoom(StoreError):
+    """A write of room :attr:`room`'s state from a copy older than the stored room: another
+    process (on a shared database) wrote it first. Nothing was written; the writer reads
+    the room again and decides again (docs/server.md, "Several processes on one
+    database")."""
+
+    def __init__(self, room: str, version: int):
+        super().__init__(f"room {room}: changed since version {version} was read")
+        self.room = room
 
 
 class DamagedRow(StoreError):
@@ -87,7 +110,9 @@ class RoomRow:
     link only, as they stay); since schema 5 whether it is rated (its finished matches
     change its players' ratings); since schema 7 its time control (``clock``, the JSON of
     :meth:`~.clocks.TimeControl.stored`; empty: none) and when its match was dealt
-    (``started``, seconds since the epoch; 0: not yet, or before schema 7)."""
+    (``started``, seconds since the epoch; 0: not yet, or before schema 7); since schema 8
+    its ``version``: one more at each write of its state (seats, start, turns), the
+    check that keeps processes sharing a database from writing over each other."""
 
     id: str
     pack: str
@@ -102,6 +127,7 @@ class RoomRow:
     rated: bool = False
     clock: str = ""
     started: float = 0.0
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -209,6 +235,8 @@ class _QueuedTurn:
     finishes: Optional[tuple[Any, ...]] = None
     result: Optional[MatchResult] = None
     at: float = 0.0
+    #: the version of the room its writer read (None: not checked)
+    version: Optional[int] = None
     done: bool = False
     error: Optional[StoreError] = None
 
@@ -254,11 +282,11 @@ def _labels(room: str, value: object) -> tuple[str, ...]:
 
 def room_row(room_id: str, cells: Sequence[object]) -> RoomRow:
     """A ``rooms`` row (id, pack, seed, status, labels, created, pack_data, pack_sha256,
-    hints, listed, rated, clock, started) as a :class:`RoomRow`; :class:`DamagedRow` when a
+    hints, listed, rated, clock, started, version) as a :class:`RoomRow`; :class:`DamagedRow` when a
     cell is not what this server writes there (every store reads its rows through these
     functions)."""
     (rid, pack, seed, status, labels, created, data, sha, hints, listed, rated, clock,
-     started) = cells
+     started, version) = cells
     return RoomRow(_text(room_id, "id", rid), _text(room_id, "pack", pack),
                    _integer(room_id, "seed", seed),
                    _text(room_id, "status", status, (LOBBY, PLAYING, OVER)),
@@ -267,7 +295,8 @@ def room_row(room_id: str, cells: Sequence[object]) -> RoomRow:
                    bool(_integer(room_id, "hints", hints)),
                    bool(_integer(room_id, "listed", listed)),
                    bool(_integer(room_id, "rated", rated)),
-                   _text(room_id, "clock", clock), _number(room_id, "started", started))
+                   _text(room_id, "clock", clock), _number(room_id, "started", started),
+                   _integer(room_id, "version", version))
 
 
 def seat_rows(room: str, rows: Sequence[Sequence[object]]) -> list[SeatRow]:
@@ -291,17 +320,18 @@ def seat_rows(room: str, rows: Sequence[Sequence[object]]) -> list[SeatRow]:
     return seats
 
 
-def turn_rows(room_id: str, rows: Sequence[Sequence[object]]) -> list[TurnRow]:
-    """``turns`` rows (number, kind, text, at) in order as :class:`TurnRow`, numbered 0,
-    1, ...; :class:`DamagedRow` when a cell is not what this server writes there or a
-    number is missing."""
+def turn_rows(room_id: str, rows: Sequence[Sequence[object]],
+              since: int = 0) -> list[TurnRow]:
+    """``turns`` rows (number, kind, text, at) in order as :class:`TurnRow`, numbered
+    ``since``, ``since`` + 1, ...; :class:`DamagedRow` when a cell is not what this server
+    writes there or a number is missing."""
     turns = [TurnRow(_integer(room_id, "a turn's number", n),
                      _text(room_id, f"turn {n!r}: kind"[:40], k,
                            (MOVE, CONT, REMATCH, TIMEOUT, FORFEIT)),
                      _text(room_id, f"turn {n!r}: text"[:40], t),
                      _number(room_id, f"turn {n!r}: at"[:40], at))
              for n, k, t, at in rows]
-    if [t.number for t in turns] != list(range(len(turns))):
+    if [t.number for t in turns] != list(range(since, since + len(turns))):
         raise DamagedRow(room_id, "its turns are not numbered 0, 1, ...")
     return turns
 
@@ -348,7 +378,12 @@ class Store(Protocol):
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         """Every room's id, status and the last time anyone was there that the store
-        knows of: its creation, a seat's ``seen``, its last chat line."""
+        knows of: its creation, a seat's ``seen``, its last chat line, the last time a
+        process held it (:meth:`hold`)."""
+
+    def hold(self, room_ids: Sequence[str], at: float) -> None:
+        """A process holds these rooms at ``at`` (a connection, a bot at work): no other
+        process sharing the store expires them meanwhile."""
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
         """Remove these rooms with their seats, turns and chat lines."""
@@ -360,22 +395,29 @@ class Store(Protocol):
     def seats(self, room_id: str) -> list[SeatRow]:
         """The room's seats, by number."""
 
-    def put_seat(self, room_id: str, seat: SeatRow) -> None:
-        """Add or replace a seat."""
+    def put_seat(self, room_id: str, seat: SeatRow, version: Optional[int] = None) -> None:
+        """Add or replace a seat.
 
-    def remove_seat(self, room_id: str, seat: int) -> None:
+        Each write of a room's state (this, :meth:`remove_seat`, :meth:`start`,
+        :meth:`add_turn`, :meth:`rematch`) adds one to the room's ``version`` in its
+        transaction; given the ``version`` the writer's copy of the room has, it is a
+        :class:`StaleRoom` (nothing written) when the stored one is another."""
+
+    def remove_seat(self, room_id: str, seat: int, version: Optional[int] = None) -> None:
         """Free a seat (lobby only: the seats after it move up one)."""
 
     def touch_seat(self, room_id: str, seat: int, at: float) -> None:
         """A connection held the seat until ``at`` (its ``seen``)."""
 
-    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
+    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0,
+              version: Optional[int] = None) -> None:
         """The match is dealt with these player labels at ``at``: status ``playing``."""
 
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
                  finishes: Optional[tuple[Any, ...]] = None,
-                 result: Optional[MatchResult] = None, at: float = 0.0) -> None:
+                 result: Optional[MatchResult] = None, at: float = 0.0,
+                 version: Optional[int] = None) -> None:
         """Append turn ``number`` stored at ``at`` (the count of turns so far: a concurrent writer that
         appended first makes this a :class:`StoreError`), setting the room's status if
         given; a CONT also clears every seat's ``wants_cont`` and ``wants_rematch``.
@@ -387,7 +429,7 @@ class Store(Protocol):
         :class:`StoreError`, and its turn is refused)."""
 
     def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
-                at: float = 0.0) -> None:
+                at: float = 0.0, version: Optional[int] = None) -> None:
         """Append turn ``number``, a rematch (kind ``rematch``, ``text`` its seed and
         labels), stored at ``at``, and put the room's seats as ``seats`` (rotated, nobody
         asking for anything), status ``playing``, the new match dealt at ``at`` (its
@@ -400,8 +442,53 @@ class Store(Protocol):
     def room_matches(self, room_id: str) -> list[str]:
         """The public ids of the room's finished matches, the first finished first."""
 
-    def turns(self, room_id: str) -> list[TurnRow]:
-        """Every turn of the room, in order."""
+    def turns(self, room_id: str, since: int = 0) -> list[TurnRow]:
+        """The room's turns from number ``since`` on (every one by default), in order."""
+
+    def versions(self, room_ids: Sequence[str]) -> dict[str, int]:
+        """The stored version of each of these rooms that exists."""
+
+    def stalled_rooms(self, before: float) -> list[str]:
+        """The rooms under way whose last turn (or deal) is older than ``before``."""
+
+    # several processes on one database (PostgreSQL); the SQLite store is one process's
+    #: whether other processes may write this store's rooms (PostgreSQL: True)
+    shared: bool
+
+    def listen(self, heard: Callable[[dict[str, Any]], None],
+               lost: Callable[[], None], back: Callable[[], None]) -> None:
+        """Hear what other processes announce (:meth:`announce`): ``heard(message)`` for
+        each, ``lost()`` when the database is out of reach, ``back()`` when it is again
+        (each called from a thread of the store's: the caller hands them to its loop).
+        Nothing for a store of one process."""
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """Tell every process listening (:meth:`listen`) ``message`` (a JSON object of at
+        most :data:`ANNOUNCE_BYTES`); nothing for a store of one process."""
+
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        """The seats of the room a connection of this process holds now (another
+        process's clients see them present: :meth:`present_elsewhere`); announced."""
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        """The seats of these rooms that connections of the other processes, those still
+        running, hold now (none for a store of one process)."""
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        """``waiter`` asks for a quick match of ``pack`` with the clock ``clock`` (its
+        stored text): the waiter it is paired with (the longest waiting for the same pack
+        and clock, of a process still running: out of the queue now), or None (it waits
+        now, since ``at``)."""
+
+    def queue_leave(self, waiter: str) -> bool:
+        """``waiter`` waits no more; whether it waited."""
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        """Who waits: (pack, clock, how many), by pack and clock."""
+
+    def tidy(self) -> None:
+        """Forget the waiters and the presence of processes gone (``lc serve`` calls it at
+        each sweep)."""
 
     def add_chat(self, room_id: str, name: str, text: str) -> ChatRow:
         """Append a chat line, keeping the last ``keep`` lines of the room."""
@@ -471,7 +558,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     pack_data TEXT NOT NULL DEFAULT '', pack_sha256 TEXT NOT NULL DEFAULT '',
     hints INTEGER NOT NULL DEFAULT 0, listed INTEGER NOT NULL DEFAULT 0,
     rated INTEGER NOT NULL DEFAULT 0, clock TEXT NOT NULL DEFAULT '',
-    started REAL NOT NULL DEFAULT 0);
+    started REAL NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 0,
+    held REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id), seat INTEGER NOT NULL,
     name TEXT NOT NULL, kind TEXT NOT NULL, bot TEXT NOT NULL DEFAULT '',
@@ -488,7 +576,25 @@ CREATE TABLE IF NOT EXISTS chat (
 CREATE TABLE IF NOT EXISTS matches (
     id TEXT PRIMARY KEY, room TEXT NOT NULL, rounds INTEGER NOT NULL, finished REAL NOT NULL,
     number INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE IF NOT EXISTS waiting (
+    id TEXT PRIMARY KEY, pack TEXT NOT NULL, clock TEXT NOT NULL, process TEXT NOT NULL,
+    since REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS present (
+    room TEXT NOT NULL, seat INTEGER NOT NULL, process TEXT NOT NULL,
+    PRIMARY KEY (room, seat, process));
 """ + "".join(f"{statement};\n" for statement in _PLAYERS_SCHEMA)
+
+#: schema 8's step (from 7): each room's version (several processes on one database), and
+#: the quick-match queue shared by them (who waits, for which pack and clock, held by
+#: which process: a PostgreSQL backend's pid, gone with its session)
+_SHARED_STEP = (
+    "ALTER TABLE rooms ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE rooms ADD COLUMN held REAL NOT NULL DEFAULT 0",
+    "CREATE TABLE IF NOT EXISTS waiting (id TEXT PRIMARY KEY, pack TEXT NOT NULL, "
+    "clock TEXT NOT NULL, process TEXT NOT NULL, since REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS present (room TEXT NOT NULL, seat INTEGER NOT NULL, "
+    "process TEXT NOT NULL, PRIMARY KEY (room, seat, process))",
+)
 
 #: version -> the statements that bring a database of that version to the next one
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -510,6 +616,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE matches ADD COLUMN number INTEGER NOT NULL DEFAULT 1"),
     # clocks: the room's time control, when its match was dealt, when each turn was stored
     6: _CLOCKS_STEP,
+    # several processes: the rooms' versions, the shared quick-match queue
+    7: _SHARED_STEP,
 }
 
 
@@ -589,8 +697,8 @@ class SQLReads:
         """The room, or None; :class:`DamagedRow` when a cell of its row is not what this
         server writes there."""
         rows = self._read("SELECT id, pack, seed, status, labels, created, pack_data, "
-                          "pack_sha256, hints, listed, rated, clock, started FROM rooms "
-                          "WHERE id=?", (room_id,))
+                          "pack_sha256, hints, listed, rated, clock, started, version "
+                          "FROM rooms WHERE id=?", (room_id,))
         return room_row(room_id, rows[0]) if rows else None
 
     def open_rooms(self) -> list[str]:
@@ -611,11 +719,39 @@ class SQLReads:
             "SELECT seat, name, kind, bot, token_hash, wants_cont, seen, player, "
             "wants_rematch FROM seats WHERE room=? ORDER BY seat", (room_id,)))
 
-    def turns(self, room_id: str) -> list[TurnRow]:
-        """Every turn of the room, numbered 0, 1, ...; :class:`DamagedRow` when a cell is
-        not what this server writes there or a number is missing."""
+    def turns(self, room_id: str, since: int = 0) -> list[TurnRow]:
+        """The room's turns from number ``since`` on, numbered ``since``, ``since`` + 1,
+        ...; :class:`DamagedRow` when a cell is not what this server writes there or a
+        number is missing."""
         return turn_rows(room_id, self._read("SELECT number, kind, text, at FROM turns "
-                                             "WHERE room=? ORDER BY number", (room_id,)))
+                                             "WHERE room=? AND number>=? ORDER BY number",
+                                             (room_id, since)), since)
+
+    def versions(self, room_ids: Sequence[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        ids = list(room_ids)
+        for start in range(0, len(ids), 500):  # (SQLite's bound on parameters)
+            part = ids[start:start + 500]
+            found.update((str(r[0]), int(r[1])) for r in self._read(
+                f"SELECT id, version FROM rooms WHERE id IN ({','.join('?' * len(part))})",
+                tuple(part)) if type(r[1]) is int)
+        return found
+
+    def hold(self, room_ids: Sequence[str], at: float) -> None:
+        ids = list(room_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            self._execute(f"UPDATE rooms SET held=? WHERE id IN ({','.join('?' * len(part))})",
+                          (at, *part))
+
+    def _execute(self, sql: str, params: tuple = ()) -> None:
+        raise NotImplementedError
+
+    def stalled_rooms(self, before: float) -> list[str]:
+        return [str(r[0]) for r in self._read(
+            "SELECT id FROM rooms WHERE status=? AND started<? AND COALESCE((SELECT at FROM "
+            "turns WHERE room=rooms.id ORDER BY number DESC LIMIT 1), 0)<? ORDER BY id",
+            (PLAYING, before, before))]
 
     def match(self, match_id: str) -> Optional[MatchRow]:
         """The finished match, or None (also for a row this server did not write)."""
@@ -661,6 +797,9 @@ class SQLiteStore(SQLReads):
     one sync to disk, each turn in a savepoint of its own (one refused turn refuses no
     other), each committed before its :meth:`add_turn` returns."""
 
+    #: one process's: nobody else writes its rooms
+    shared = False
+
     def __init__(self, path: Path, *, durable: bool = True, chat_keep: int = 200,
                  crash_at: str = ""):
         self.path = Path(path)
@@ -704,6 +843,7 @@ class SQLiteStore(SQLReads):
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             else:
                 self._migrate(db, str(row[0]))
+            db.execute("DELETE FROM waiting")  # (their sockets closed with the last server)
         missing = schema_problem(db)
         if missing is not None:
             raise StoreError(f"{self.path}: {missing}: not a rooms database of this server "
@@ -759,6 +899,57 @@ class SQLiteStore(SQLReads):
     def _write(self) -> "SQLiteStore._Txn":
         return SQLiteStore._Txn(self)
 
+    @staticmethod
+    def _bump(db: sqlite3.Connection, room_id: str, version: Optional[int]) -> None:
+        """The room's version one more, in the caller's transaction (which holds SQLite's
+        write lock: nobody writes between the check and the bump); :class:`StaleRoom`,
+        before anything is written, when ``version`` is given and the stored one is
+        another (never, with one process; the same check as PostgreSQL's)."""
+        if version is not None:
+            row = db.execute("SELECT version FROM rooms WHERE id=?", (room_id,)).fetchone()
+            if row is None or row[0] != version:
+                raise StaleRoom(room_id, version)
+        db.execute("UPDATE rooms SET version=version+1 WHERE id=?", (room_id,))
+
+    def listen(self, heard: Callable[[dict[str, Any]], None],
+               lost: Callable[[], None], back: Callable[[], None]) -> None:
+        """Nothing to hear: no other process writes this file."""
+
+    def _execute(self, sql: str, params: tuple = ()) -> None:
+        with self._write() as db:
+            db.execute(sql, params)
+
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        """Nothing: the one process's connections are all there is."""
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        return {}
+
+    def tidy(self) -> None:
+        """Nothing: no other process leaves anything."""
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        with self._write() as db:
+            db.execute("DELETE FROM waiting WHERE id=?", (waiter,))
+            row = db.execute(QUEUE_PAIR.format(alive="1=1", lock=""),
+                             (pack, clock, waiter)).fetchone()
+            if row is not None:
+                db.execute("DELETE FROM waiting WHERE id=?", (row[0],))
+                return str(row[0])
+            db.execute("INSERT INTO waiting VALUES (?, ?, ?, '', ?)", (waiter, pack, clock, at))
+            return None
+
+    def queue_leave(self, waiter: str) -> bool:
+        with self._write() as db:
+            return db.execute("DELETE FROM waiting WHERE id=?", (waiter,)).rowcount > 0
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        return [(str(p), str(c), int(n)) for p, c, n in
+                self._read(QUEUE_SUMMARY.format(alive="1=1"))]
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """Nobody else to tell."""
+
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
@@ -786,12 +977,13 @@ class SQLiteStore(SQLReads):
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
-            "SELECT id, status, MAX(created, "
+            "SELECT id, status, MAX(created, held, "
             "COALESCE((SELECT MAX(seen) FROM seats WHERE room=rooms.id "
             "AND typeof(seen) IN ('real', 'integer')), 0), "
             "COALESCE((SELECT MAX(at) FROM chat WHERE room=rooms.id "
             "AND typeof(at) IN ('real', 'integer')), 0)) FROM rooms "
-            "WHERE typeof(created) IN ('real', 'integer')")
+            "WHERE typeof(created) IN ('real', 'integer') AND typeof(held) IN "
+            "('real', 'integer')")
         return [(str(i), str(status), float(last)) for i, status, last in rows]
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
@@ -801,15 +993,18 @@ class SQLiteStore(SQLReads):
                 db.executemany(f"DELETE FROM {table} WHERE {key}=?",
                                [(room_id,) for room_id in room_ids])
 
-    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
+    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0,
+              version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             db.execute("UPDATE rooms SET status=?, labels=?, started=? WHERE id=?",
                        (PLAYING, json.dumps(list(labels)), at, room_id))
 
     # ------------------------------------------------------------- seats
 
-    def put_seat(self, room_id: str, seat: SeatRow) -> None:
+    def put_seat(self, room_id: str, seat: SeatRow, version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             self._put_seat(db, room_id, seat)
 
     @staticmethod
@@ -824,8 +1019,9 @@ class SQLiteStore(SQLReads):
         with self._write() as db:
             db.execute("UPDATE seats SET seen=? WHERE room=? AND seat=?", (at, room_id, seat))
 
-    def remove_seat(self, room_id: str, seat: int) -> None:
+    def remove_seat(self, room_id: str, seat: int, version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             db.execute("DELETE FROM seats WHERE room=? AND seat=?", (room_id, seat))
             later = db.execute("SELECT seat FROM seats WHERE room=? AND seat>? ORDER BY seat",
                                (room_id, seat)).fetchall()
@@ -838,12 +1034,14 @@ class SQLiteStore(SQLReads):
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
                  finishes: Optional[tuple[Any, ...]] = None,
-                 result: Optional[MatchResult] = None, at: float = 0.0) -> None:
+                 result: Optional[MatchResult] = None, at: float = 0.0,
+                 version: Optional[int] = None) -> None:
         # Group commit: the turn is queued, and whichever writer gets the lock first
         # commits every queued turn in one transaction (one fsync for many rooms); a
         # writer whose turn another committed meanwhile finds it done. Still committed
         # before this returns.
-        turn = _QueuedTurn(room_id, number, kind, text, status, finishes, result, at)
+        turn = _QueuedTurn(room_id, number, kind, text, status, finishes, result, at,
+                           version)
         with self._queue_lock:
             self._queue.append(turn)
         with self._lock:
@@ -879,6 +1077,7 @@ class SQLiteStore(SQLReads):
                     if count != turn.number:
                         raise StoreError(f"room {turn.room}: turn {turn.number} is not the "
                                          f"next ({count} stored)")
+                    self._bump(db, turn.room, turn.version)  # (checked before any write)
                     db.execute("INSERT INTO turns (room, number, kind, text, at) "
                                "VALUES (?, ?, ?, ?, ?)",
                                (turn.room, turn.number, turn.kind, turn.text, turn.at))
@@ -959,8 +1158,9 @@ class SQLiteStore(SQLReads):
                            (p.player, result.family, after.mu, after.sigma, after.matches))
 
     def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
-                at: float = 0.0) -> None:
+                at: float = 0.0, version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             last = db.execute("SELECT number FROM turns WHERE room=? ORDER BY number DESC "
                               "LIMIT 1", (room_id,)).fetchone()
             if last is not None and type(last[0]) is not int:

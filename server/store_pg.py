@@ -39,8 +39,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .ratings import BOT_PREFIX, MatchResult, Rating, ranks, update
-from .store import (CONT, LOBBY, PLAYING, REMATCH, SAID_MOST, SCHEMA_VERSION, ChatRow,
-                    DamagedRow, Placed, PlayerRow, RoomRow, SeatRow, SQLReads, StoreError, chat_row,
+from .store import (ANNOUNCE_BYTES, CONT, LOBBY, PLAYING, QUEUE_PAIR, QUEUE_SUMMARY, REMATCH,
+                    SAID_MOST, SCHEMA_VERSION,
+                    ChatRow, DamagedRow, Placed, PlayerRow, RoomRow, SeatRow, SQLReads,
+                    StaleRoom, StoreError, chat_row,
                     columns_problem, migration_steps, placed_row, schema_statements)
 
 if TYPE_CHECKING:
@@ -62,6 +64,11 @@ CONNECT_SECONDS = 10
 POOL_SIZE, POOL_WAIT_SECONDS = 16, 30
 #: the advisory lock key of the schema's creation and migration (a transaction's)
 SCHEMA_LOCK = 0x4C430001
+#: the channel of :meth:`PostgresStore.announce` (NOTIFY) and :meth:`PostgresStore.listen`
+CHANNEL = "lc_rooms"
+#: the listening connection: seconds between its checks that the server is still there
+#: (a query), and between its attempts to connect again once it is not
+LISTEN_CHECK_SECONDS, LISTEN_RETRY_SECONDS = 2.0, 1.0
 
 #: SQLite's column types as PostgreSQL must spell them: SQLite's INTEGER holds 64 bits
 #: (a room's seed has 48), its REAL is a double (the timestamps)
@@ -71,6 +78,23 @@ _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION"}
 _NEXT_TURN = ("INSERT INTO turns (room, number, kind, text, at) SELECT ?, ?, ?, ?, ? WHERE ? = "
               "(SELECT COALESCE(MAX(number) + 1, 0) FROM turns WHERE room=?) "
               "ON CONFLICT DO NOTHING RETURNING number")
+#: a plain move in one statement: the room's version checked and bumped (no row: another
+#: process wrote the room first) and the turn appended, or neither;
+#: (room, version, room, number, kind, text, at) -> the turn's number, or no row
+_MOVE = ("WITH bumped AS (UPDATE rooms SET version=version+1 WHERE id=? AND version=? "
+         "RETURNING id, {notify}) INSERT INTO turns (room, number, kind, text, at) "
+         "SELECT ?, ?, ?, ?, ? FROM bumped RETURNING number")
+#: the announcement of a room's new version, sent by the statement that bumps it (a
+#: ``RETURNING`` expression: delivered when its transaction commits, never before, never
+#: for a write rolled back): ``{"room", "version", "listed"}``
+_CHANGED = (f"pg_notify('{CHANNEL}', json_build_object('room', id, 'version', version, "
+            f"'listed', listed)::text)")
+_MOVE = _MOVE.format(notify=_CHANGED)
+#: a process's name in the tables it shares (who waits, who is present): its listening
+#: session's pid and start, so that a process gone (its session ended) is known gone
+_PROCESS = "pid || '@' || extract(epoch FROM backend_start)"
+_ME = f"SELECT {_PROCESS} FROM pg_stat_activity WHERE pid=pg_backend_pid()"
+_ALIVE = f"process IN (SELECT {_PROCESS} FROM pg_stat_activity)"
 _QUOTED = re.compile(r"('(?:[^']|'')*')")
 _TYPE_WORD = re.compile(r"\b(INTEGER|REAL)\b")
 
@@ -230,15 +254,24 @@ class PostgresStore(SQLReads):
     failed step leaves it as it was); each fault is one
     :class:`~.store.StoreError` line that never holds the password."""
 
+    #: other processes may write its rooms (docs/server.md, "Several processes")
+    shared = True
+
     def __init__(self, url: str, *, durable: bool = True, chat_keep: int = 200,
                  crash_at: str = ""):
         self._keywords, self.shown = parse_url(url)
+        #: the listening thread (:meth:`listen`) and what stops it
+        self._listener: Optional[threading.Thread] = None
+        self._closing = threading.Event()
+        #: this process's name in the shared tables (:data:`_PROCESS`), once it listens
+        self.process = ""
         self._password = self._keywords.get("password")
         self.durable = durable
         self.chat_keep = chat_keep
         self.crash_at = crash_at
         self._said: set[tuple[str, int]] = set()
         self._pool = _Pool(self._connect, POOL_SIZE)
+        self._needs_psycopg()
         try:
             self._open()
         except BaseException:
@@ -247,12 +280,18 @@ class PostgresStore(SQLReads):
 
     # ------------------------------------------------------------- connections
 
-    def _connect(self) -> "psycopg.Connection":
+    @staticmethod
+    def _needs_psycopg() -> Any:
+        """psycopg, or :class:`~.store.StoreError` in one line without it (the extra)."""
         try:
             import psycopg
+            return psycopg
         except ImportError:
             raise StoreError("--store postgresql:// needs the postgresql extra: "
                              "pip install 'lostcities[postgresql]'") from None
+
+    def _connect(self) -> "psycopg.Connection":
+        psycopg = self._needs_psycopg()
         try:
             db = psycopg.connect(**self._keywords, autocommit=True,
                                  application_name=f"lc serve pid {os.getpid()}")
@@ -331,6 +370,10 @@ class PostgresStore(SQLReads):
                     raise
                 return
 
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> None:
+        with self._write() as db:
+            db.execute(postgres_sql(sql), params)
+
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         """The rows of one query (``sql`` in SQLite's words, :func:`postgres_sql`). A
         connection the server dropped meanwhile is tried once more on a new one."""
@@ -354,6 +397,140 @@ class PostgresStore(SQLReads):
         """The first row of ``sql`` run on ``db`` in the caller's transaction, or None."""
         return db.execute(postgres_sql(sql), params).fetchone()
 
+    def _bump(self, db: "psycopg.Connection", room_id: str, version: Optional[int]) -> None:
+        """The room's version one more, its row locked until the caller's transaction
+        ends (writes of one room one after the other, whichever process makes them);
+        :class:`~.store.StaleRoom` when ``version`` is given and the stored one is
+        another (another process wrote the room since this one read it)."""
+        if version is None:
+            self._one(db, f"UPDATE rooms SET version=version+1 WHERE id=? RETURNING {_CHANGED}",
+                      (room_id,))
+        elif self._one(db, f"UPDATE rooms SET version=version+1 WHERE id=? AND version=? "
+                           f"RETURNING {_CHANGED}", (room_id, version)) is None:
+            raise StaleRoom(room_id, version)
+
+    # ------------------------------------------------------------- other processes
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """``NOTIFY`` on :data:`CHANNEL` (delivered to every listening session, this
+        process's included, in the order of their commits); a message longer than
+        :data:`~.store.ANNOUNCE_BYTES` is not sent (a caller sends less)."""
+        import psycopg
+
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if len(text.encode()) > ANNOUNCE_BYTES:
+            raise StoreError(f"an announcement of {len(text.encode())} bytes (at most "
+                             f"{ANNOUNCE_BYTES})")
+        try:
+            with self._pool.connection() as db:
+                db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, text))
+        except psycopg.Error as err:
+            raise StoreError(f"{self.shown}: not announced: {self._said_error(err)}") \
+                from None
+
+    def listen(self, heard: Callable[[dict[str, Any]], None],
+               lost: Callable[[], None], back: Callable[[], None]) -> None:
+        """A thread of its own on a connection of its own: ``LISTEN`` on :data:`CHANNEL`,
+        ``heard(message)`` for each announcement (a JSON object; anything else is
+        skipped), a query every :data:`LISTEN_CHECK_SECONDS` to find a server gone;
+        when the connection is lost, ``lost()``, then a new one tried every
+        :data:`LISTEN_RETRY_SECONDS` until it listens again: ``back()`` (what was
+        announced meanwhile is lost: the caller reads again what it holds)."""
+        if self._listener is not None:
+            raise StoreError("already listening")
+        self._listener = threading.Thread(target=self._listen, args=(heard, lost, back),
+                                          name="lc-listen", daemon=True)
+        self._listener.start()
+
+    def _listen(self, heard: Callable[[dict[str, Any]], None],
+                lost: Callable[[], None], back: Callable[[], None]) -> None:
+        import psycopg
+
+        reachable = True
+        while not self._closing.is_set():
+            try:
+                db = self._connect()
+            except StoreError:
+                if reachable:
+                    reachable = False
+                    lost()
+                self._closing.wait(LISTEN_RETRY_SECONDS)
+                continue
+            try:
+                db.execute(f"LISTEN {CHANNEL}")
+                self.process = str(db.execute(_ME).fetchone()[0])
+                if not reachable:
+                    reachable = True
+                    back()
+                while not self._closing.is_set():
+                    for notice in db.notifies(timeout=LISTEN_CHECK_SECONDS):
+                        try:
+                            message = json.loads(notice.payload)
+                        except ValueError:
+                            continue
+                        if isinstance(message, dict):
+                            heard(message)
+                    db.execute("SELECT 1")  # a server gone is found here, at the latest
+            except psycopg.Error:
+                if not self._closing.is_set():
+                    reachable = False
+                    lost()
+                    self._closing.wait(LISTEN_RETRY_SECONDS)
+            finally:
+                with contextlib.suppress(Exception):
+                    db.close()
+
+    def set_present(self, room_id: str, seats: Sequence[int]) -> None:
+        with self._write() as db:
+            db.execute(postgres_sql("DELETE FROM present WHERE room=? AND process=?"),
+                       (room_id, self.process))
+            for seat in sorted(set(seats)):
+                db.execute(postgres_sql("INSERT INTO present VALUES (?, ?, ?) "
+                                        "ON CONFLICT DO NOTHING"),
+                           (room_id, seat, self.process))
+            db.execute("SELECT pg_notify(%s, %s)",
+                       (CHANNEL, json.dumps({"room": room_id, "present": True})))
+
+    def present_elsewhere(self, room_ids: Sequence[str]) -> dict[str, set[int]]:
+        found: dict[str, set[int]] = {}
+        for room, seat in self._read(f"SELECT room, seat FROM present WHERE room = ANY(?) "
+                                     f"AND process<>? AND {_ALIVE}",
+                                     (list(room_ids), self.process)):
+            if type(seat) is int:
+                found.setdefault(str(room), set()).add(seat)
+        return found
+
+    def tidy(self) -> None:
+        """Forget what processes gone (their sessions ended) left in the shared tables:
+        their waiters and their presence."""
+        with self._write() as db:
+            for table in ("waiting", "present"):
+                db.execute(f"DELETE FROM {table} WHERE NOT {_ALIVE}")
+
+    def queue_join(self, waiter: str, pack: str, clock: str, at: float) -> Optional[str]:
+        with self._write() as db:
+            db.execute(postgres_sql("DELETE FROM waiting WHERE id=?"), (waiter,))
+            row = self._one(db, QUEUE_PAIR.format(alive=_ALIVE, lock=" FOR UPDATE SKIP LOCKED"),
+                            (pack, clock, waiter))
+            if row is not None:
+                db.execute(postgres_sql("DELETE FROM waiting WHERE id=?"), (row[0],))
+            else:
+                db.execute(postgres_sql("INSERT INTO waiting VALUES (?, ?, ?, ?, ?)"),
+                           (waiter, pack, clock, self.process, at))
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps({"queue": True})))
+        return None if row is None else str(row[0])
+
+    def queue_leave(self, waiter: str) -> bool:
+        with self._write() as db:
+            gone = self._one(db, "DELETE FROM waiting WHERE id=? RETURNING id", (waiter,))
+            if gone is not None:
+                db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps({"queue": True})))
+        return gone is not None
+
+    def queue_summary(self) -> list[tuple[str, str, int]]:
+        return [(str(p), str(c), int(n)) for p, c, n in
+                self._read(QUEUE_SUMMARY.format(alive=_ALIVE))]
+
     # ------------------------------------------------------------- rooms
 
     def create_room(self, room_id: str, pack: str, seed: int, *, pack_data: str = "",
@@ -368,32 +545,39 @@ class PostgresStore(SQLReads):
                          (room_id, pack, seed, LOBBY, now, pack_data, pack_sha256,
                           int(hints), int(listed), int(rated), clock)) is None:
                 raise StoreError(f"room {room_id} exists")
+            self._one(db, f"SELECT {_CHANGED} FROM rooms WHERE id=?", (room_id,))
         return RoomRow(room_id, pack, seed, LOBBY, (), now, pack_data, pack_sha256, hints,
                        listed, rated, clock)
 
     def last_visits(self) -> list[tuple[str, str, float]]:
         rows = self._read(
-            "SELECT id, status, GREATEST(created, "
+            "SELECT id, status, GREATEST(created, held, "
             "COALESCE((SELECT MAX(seen) FROM seats WHERE room=rooms.id), 0), "
             "COALESCE((SELECT MAX(at) FROM chat WHERE room=rooms.id), 0)) FROM rooms")
         return [(str(i), str(status), float(last)) for i, status, last in rows]
 
     def delete_rooms(self, room_ids: Sequence[str]) -> None:
         with self._write() as db:
+            for room_id in room_ids:  # (heard once the rows are gone: committed)
+                db.execute("SELECT pg_notify(%s, %s)",
+                           (CHANNEL, json.dumps({"room": room_id, "gone": True})))
             for table, key in (("chat", "room"), ("turns", "room"), ("seats", "room"),
                                ("rooms", "id")):
                 db.execute(postgres_sql(f"DELETE FROM {table} WHERE {key} = ANY(?)"),
                            (list(room_ids),))
 
-    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0) -> None:
+    def start(self, room_id: str, labels: Sequence[str], at: float = 0.0,
+              version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             db.execute(postgres_sql("UPDATE rooms SET status=?, labels=?, started=? WHERE id=?"),
                        (PLAYING, json.dumps(list(labels)), at, room_id))
 
     # ------------------------------------------------------------- seats
 
-    def put_seat(self, room_id: str, seat: SeatRow) -> None:
+    def put_seat(self, room_id: str, seat: SeatRow, version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             self._put_seat(db, room_id, seat)
 
     @staticmethod
@@ -413,9 +597,9 @@ class PostgresStore(SQLReads):
             db.execute(postgres_sql("UPDATE seats SET seen=? WHERE room=? AND seat=?"),
                        (at, room_id, seat))
 
-    def remove_seat(self, room_id: str, seat: int) -> None:
+    def remove_seat(self, room_id: str, seat: int, version: Optional[int] = None) -> None:
         with self._write() as db:
-            self._one(db, "SELECT 1 FROM rooms WHERE id=? FOR UPDATE", (room_id,))
+            self._bump(db, room_id, version)  # (the room's row locked: seats renumbered once)
             db.execute(postgres_sql("DELETE FROM seats WHERE room=? AND seat=?"),
                        (room_id, seat))
             later = db.execute(postgres_sql("SELECT seat FROM seats WHERE room=? AND seat>? "
@@ -429,18 +613,22 @@ class PostgresStore(SQLReads):
     def add_turn(self, room_id: str, number: int, kind: str, text: str,
                  status: Optional[str] = None,
                  finishes: Optional[tuple[Any, ...]] = None,
-                 result: Optional[MatchResult] = None, at: float = 0.0) -> None:
+                 result: Optional[MatchResult] = None, at: float = 0.0,
+                 version: Optional[int] = None) -> None:
         # One transaction a turn, on a connection of its own: turns of several rooms are
         # written side by side, and PostgreSQL flushes the WAL of commits arriving together
         # at once. A plain move is one statement (one round trip, its own transaction).
-        # The primary key (room, number) refuses a turn N written before, by this
-        # process or any other.
+        # The room's version, checked and bumped in the same statement, refuses a turn
+        # from a process whose copy of the room is behind; the primary key (room,
+        # number) a turn N written before, by this process or any other.
         row = (room_id, number, kind, text, at, number, room_id)
-        if status is None and kind != CONT and finishes is None and result is None:
-            if self._inserted(row) is None:
-                raise self._not_next(room_id, number)
+        if status is None and kind != CONT and finishes is None and result is None \
+                and version is not None:
+            if self._inserted((room_id, version, room_id, number, kind, text, at)) is None:
+                raise StaleRoom(room_id, version)
             return
         with self._write() as db:
+            self._bump(db, room_id, version)
             if self._one(db, _NEXT_TURN, row) is None:
                 raise self._not_next(room_id, number)
             if status is not None:
@@ -462,8 +650,9 @@ class PostgresStore(SQLReads):
             os.kill(os.getpid(), signal.SIGKILL)
 
     def rematch(self, room_id: str, number: int, text: str, seats: Sequence[SeatRow],
-                at: float = 0.0) -> None:
+                at: float = 0.0, version: Optional[int] = None) -> None:
         with self._write() as db:
+            self._bump(db, room_id, version)
             if self._one(db, _NEXT_TURN, (room_id, number, REMATCH, text, at, number,
                                           room_id)) is None:
                 raise self._not_next(room_id, number)
@@ -474,12 +663,12 @@ class PostgresStore(SQLReads):
                 self._put_seat(db, room_id, seat)
 
     def _inserted(self, row: Sequence[object]) -> Optional[tuple]:
-        """:data:`_NEXT_TURN` run alone (its own transaction); its row, or None."""
+        """:data:`_MOVE` run alone (its own transaction); its row, or None."""
         import psycopg
 
         try:
             with self._pool.connection() as db:
-                return db.execute(postgres_sql(_NEXT_TURN), row).fetchone()
+                return db.execute(postgres_sql(_MOVE), row).fetchone()
         except psycopg.Error as err:
             raise StoreError(f"{self.shown}: not saved: {self._said_error(err)}") from None
 
@@ -587,5 +776,6 @@ class PostgresStore(SQLReads):
             "ORDER BY m.at DESC, m.id LIMIT ?", (player_id, limit))]
 
     def close(self) -> None:
-        """Close every connection."""
+        """Close every connection (the listening one within :data:`LISTEN_CHECK_SECONDS`)."""
+        self._closing.set()
         self._pool.close()

@@ -30,7 +30,8 @@ def kept_of_rooms(hub: Any) -> dict[str, int]:
             "bot_tasks": len(hub.bot_tasks), "sockets": len(hub.address_sockets),
             "owners": len(hub.quota.owner), "listed": len(hub.lobby.rooms),
             "listed_order": len(hub.lobby.order), "lobby_pages": len(hub.lobby.watchers),
-            "queued": len(hub.queue.keys)}
+            "queued": len(hub.waiters), "lobby_sockets": len(hub.lobby_clients),
+            "present_elsewhere": len(hub.present_elsewhere)}
 
 
 def test_room_ids_that_name_no_room_leave_nothing(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from lostcities.engine import read_records, replay  # noqa: E402
 from lostcities.server.app import create_app  # noqa: E402
 from lostcities.server.clocks import (FISCHER, FISCHER_INCREMENT, FISCHER_MINUTES,  # noqa: E402
                                       MOVE_SECONDS, PER_MOVE, Clocks, TimeControl,
-                                      control_of, replay_clocks, stored_control)
+                                      control_of, stored_control)
 from lostcities.server.protocol import schema  # noqa: E402
 from lostcities.server.store import SCHEMA_VERSION, SQLiteStore  # noqa: E402
 
@@ -69,9 +69,9 @@ def test_fischer_carries_the_time_over_and_adds_the_increment() -> None:
 @given(st.lists(st.tuples(st.sampled_from([0, 1, 2, None]), st.floats(0, 1000)), max_size=30),
        st.sampled_from([TimeControl(PER_MOVE, 30), TimeControl(FISCHER, 300, 3),
                         TimeControl(FISCHER, 60, 0)]))
-def test_the_clocks_are_a_pure_function_of_the_turns_times(events, control) -> None:
-    """What a restarted room works out from the stored times equals what the room that
-    played them kept, event by event; a clock never has less than nothing after a turn."""
+def test_a_clock_never_has_less_than_nothing_after_a_turn(events, control) -> None:
+    """Whatever the turns' times (a room, live or rebuilt from the store, folds them with
+    Clocks.start and Clocks.moved: Room._catch_up, Room.played)."""
     at, timeline = 0.0, []
     for seat, gap in events:
         at += gap
@@ -80,7 +80,6 @@ def test_the_clocks_are_a_pure_function_of_the_turns_times(events, control) -> N
     for seat, when in timeline:
         clocks = Clocks.start(control, 3, when) if seat is None else clocks.moved(seat, when)
         assert min(clocks.left) >= 0
-    assert replay_clocks(control, 3, 0.0, timeline) == clocks
 
 
 def test_a_control_is_read_strictly_and_the_schema_has_the_same_bounds() -> None:
@@ -441,8 +440,10 @@ def test_a_schema_6_database_gets_the_clock_columns_and_keeps_its_rooms(
             ada, bob = started(a, b)
             play((ada, bob), 2)
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 6 stored it
-    for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at")):
+    for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at"),
+                          ("rooms", "version")):  # (and schema 8's)
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    db.execute("DROP TABLE waiting")
     db.execute("UPDATE meta SET value='6' WHERE key='schema'")
     db.commit()
     db.close()
@@ -458,7 +459,7 @@ def test_a_schema_6_database_gets_the_clock_columns_and_keeps_its_rooms(
         assert state["room"]["turns"] == 2 and state["room"]["clock"] is None
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")
     assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == \
-        str(SCHEMA_VERSION) == "7"
+        str(SCHEMA_VERSION)
     db.close()
 
 

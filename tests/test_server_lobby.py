@@ -21,7 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_server_protocol import FAST, Player, connect, join  # noqa: E402
 
 from lostcities.server.app import create_app  # noqa: E402
-from lostcities.server.lobby import SECTIONS, Lobby, MatchQueue, QueueKey, Watcher  # noqa: E402
+from lostcities.server.lobby import SECTIONS, Lobby, Watcher  # noqa: E402
 from lostcities.server.protocol import LIMITS, problem  # noqa: E402
 
 
@@ -331,7 +331,7 @@ def test_a_queue_place_goes_with_its_socket(tmp_path: Path) -> None:
         watcher.send({"type": "leave_queue"})
         watcher.until(lambda m: m["type"] == "waiting" and m["waiting"] == [])
         hub = client.app.state.hub
-        assert hub.queue.lines == {} and hub.queue.keys == {}
+        assert hub.waiters == {} and hub.store.queue_summary() == []
 
 
 # --------------------------------------------------------------------------- the state alone
@@ -378,18 +378,6 @@ def test_the_lobby_state_keeps_each_watcher_equal_to_its_snapshot() -> None:
                            key=lobby_state.order.__getitem__, reverse=True)
             assert mine == set(every[:4]), (section, mine, every)
             assert more[section] == len(every) - len(mine)
-
-
-def test_the_match_queue_pairs_first_come_by_key() -> None:
-    queue: MatchQueue[str] = MatchQueue()
-    duel, board = QueueKey("duel-classic"), QueueKey("board-classic")
-    assert queue.join(duel, "ada") is None and queue.join(board, "cy") is None
-    assert queue.join(duel, "ada") is None  # asking again: still one place
-    assert queue.summary() == [{"pack": "board-classic", "players": 1},
-                               {"pack": "duel-classic", "players": 1}]
-    assert queue.join(duel, "bob") == "ada"
-    assert queue.leave("cy") and not queue.leave("cy")
-    assert queue.summary() == [] and queue.keys == {}
 
 
 def test_a_quick_match_keeps_to_the_room_cap(tmp_path: Path) -> None:
