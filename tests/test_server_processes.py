@@ -169,7 +169,11 @@ def state_of(socket: RoomSocket, check: Callable[[dict[str, Any]], bool]) -> dic
     """The socket's last state if it passes ``check``, else the next one that does."""
     if socket.state is not None and check(socket.state):
         return socket.state
-    return socket.until(lambda m: m["type"] == "state" and check(m))
+    try:
+        return socket.until(lambda m: m["type"] == "state" and check(m))
+    except TimeoutError:
+        raise AssertionError(f"{socket.url}: no such state in {BOUND} s; the last messages: "
+                             f"{json.dumps(socket.seen[-4:])[-3000:]}") from None
 
 
 def at_turn(socket: RoomSocket, turns: int) -> dict[str, Any]:
