@@ -574,7 +574,11 @@ class Hub:
             self.later(self.presence_changed([room_id]))
         version = message.get("version")
         if type(version) is int:
-            self.later(self.changed(room_id, version, bool(message.get("listed"))))
+            room = self.rooms.get(room_id)
+            listed = bool(message.get("listed"))
+            # (most are this process's own writes, or of rooms it does not have: no task)
+            if (room is None and listed) or (room is not None and room.version < version):
+                self.later(self.changed(room_id, version, listed))
 
     async def changed(self, room_id: str, version: int, listed: bool) -> None:
         """Room ``room_id`` is at ``version`` now: a copy here that is behind is caught up

@@ -290,7 +290,7 @@ async def lobby_socket(socket: WebSocket) -> None:
     finally:
         hub.lobby.leave(visitor.watcher)
         hub.lobby_closed(client)
-        await visitor.leave_queue()
+        hub.later(visitor.leave_queue())  # (a task of its own: this one may be cancelled)
 
 
 def routes() -> list[BaseRoute]:

@@ -441,9 +441,10 @@ def test_a_schema_6_database_gets_the_clock_columns_and_keeps_its_rooms(
             play((ada, bob), 2)
     db = sqlite3.connect(tmp_path / "rooms.sqlite3")  # as schema 6 stored it
     for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at"),
-                          ("rooms", "version")):  # (and schema 8's)
+                          ("rooms", "version"), ("rooms", "held")):  # (and schema 8's)
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     db.execute("DROP TABLE waiting")
+    db.execute("DROP TABLE present")
     db.execute("UPDATE meta SET value='6' WHERE key='schema'")
     db.commit()
     db.close()

@@ -365,8 +365,10 @@ def test_a_schema_3_database_gets_the_listed_flag_and_its_rooms_stay_link_only(
     db.execute("ALTER TABLE matches DROP COLUMN number")
     for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at")):
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")  # and 6 to 7
-    db.execute("ALTER TABLE rooms DROP COLUMN version")  # and 7 to 8
+    for column in ("version", "held"):  # and 7 to 8
+        db.execute(f"ALTER TABLE rooms DROP COLUMN {column}")
     db.execute("DROP TABLE waiting")
+    db.execute("DROP TABLE present")
     for table in ("players", "ratings", "rated_matches", "placings"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value='3' WHERE key='schema'")

@@ -526,8 +526,10 @@ def test_a_schema_5_database_gets_the_rematch_columns_and_its_replays_stay(
     db.execute("ALTER TABLE matches DROP COLUMN number")
     for table, column in (("rooms", "clock"), ("rooms", "started"), ("turns", "at")):
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")  # (and 6 to 7's)
-    db.execute("ALTER TABLE rooms DROP COLUMN version")  # and 7 to 8
+    for column in ("version", "held"):  # and 7 to 8
+        db.execute(f"ALTER TABLE rooms DROP COLUMN {column}")
     db.execute("DROP TABLE waiting")
+    db.execute("DROP TABLE present")
     db.execute("UPDATE meta SET value='5' WHERE key='schema'")
     db.commit()
     db.close()

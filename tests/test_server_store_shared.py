@@ -13,7 +13,6 @@ import pytest
 
 from lostcities.server.store import (HUMAN, LOBBY, MOVE, PLAYING, SeatRow, StaleRoom,
                                      StoreError)
-from tests.pg_support import pg_cluster  # noqa: F401  (a fixture)
 from tests.server_support import BOUND
 
 
@@ -66,7 +65,7 @@ def test_a_room_held_by_a_process_is_not_expired_by_another(open_store) -> None:
 
 
 def test_two_stores_on_one_database_see_each_others_writes_and_hear_them(
-        pg_cluster) -> None:  # noqa: F811
+        pg_cluster) -> None:
     from lostcities.server.store_pg import PostgresStore
 
     url = pg_cluster.database()
@@ -136,7 +135,7 @@ def listening(store) -> None:
 
 
 def test_a_process_gone_leaves_neither_a_waiter_nor_a_seat_present(
-        pg_cluster) -> None:  # noqa: F811
+        pg_cluster) -> None:
     from lostcities.server.store_pg import PostgresStore
     from tests.server_support import wait_for
 

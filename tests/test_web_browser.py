@@ -584,6 +584,20 @@ WATCH_PAGE = """() => {
 }"""
 
 
+def never_stale(player: Player, seat: str = "0", hand: int = 8) -> None:
+    """Every moment :data:`WATCH_PAGE` saw: an outage among them; connected, the page was
+    never stale nor empty (its ``seat`` to play a card, ``hand`` cards); away, the old
+    table was shown, but nothing could be played on it."""
+    seen = player.page.evaluate("() => window.__seen")
+    assert any(s["connected"] != "1" for s in seen), "the outage was not seen"
+    for moment in seen:
+        if moment["connected"] == "1":
+            assert (moment["seat"], moment["phase"], moment["hand"]) == (seat, "card", hand), \
+                f"the page showed {moment} while connected"
+        else:
+            assert moment["phase"] == "wait", f"the page showed {moment} while offline"
+
+
 def ada_against_a_bot(browser: Any, server: Server, players: list[Player],
                       rewrite: Optional[Callable[[str], str]] = None
                       ) -> tuple[str, Player, list[str]]:
@@ -631,14 +645,7 @@ def test_the_page_comes_back_after_the_server_is_killed(browser: Any, own_server
     ada.wait_connected()
     # at once, with no barrier: connected means the server answered the page's hello
     assert (ada.attr("seat"), ada.attr("phase")) == ("0", "card")
-    seen = ada.page.evaluate("() => window.__seen")
-    assert any(s["connected"] != "1" for s in seen), "the outage was not seen"
-    for moment in seen:
-        if moment["connected"] == "1":  # a connected page is never stale nor empty
-            assert (moment["seat"], moment["phase"], moment["hand"]) == ("0", "card", 8), \
-                f"the page showed {moment} while connected"
-        else:  # the old table is shown, but nothing may be played on it
-            assert moment["phase"] == "wait", f"the page showed {moment} while offline"
+    never_stale(ada)
     ada.forgive(SERVER_AWAY)
     assert ada.turns() == turns and sorted(ada.hand()) == hand
     duel_turn(ada, 0, server.room(room)["view"], turns)

@@ -12,6 +12,9 @@ import { takeClocks } from "./clocks.js";
 
 /** The close code of a WebSocket to a room the server does not have (protocol.ROOM_GONE). */
 export const ROOM_GONE = 4404;
+/** The close code of every socket of a server whose database went out of reach
+ * (protocol.STORE_LOST): reconnect, to it or another process of the same rooms. */
+export const STORE_LOST = 1012;
 
 export function hello() {
   const message = { type: "hello", lang: currentLang() };
@@ -60,7 +63,10 @@ export function connect() {
     // back off: 0.5 s, 1 s, 2 s ... up to 15 s, with a little jitter
     const delay = Math.min(15000, 500 * 2 ** S.retries) * (0.8 + Math.random() * 0.4);
     S.retries = Math.min(S.retries + 1, 10);
-    setConn("retry", { seconds: Math.max(1, Math.round(delay / 1000)) });
+    // the server's database went away: said until a server answers my hello again
+    if (event.code === STORE_LOST) S.restarting = true;
+    setConn(S.restarting ? "restart" : "retry",
+            { seconds: Math.max(1, Math.round(delay / 1000)) });
     S.reconnect = setTimeout(connect, delay);
     render();
   });
@@ -92,6 +98,7 @@ function receive(m) {
       if (S.welcomes > 1 && !S.ready) {
         // the answer to my hello: the state that follows is my seat's, as the server has it
         S.ready = true; // body data-connected follows with the state drawn
+        S.restarting = false;
         setConn("online");
       }
       break;

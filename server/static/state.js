@@ -36,6 +36,7 @@ export const S = {
   ws: null,
   retries: 0,
   gone: false, // the server has no such room (its WebSocket closed with ROOM_GONE): no retry
+  restarting: false, // the server's database went away (STORE_LOST): said until answered
   // the server welcomes each new socket at once (as a spectator) and again in answer to the
   // page's hello (with my seat): only from that second welcome on is the page up to date
   welcomes: 0,
