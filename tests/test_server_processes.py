@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import subprocess
 import threading
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -30,7 +28,7 @@ pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from pg_support import Cluster, cluster, why_not  # noqa: E402
+from pg_support import Cluster, cluster, require_postgres  # noqa: E402
 from server_support import (BOUND, RoomSocket, free_port, new_room,  # noqa: E402
                             start_lc_serve, wait_for)
 
@@ -134,13 +132,9 @@ class Fleet:
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     """A PostgreSQL cluster of the module's own, one database, one shared ``--data``
-    folder, and two ``lc serve`` processes on them (what ``pg_cluster`` does when no
-    cluster can run: a skip with the reason, a failure under ``LC_REQUIRE_POSTGRES=1``)."""
-    reason = why_not()
-    if reason is not None:
-        if os.environ.get("LC_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"LC_REQUIRE_POSTGRES=1 but {reason}")
-        pytest.skip(reason)
+    folder, and two ``lc serve`` processes on them (no cluster can run here: skipped as
+    ``pg_cluster`` is, a failure under ``LC_REQUIRE_POSTGRES=1``)."""
+    require_postgres()
     folder = tmp_path_factory.mktemp("processes")
     with cluster() as db:
         url = db.database()
@@ -166,14 +160,19 @@ def servers(fleet: Fleet) -> Fleet:
 
 
 def state_of(socket: RoomSocket, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """The socket's last state if it passes ``check``, else the next one that does."""
+    """The socket's last state if it passes ``check``, else the next one that does (an
+    ``error`` meanwhile fails the test at once: the server refused what the test sent)."""
     if socket.state is not None and check(socket.state):
         return socket.state
     try:
-        return socket.until(lambda m: m["type"] == "state" and check(m))
+        found = socket.until(lambda m: m["type"] == "error" or (
+            m["type"] == "state" and check(m)))
     except TimeoutError:
         raise AssertionError(f"{socket.url}: no such state in {BOUND} s; the last messages: "
                              f"{json.dumps(socket.seen[-4:])[-3000:]}") from None
+    assert found["type"] == "state", f"{socket.url}: refused {found}; the messages " \
+        f"before: {json.dumps(socket.seen[-4:-1])[-3000:]}"
+    return found
 
 
 def at_turn(socket: RoomSocket, turns: int) -> dict[str, Any]:
