@@ -65,8 +65,9 @@ def serve(
     store: Optional[str] = typer.Option(
         None, "--store", metavar="URL", show_default=False,
         help="Keep the rooms in a PostgreSQL database, named by a postgresql:// URL, "
-             "instead of the SQLite file in --data (the records stay in --data; "
-             "docs/server.md, \"PostgreSQL\")."),
+             "instead of the SQLite file in --data (the records stay in --data); several "
+             "lc serve processes may share one database and one --data folder "
+             "(docs/server.md, \"PostgreSQL\")."),
     limit: Optional[List[str]] = typer.Option(
         None, "--limit", metavar="NAME=VALUE", show_default=False,
         help="Change one of the server's limits (docs/server.md, \"Limits\"): "

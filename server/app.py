@@ -52,6 +52,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from lostcities.engine import LostCitiesError, Move, load_pack
+from lostcities.i18n import LANGS
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
@@ -206,6 +207,18 @@ def encode(message: dict[str, Any], lang: str, check: bool) -> str:
 to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
+def said_here(event: Any) -> bool:
+    """Whether ``event``, heard from another process (data from the database), is an
+    ``info`` or ``chat`` message of the protocol in every language (else it is not
+    passed on)."""
+    if not isinstance(event, dict) or event.get("type") not in SAID_ELSEWHERE:
+        return False
+    try:
+        return all(problem(localize(event, lang), "server") is None for lang in LANGS)
+    except Exception:  # noqa: BLE001 - a key or params no message of ours has
+        return False
+
+
 def speaks(message: dict[str, Any]) -> bool:
     """Whether ``message`` is said in each client's language (its text differs by
     language: an ``info``/``error`` note, a ``turn`` or ``hint`` in words)."""
@@ -339,6 +352,9 @@ class Hub:
         #: other processes' connections hold; the seats this one said it holds
         self.name = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.store_down = False
+        #: how many times the database went out of reach (a :meth:`back` under way stops
+        #: when it goes again)
+        self._outages = 0
         self.present_elsewhere: dict[str, set[int]] = {}
         self._said_present: dict[str, frozenset[int]] = {}
         #: announcements go out one at a time, in order (a chat line never overtakes the
@@ -562,13 +578,13 @@ class Hub:
         if not isinstance(room_id, str) or not is_room_id(room_id):
             return
         if message.get("gone") is True:
-            self.room_gone(room_id)
+            self.later(self.gone_if(room_id))
             return
         said = message.get("said")
         if isinstance(said, list) and message.get("from") != self.name:
             clients = list(self.clients.get(room_id, ()))
             for event in said:
-                if isinstance(event, dict) and event.get("type") in SAID_ELSEWHERE:
+                if clients and said_here(event):
                     self.broadcast(clients, event)
         if message.get("present") is True and room_id in self.rooms:
             self.later(self.presence_changed([room_id]))
@@ -690,6 +706,13 @@ class Hub:
                 task.cancel()
         self.present_elsewhere.pop(room_id, None)
 
+    async def gone_if(self, room_id: str) -> None:
+        """Another process says it deleted ``room_id``: forgotten here if the store says
+        so too (:meth:`room_gone`)."""
+        with contextlib.suppress(StoreError):
+            if room_id in self.rooms and await self.run(self.store.room, room_id) is None:
+                self.room_gone(room_id)
+
     def room_gone(self, room_id: str) -> None:
         """Another process deleted the room (expired): forgotten, its clients closed with
         :data:`~.protocol.ROOM_GONE` (the page says so and stops)."""
@@ -703,17 +726,17 @@ class Hub:
         (clients reconnect, to this process or another), nothing kept of the rooms (what
         other processes write meanwhile is not heard), room sockets refused with
         :data:`STORE_AWAY` until it is back (:meth:`back`)."""
-        if self.store_down:
-            return
-        self.store_down = True
-        log.warning("the database is out of reach: every socket closed, rooms read again "
-                    "once it is back")
-        for clients in list(self.clients.values()):
-            for client in list(clients):
+        self._outages += 1
+        if not self.store_down:
+            self.store_down = True
+            log.warning("the database is out of reach: every socket closed, rooms read "
+                        "again once it is back")
+            for clients in list(self.clients.values()):
+                for client in list(clients):
+                    client.drop(code=STORE_LOST)
+            for client in list(self.lobby_clients):
                 client.drop(code=STORE_LOST)
-        for client in list(self.lobby_clients):
-            client.drop(code=STORE_LOST)
-        for room_id in list(self.rooms):
+        for room_id in list(self.rooms):  # (also those a back() under way read again)
             self.let_go(room_id)
         for room_id in list(self.lobby.rooms):
             self.lobby.put(room_id, None)
@@ -723,16 +746,25 @@ class Hub:
     async def back(self) -> None:
         """The database is back: every room under way or listed read again (as at
         start: bots play on, clocks are watched, the lobby lists), then sockets are let
-        in again."""
-        try:
-            room_ids = await self.run(self.store.open_rooms)
-        except StoreError:
-            return  # (lost again: the listener says back once more)
+        in again; given up when it goes away again meanwhile (:meth:`lost`: another
+        back follows)."""
+        outage = self._outages
+        while True:
+            try:
+                room_ids = await self.run(self.store.open_rooms)
+                break
+            except StoreError:  # (its listening connection is back before the others)
+                await asyncio.sleep(1.0)
+            if self._outages != outage:
+                return
         for room_id in room_ids:
+            if self._outages != outage:
+                return
             await self.wake(room_id)
-        self.store_down = False
-        log.warning("the database is back: rooms read again")
-        await self.tell_queue()
+        if self._outages == outage:
+            self.store_down = False
+            log.warning("the database is back: rooms read again")
+            await self.tell_queue()
 
     async def take_up(self) -> None:
         """The rooms under way that no turn changed for ``Limits.orphan_seconds``: read
