@@ -41,6 +41,8 @@ LIMITS = ("--limit", "orphan_seconds=1", "--limit", "address_rooms_per_minute=10
           "--limit", "address_rooms=1000", "--limit", "address_players_per_minute=1000")
 #: a rated room's clock: long enough for a loaded machine's moves, short for the test
 TEN_SECONDS_A_MOVE = {"kind": "move", "seconds": 10}
+#: a casual room's clock whose first move nobody plays: the shortest there is
+FIVE_SECONDS_A_MOVE = {"kind": "move", "seconds": 5}
 #: the reconnecting client's back-off, as the page's: the first wait, the longest
 BACKOFF_FIRST, BACKOFF_MOST = 0.25, 4.0
 
@@ -444,6 +446,44 @@ def test_a_bot_room_of_a_killed_process_is_played_on_by_the_other(servers: Fleet
         stored = servers.turns(room)
         assert [n for n, _, _ in stored] == list(range(len(stored)))
         assert len(stored) >= before + 6 and stored[before][2] == move  # played once
+    finally:
+        closing(hal)
+
+
+def test_a_clocked_bot_room_nobody_comes_back_to_is_played_on_by_the_other(
+        servers: Fleet) -> None:
+    """Hal against the ``random`` bot in a casual room of 5 s a move, opened on A, Hal on
+    A; A is killed while Hal is to move, and nobody comes back: B takes the room up, and
+    once Hal's stored time is out (not earlier) plays Hal's move (a ``timeout`` turn), then
+    the bot's; Hal, back through B, resigns."""
+    a, b = servers.a, servers.b
+    room = new_room(a.port, clock=FIVE_SECONDS_A_MOVE)
+    hal = seated(a, room, "Hal")
+    try:
+        hal.send({"type": "line", "text": "/bot random"})
+        state_of(hal, lambda m: len(m["room"]["seats"]) == 2)
+        hal.send({"type": "line", "text": "/start"})
+        seat = hal.state["seat"]
+        before = state_of(hal, lambda m: m["room"]["status"] == "playing"
+                          and m["legal"] is not None)["room"]["turns"]
+        a.kill()
+    finally:
+        closing(hal)
+    wait_for(lambda: len(servers.turns(room)) >= before + 2,
+             f"B to play Hal's timed-out turn and the bot's:\n{b.said()}")
+    stored = servers.turns(room)
+    assert [n for n, _, _ in stored] == list(range(len(stored)))
+    assert stored[before][1] == "timeout" and stored[before + 1][1] == "move"
+    at = [row[0] for row in servers.db.execute(
+        servers.url, f"SELECT at FROM turns WHERE room='{room}' ORDER BY number")]
+    started = servers.db.execute(servers.url, f"SELECT started FROM rooms WHERE id='{room}'")
+    last = at[before - 1] if before else started[0][0]
+    assert at[before] - last >= FIVE_SECONDS_A_MOVE["seconds"] - 0.01  # never early
+    hal = reconnected(b, room, hal.token, seat)
+    try:
+        hal.send({"type": "line", "text": "/resign"})
+        over = hal.until(lambda m: m["type"] == "match")
+        assert over["forfeit"] == {"seat": seat, "reason": "resign"}
     finally:
         closing(hal)
 
