@@ -29,8 +29,8 @@ pytest.importorskip("uvicorn")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from pg_support import Cluster, cluster, require_postgres  # noqa: E402
-from server_support import (BOUND, RoomSocket, free_port, new_room,  # noqa: E402
-                            start_lc_serve, wait_for)
+from server_support import (BOUND, TINY_PACK, RoomSocket, free_port,  # noqa: E402
+                            lc_command, new_room, start_lc_serve, wait_for)
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 
@@ -53,8 +53,9 @@ class Server:
     """One ``lc serve`` of the module: its name (``A``, ``B``), port and process; its
     output in a log file of its own (read back when it fails)."""
 
-    def __init__(self, name: str, data: Path, store: str, logs: Path):
+    def __init__(self, name: str, data: Path, store: str, logs: Path, packs: Path):
         self.name, self.data, self.store, self.port = name, data, store, free_port()
+        self.packs = packs
         self.log = logs / f"lc-serve-{name}.log"
         self.proc: Optional[subprocess.Popen] = None
         self.start()
@@ -63,7 +64,8 @@ class Server:
         with self.log.open("a", encoding="utf-8") as out:
             out.write(f"--- lc serve {self.name} started at {time.time():.3f}\n")
             out.flush()
-            self.proc = start_lc_serve(self.data, self.port, "--store", self.store, *LIMITS,
+            self.proc = start_lc_serve(self.data, self.port, "--store", self.store,
+                                       "--packs", str(self.packs), *LIMITS,
                                        stdout=out, stderr=out, log=self.log, bound=BOUND)
 
     @property
@@ -134,17 +136,20 @@ class Fleet:
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     """A PostgreSQL cluster of the module's own, one database, one shared ``--data``
-    folder, and two ``lc serve`` processes on them (no cluster can run here: skipped as
+    folder, the tiny house pack (``--packs``), and two ``lc serve`` processes on them (no
+    cluster can run here: skipped as
     ``pg_cluster`` is, a failure under ``LC_REQUIRE_POSTGRES=1``)."""
     require_postgres()
     folder = tmp_path_factory.mktemp("processes")
     with cluster() as db:
         url = db.database()
-        data = folder / "data"
+        data, packs = folder / "data", folder / "packs"
+        packs.mkdir()
+        (packs / "tiny.yaml").write_text(TINY_PACK, encoding="utf-8")
         servers: list[Server] = []
         try:
-            servers.append(Server("A", data, url, folder))
-            servers.append(Server("B", data, url, folder))
+            servers.append(Server("A", data, url, folder, packs))
+            servers.append(Server("B", data, url, folder, packs))
             yield Fleet(db, url, *servers)
         finally:
             for server in servers:
@@ -316,6 +321,42 @@ def test_a_room_of_a_is_played_and_watched_through_b(servers: Fleet) -> None:
         assert b.room(room)["turns"] == a.room(room)["turns"] == 8
     finally:
         closing(ann, bob)
+
+
+def test_a_match_played_to_its_end_across_processes_has_one_record_that_replays(
+        servers: Fleet) -> None:
+    """A match of the tiny pack, Ann on A and Bob on B, played to its end: both told of it
+    with the same record and replay, one record file of the room in the shared ``--data``,
+    which ``lc replay --check`` replays, and the replay served by both processes."""
+    a, b = servers.a, servers.b
+    room = new_room(a.port, "tiny")
+    ann = seated(a, room, "Ann")
+    bob = seated(b, room, "Bob")
+    try:
+        both_seated([ann, bob], 2)
+        ann.send({"type": "line", "text": "/start"})
+        number = 0
+        while True:
+            states = [state_of(s, lambda m: m["room"]["status"] != "lobby"
+                               and m["room"]["turns"] == number) for s in (ann, bob)]
+            if states[0]["room"]["status"] == "over":
+                break
+            mover = next(s for s, state in zip((ann, bob), states) if state["legal"])
+            mover.send({"type": "move", "move": mover.state["legal"][0]})
+            number += 1
+        ends = [next((m for m in s.seen if m["type"] == "match"), None)
+                or s.until(lambda m: m["type"] == "match") for s in (ann, bob)]
+    finally:
+        closing(ann, bob)
+    assert ends[0] == ends[1] and number > 0 and len(servers.turns(room)) == number
+    records = sorted((servers.a.data / "records").glob(f"room-{room}-*.jsonl"))
+    assert [r.name for r in records] == [ends[0]["record"]]
+    check = subprocess.run([*lc_command(), "replay", "--check", str(records[0])],
+                           capture_output=True, text=True, timeout=BOUND)
+    assert check.returncode == 0, check.stdout + check.stderr
+    for server in (a, b):
+        frames = server.get(f"{ends[0]['replay']}/frames?lang=en")
+        assert frames["players"] == ["Ann", "Bob"] and frames["winners"] == ends[0]["winners"]
 
 
 def test_the_last_seat_raced_through_two_processes_seats_one(servers: Fleet) -> None:
