@@ -674,24 +674,23 @@ def test_the_database_restarted_closes_the_sockets_and_the_clients_play_on(
         mover = mover_of([ann, bob], 3)
         servers.db.halt()
         try:
-            mover.send({"type": "move", "move": mover.state["legal"][0]})
-        except ConnectionClosed:
-            pass  # closed already: nothing sent
-        codes = [close_code(s) for s in (ann, bob)]
-        assert codes == [1012, 1012], codes
-        for socket in (ann, bob):  # the move sent while the database was down: not played
-            assert not any(m["type"] == "turn" for m in socket.seen
-                           if m.get("number", -1) >= 3), socket.seen
-            assert [m for m in socket.seen if m["type"] == "state"][-1]["room"]["turns"] == 3
-        for server in (a, b):  # a new room socket meanwhile: closed with 1013
-            refused = RoomSocket(server.ws(room))
-            sockets.append(refused)
-            assert close_code(refused) == 1013
-            assert not any(m["type"] == "state" and m["room"]["status"] == "playing"
-                           and m["legal"] for m in refused.seen), refused.seen
-    finally:
-        servers.db.start()
-    try:
+            with contextlib.suppress(ConnectionClosed):  # (closed already: nothing sent)
+                mover.send({"type": "move", "move": mover.state["legal"][0]})
+            codes = [close_code(s) for s in (ann, bob)]
+            assert codes == [1012, 1012], codes
+            for socket in (ann, bob):  # the move sent while the database was down: not played
+                assert not any(m["type"] == "turn" for m in socket.seen
+                               if m.get("number", -1) >= 3), socket.seen
+                assert [m for m in socket.seen
+                        if m["type"] == "state"][-1]["room"]["turns"] == 3
+            for server in (a, b):  # a new room socket meanwhile: closed with 1013
+                refused = RoomSocket(server.ws(room))
+                sockets.append(refused)
+                assert close_code(refused) == 1013
+                assert not any(m["type"] == "state" and m["room"]["status"] == "playing"
+                               and m["legal"] for m in refused.seen), refused.seen
+        finally:
+            servers.db.start()
         ann = reconnected(a, room, ann.token, 0)
         bob = reconnected(b, room, bob.token, 1)
         sockets += [ann, bob]
