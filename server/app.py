@@ -1357,7 +1357,13 @@ async def room_socket(socket: WebSocket) -> None:
     lang = lang_of(socket.headers.get("accept-language", ""))
     address = address_of(socket.scope)
     await socket.accept()  # a refusal after it: the client sees its close code
-    if room is None or hub.rooms.get(room_id) is not room:  # none, or it expired meanwhile
+    if room is not None and hub.rooms.get(room_id) is not room and not hub.store_down:
+        # let go meanwhile (another process wrote it: read again), or expired (None)
+        with contextlib.suppress(RoomError):
+            room = await hub.room(room_id)
+    # (from this check to the client's place in hub.clients, no await: a room a client
+    # holds is never let go, and this one is the room's copy here)
+    if room is None or hub.rooms.get(room_id) is not room:
         await socket.close(code=ROOM_GONE, reason=ROOM_GONE_REASON)
         return
     full = hub.full(room_id, address)

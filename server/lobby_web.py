@@ -175,7 +175,7 @@ class LobbyClient:
             else:
                 await self.play_bot(message["pack"], message["strength"], control)
 
-    def refusal(self, pack: str) -> Optional[dict[str, Any]]:
+    async def refusal(self, pack: str) -> Optional[dict[str, Any]]:
         """Why this client may not open a room of ``pack`` now (an ``error``), or None."""
         hub = self.hub
         ref = hub.shelf.ref(pack)
@@ -188,7 +188,11 @@ class LobbyClient:
         if key is not None:
             return error(key, rooms=hub.limits.address_rooms,
                           rate=hub.limits.address_rooms_per_minute)
-        if hub.store.count_rooms() >= hub.limits.rooms:
+        try:
+            rooms = await hub.run(hub.store.count_rooms)  # (off the loop: a round trip)
+        except StoreError:
+            return error("error.cannot-save")
+        if rooms >= hub.limits.rooms:
             return error("error.rooms-full", rooms=hub.limits.rooms)
         return None
 
@@ -197,7 +201,7 @@ class LobbyClient:
         be paired with the one waiting: both sent ``matched`` (the first waiting takes
         seat 1)."""
         hub = self.hub
-        refused = self.refusal(pack)
+        refused = await self.refusal(pack)
         if refused is not None:
             self.client.send(refused)
             return
@@ -226,7 +230,7 @@ class LobbyClient:
                        control: Optional[TimeControl] = None) -> None:
         """A match of ``pack`` against the bot of ``strength`` (:data:`~.lobby.STRENGTHS`),
         with the clock ``control`` (None: none), started at once."""
-        refused = self.refusal(pack)
+        refused = await self.refusal(pack)
         if refused is not None:
             self.client.send(refused)
             return

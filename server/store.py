@@ -901,15 +901,14 @@ class SQLiteStore(SQLReads):
 
     @staticmethod
     def _bump(db: sqlite3.Connection, room_id: str, version: Optional[int]) -> None:
-        """The room's version one more, in the caller's transaction (which holds SQLite's
-        write lock: nobody writes between the check and the bump); :class:`StaleRoom`,
-        before anything is written, when ``version`` is given and the stored one is
-        another (never, with one process; the same check as PostgreSQL's)."""
-        if version is not None:
-            row = db.execute("SELECT version FROM rooms WHERE id=?", (room_id,)).fetchone()
-            if row is None or row[0] != version:
-                raise StaleRoom(room_id, version)
-        db.execute("UPDATE rooms SET version=version+1 WHERE id=?", (room_id,))
+        """The room's version one more, in the caller's transaction, one statement;
+        :class:`StaleRoom`, nothing written, when ``version`` is given and the stored one
+        is another (never, with one process; the same check as PostgreSQL's)."""
+        if version is None:
+            db.execute("UPDATE rooms SET version=version+1 WHERE id=?", (room_id,))
+        elif db.execute("UPDATE rooms SET version=version+1 WHERE id=? AND version=?",
+                        (room_id, version)).rowcount != 1:  # (no row: nothing written)
+            raise StaleRoom(room_id, version)
 
     def listen(self, heard: Callable[[dict[str, Any]], None],
                lost: Callable[[], None], back: Callable[[], None]) -> None:
