@@ -290,11 +290,11 @@ def test_a_room_of_a_is_played_and_watched_through_b(servers: Fleet) -> None:
     room = new_room(a.port)
     ann = seated(a, room, "Ann")
     bob = seated(b, room, "Bob")
+    watcher = RoomSocket(b.ws(room))
     try:
         both_seated([ann, bob], 2)
         assert [s["name"] for s in ann.state["room"]["seats"]] == ["Ann", "Bob"]
         ann.send({"type": "line", "text": "/start"})
-        watcher = RoomSocket(b.ws(room))
         sent = play([ann, bob], 0, 8)
         watched = at_turn(watcher, 8)
         mine = {0: at_turn(ann, 8), 1: at_turn(bob, 8)}
@@ -320,7 +320,7 @@ def test_a_room_of_a_is_played_and_watched_through_b(servers: Fleet) -> None:
         assert [t[2] for t in servers.turns(room)] == sent
         assert b.room(room)["turns"] == a.room(room)["turns"] == 8
     finally:
-        closing(ann, bob)
+        closing(ann, bob, watcher)
 
 
 def test_a_match_played_to_its_end_across_processes_has_one_record_that_replays(
