@@ -618,7 +618,7 @@ def test_the_quick_match_pairs_a_page_of_a_with_a_page_of_b(servers: Fleet) -> N
         sockets += [ann, bob]
         for socket, seat in ((ann, 0), (bob, 1)):
             state = socket.until(lambda m: m["type"] == "state" and m["seat"] == seat)
-            assert state["room"]["status"] == "playing"
+            assert state["room"]["status"] == "playing", (socket.url, state["room"])  # fresh
         sent = play([ann, bob], 0, 2)
         assert [t for _, _, t in servers.turns(room)] == sent
         assert len(servers.seats(room)) == 2
