@@ -424,7 +424,7 @@ class Hub:
                     room = await self.load(room_id)
                     if room is None:
                         return None
-                    self.attach(room)
+                    room = self.attach(room)
                     if self.store.shared:  # (its process may be gone: the bots play on)
                         self.kick_bots(room)
                         self.watch_clock(room)
@@ -488,10 +488,16 @@ class Hub:
                         room.id, clean_text(str(err), 300), more)
         return refused("error.cannot-save")
 
-    def attach(self, room: Room) -> None:
-        """Keep ``room`` in the cache, its presence read from this hub's connections."""
+    def attach(self, room: Room) -> Room:
+        """Keep ``room`` in the cache, its presence read from this hub's connections; the
+        room's copy here: one attached meanwhile (a room this process made, read again as
+        its own announcement came) is kept, never replaced (a client may hold it)."""
+        kept = self.rooms.get(room.id)
+        if kept is not None:
+            return kept
         room.presence = lambda: self.present(room)
         self.rooms[room.id] = room
+        return room
 
     def present(self, room: Room) -> set[int]:
         """The seats of ``room`` an open connection holds now, here or in another process
@@ -544,8 +550,7 @@ class Hub:
                     control=control))
             except StoreError:
                 continue
-            self.attach(room)
-            return room
+            return self.attach(room)
         raise StoreError("no free room id")
 
     # ------------------------------------------------------------- other processes
@@ -1118,6 +1123,9 @@ class Hub:
                 before = self.present(room)
                 held = client.seat(room)
                 digest = token_hash(message["token"])
+                if room.seat_of(digest) is None and self.store.shared:
+                    async with self.lock(room.id):  # (a seat taken through another process)
+                        await self.catch_up(room)
                 if room.seat_of(digest) is None:
                     client.token_digest = None
                     client.send(error("error.bad-token"))
@@ -1357,10 +1365,15 @@ async def room_socket(socket: WebSocket) -> None:
     lang = lang_of(socket.headers.get("accept-language", ""))
     address = address_of(socket.scope)
     await socket.accept()  # a refusal after it: the client sees its close code
-    if room is not None and hub.rooms.get(room_id) is not room and not hub.store_down:
-        # let go meanwhile (another process wrote it: read again), or expired (None)
+    if room is not None and hub.store.shared and not hub.store_down:
+        # the copy here now (one let go meanwhile read again), brought up to the stored
+        # room: the client may come with news of another process's write not heard yet
+        # (a seat taken there, the match dealt)
         with contextlib.suppress(RoomError):
             room = await hub.room(room_id)
+        if room is not None:
+            async with hub.lock(room_id):  # (a room locked is never let go)
+                await hub.catch_up(room)
     # (from this check to the client's place in hub.clients, no await: a room a client
     # holds is never let go, and this one is the room's copy here)
     if room is None or hub.rooms.get(room_id) is not room:

@@ -171,15 +171,21 @@ def cluster(fsync: bool = False) -> Iterator[Cluster]:
         started.stop()
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
-    """The session's throwaway PostgreSQL server (skipped with the reason where none can
-    run, a failure under ``LC_REQUIRE_POSTGRES=1``)."""
+def require_postgres() -> None:
+    """Skip the test with the reason where no cluster can run here; under
+    ``LC_REQUIRE_POSTGRES=1`` (``.ci/run``) fail it instead."""
     reason = why_not()
     if reason is not None:
         if os.environ.get("LC_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"LC_REQUIRE_POSTGRES=1 but {reason}")
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """The session's throwaway PostgreSQL server (skipped with the reason where none can
+    run, a failure under ``LC_REQUIRE_POSTGRES=1``)."""
+    require_postgres()
     with cluster() as started:
         yield started
 

@@ -18,7 +18,7 @@ websockets = pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 from websockets.sync.client import connect  # noqa: E402
 
-from pg_support import cluster, why_not  # noqa: E402
+from pg_support import cluster, require_postgres  # noqa: E402
 from server_support import (TINY_PACK, RoomSocket, free_port, lc_command,  # noqa: E402
                             new_room, start_lc_serve, wait_for)
 
@@ -231,9 +231,7 @@ def test_a_move_while_postgresql_is_down_is_never_stored_then_played_once_it_is_
     with 1013 while the database is away (docs/server.md, "Several processes", Faults);
     PostgreSQL started again, the client reconnects with its token (as the page does, with
     back-off), the same move is played and stored once, without restarting ``lc serve``."""
-    reason = why_not()
-    if reason is not None:
-        pytest.skip(reason)
+    require_postgres()  # (skipped, or under LC_REQUIRE_POSTGRES=1 failed)
     with cluster() as own:
         url = own.database()
         port = free_port()

@@ -24,7 +24,7 @@ from lostcities.server.store import (MIGRATIONS, MOVE, SCHEMA_VERSION, StoreErro
                                      schema_statements, token_hash)
 from lostcities.server.store_pg import (PostgresStore, is_postgres_url, parse_url,  # noqa: E402
                                         postgres_sql)
-from pg_support import PASSWORD, cluster, why_not  # noqa: E402
+from pg_support import PASSWORD, cluster, require_postgres  # noqa: E402
 from server_support import lc_command  # noqa: E402
 from test_server_features import V1  # noqa: E402
 
@@ -238,9 +238,7 @@ def test_a_migration_that_fails_halfway_leaves_the_database_as_it_was(pg_cluster
 def test_a_restarted_postgresql_is_reconnected_to_by_itself() -> None:
     """The server restarted (its connections dropped): the next read and the next write
     each take a new connection; nothing is lost."""
-    reason = why_not()
-    if reason is not None:
-        pytest.skip(reason)
+    require_postgres()  # (skipped, or under LC_REQUIRE_POSTGRES=1 failed)
     with cluster() as own:
         store = PostgresStore(own.database())
         try:
