@@ -8,7 +8,6 @@ players' connections still answer ``ping``."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,11 +16,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+import test_server_fuzz as fuzz  # noqa: E402
 from test_server_fuzz import Table  # noqa: E402
-from test_server_protocol import FAST  # noqa: E402
-
-from lostcities.server.app import create_app  # noqa: E402
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -38,13 +34,8 @@ EVENTS = st.fixed_dictionaries({"type": st.sampled_from(["info", "chat", "turn",
                                          "key": VALUES, "params": VALUES})
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory: Any) -> Any:
-    app = create_app(Path(tmp_path_factory.mktemp("heard")), limits=FAST, durable=False)
-    with TestClient(app) as client:
-        table = Table(app, client)
-        yield table
-        table.stack.close()
+#: test_server_fuzz's room under way (a module's own: its fixture, taken here)
+table = fuzz.table
 
 
 def heard_ids(room: str) -> Any:

@@ -444,19 +444,28 @@ def test_kill_9_of_a_process_mid_match_loses_no_turn_and_plays_none_twice(
         closing(ann, bob)
 
 
+def hal_against_random(server: Server, room: str) -> tuple[RoomSocket, int]:
+    """Hal seated through ``server`` in ``room`` against the ``random`` bot, the match
+    dealt: his socket and his seat."""
+    hal = seated(server, room, "Hal")
+    try:
+        hal.send({"type": "line", "text": "/bot random"})
+        state_of(hal, lambda m: len(m["room"]["seats"]) == 2)
+        hal.send({"type": "line", "text": "/start"})
+        return hal, hal.state["seat"]
+    except BaseException:
+        closing(hal)
+        raise
+
+
 def test_a_bot_room_of_a_killed_process_is_played_on_by_the_other(servers: Fleet) -> None:
     """Hal against the ``random`` bot in a room opened on A, Hal on A; A is killed the
     moment Hal has sent a move: Hal comes back through B, and B plays the bot's turns
     (the room taken up), every turn stored once."""
     a, b = servers.a, servers.b
     room = new_room(a.port)
-    hal = seated(a, room, "Hal")
+    hal, seat = hal_against_random(a, room)
     try:
-        hal.send({"type": "line", "text": "/bot random"})
-        state_of(hal, lambda m: len(m["room"]["seats"]) == 2)
-        hal.send({"type": "line", "text": "/start"})
-        seat = hal.state["seat"]
-
         def hal_to_move(after: int) -> dict[str, Any]:
             """Hal's state once more than ``after`` turns are stored and Hal is to move."""
             return state_of(hal, lambda m: m["room"]["status"] == "playing"
@@ -499,12 +508,8 @@ def test_a_clocked_bot_room_nobody_comes_back_to_is_played_on_by_the_other(
     the bot's; Hal, back through B, resigns."""
     a, b = servers.a, servers.b
     room = new_room(a.port, clock=FIVE_SECONDS_A_MOVE)
-    hal = seated(a, room, "Hal")
+    hal, seat = hal_against_random(a, room)
     try:
-        hal.send({"type": "line", "text": "/bot random"})
-        state_of(hal, lambda m: len(m["room"]["seats"]) == 2)
-        hal.send({"type": "line", "text": "/start"})
-        seat = hal.state["seat"]
         before = state_of(hal, lambda m: m["room"]["status"] == "playing"
                           and m["legal"] is not None)["room"]["turns"]
         a.kill()
