@@ -36,8 +36,9 @@ import logging
 import os
 import secrets
 import sqlite3
+import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from importlib import resources
@@ -560,13 +561,30 @@ class Hub:
         store of one process has none): their writes (:meth:`heard`), the database out of
         reach (:meth:`lost`) and back (:meth:`back`), each handed to this event loop."""
         loop = asyncio.get_running_loop()
+        #: what was heard and not yet handed over: one wake of the loop for all of it
+        pending: deque[dict[str, Any]] = deque()
+        handing = threading.Lock()
 
         def call(fn: Callable[..., Any], *args: Any) -> None:
             with contextlib.suppress(RuntimeError):  # (the loop closed: the server stops)
                 loop.call_soon_threadsafe(fn, *args)
 
-        self.store.listen(lambda message: call(self.heard, message),
-                          lambda: call(self.lost), lambda: call(self.later, self.back()))
+        def hand_over() -> None:  # (on the loop)
+            with handing:
+                batch = list(pending)
+                pending.clear()
+            for message in batch:
+                self.heard(message)
+
+        def heard(message: dict[str, Any]) -> None:  # (in the listening thread)
+            with handing:
+                pending.append(message)
+                if len(pending) > 1:
+                    return  # (a hand-over is on its way)
+            call(hand_over)
+
+        self.store.listen(heard, lambda: call(self.lost),
+                          lambda: call(self.later, self.back()))
 
     def heard(self, message: dict[str, Any]) -> None:
         """An announcement of a process sharing the store (this one's own included):
@@ -599,13 +617,17 @@ class Hub:
             listed = bool(message.get("listed"))
             # (most are this process's own writes, or of rooms it does not have: no task)
             if (room is None and listed) or (room is not None and room.version < version):
-                self.later(self.changed(room_id, version, listed))
+                self.later(self.changed(room_id, version, listed,
+                                        message.get("move") is True))
 
-    async def changed(self, room_id: str, version: int, listed: bool) -> None:
+    async def changed(self, room_id: str, version: int, listed: bool,
+                      move: bool = False) -> None:
         """Room ``room_id`` is at ``version`` now: a copy here that is behind is caught up
-        (:meth:`catch_up`) when a client, the lobby or a task of this process has it,
-        else let go (read again when it is next asked for); a listed room this process
-        has not read is read (its lobby lists it)."""
+        (:meth:`catch_up`) when a client or a task of this process has it, or the lobby
+        and the change is not a plain move (which changes no lobby line), else let go
+        (read again when it is next asked for); a listed room this process
+        has not read is read (its lobby lists it). ``move``: the version came with a plain
+        move (only the turns are read, when this copy is one behind)."""
         room = self.rooms.get(room_id)
         if room is None:
             if listed and not self.store_down:
@@ -616,19 +638,22 @@ class Hub:
             return
         if room.version >= version:
             return
-        if not room.listed and not self.busy(room_id) and \
-                room_id not in self.clock_tasks:
-            self.let_go(room_id)
-            return
+        if not self.busy(room_id) and room_id not in self.clock_tasks:
+            if not room.listed:
+                self.let_go(room_id)
+                return
+            if move:  # (a move changes no lobby line: read when a client comes here)
+                return
         async with self.lock(room_id):
-            await self.catch_up(room)
+            await self.catch_up(room, version if move else None)
 
-    async def catch_up(self, room: Room) -> None:
+    async def catch_up(self, room: Room, moved_to: Optional[int] = None) -> None:
         """Bring ``room`` up to the stored one (:meth:`Room.refresh`, the caller holding
         its lock) and tell this process's clients what they missed; a room that cannot be
-        is left out (quarantined) or, gone, forgotten."""
+        is left out (quarantined) or, gone, forgotten. ``moved_to``:
+        :meth:`Room.refresh`'s."""
         try:
-            outcome = await self.run(room.refresh)
+            outcome = await self.run(room.refresh, moved_to)
         except StoreError:  # (out of reach: a later write or :meth:`back` reads it again)
             return
         except (RoomError, LostCitiesError) as err:

@@ -42,7 +42,8 @@ from .names import name_refusal, seat_name
 from .protocol import LIMITS, Limits, clean_text
 from .ratings import MatchResult, Placing, bot_player
 from .store import (BOT, CONT, FORFEIT, HUMAN, LEFT, LOBBY, MOVE, OVER, PLAYING, REMATCH,
-                    TIMEOUT, PlayerRow, RoomRow, SeatRow, Store, StoreError, token_hash)
+                    TIMEOUT, PlayerRow, RoomRow, SeatRow, Store, StoreError, TurnRow,
+                    token_hash)
 
 if TYPE_CHECKING:
     from lostcities.engine import GameState, RulePack
@@ -458,7 +459,7 @@ class Room:
                 room._write_record(name, text)
         return room
 
-    def refresh(self) -> Optional[Outcome]:
+    def refresh(self, moved_to: Optional[int] = None) -> Optional[Outcome]:
         """Bring this copy up to the stored room, which another process sharing the
         store has written (docs/server.md, "Several processes on one database"): its seats,
         status and the turns since this copy's last, played through as :meth:`load`
@@ -466,15 +467,29 @@ class Room:
         turn's ``turn`` message, the ``round`` and ``match`` ones a turn ended; every
         view changed), or None when the stored room is this copy's version.
         :class:`RoomError` when it cannot be (a damaged row, a refused turn: the room is
-        left out) or is gone (expired)."""
-        row = self.store.room(self.id)
-        if row is None:
-            raise RoomError(f"room {self.id} is gone")
-        if row.version == self.version:
-            return None
+        left out) or is gone (expired).
+
+        ``moved_to``: the version a plain move (a turn that changed nothing else: no seat,
+        no status, no match end) of another process brought the room to, as it announced
+        it: when that is this copy's next, only the turns are read (one query) and
+        played; the copy then says ``moved_to`` (or an older version, never a newer one,
+        when more was written since: its next write reads the rest)."""
+        if moved_to is not None and moved_to <= self.version:
+            return None  # (caught up meanwhile)
         rounds = len(self.state.finished) if self.state is not None else 0
         status, match = self.status, self.match_number
-        events = self._catch_up(row, since=self.turns)
+        turns = self.store.turns(self.id, self.turns) if moved_to == self.version + 1 \
+            and self.status == PLAYING and self.state is not None else []
+        if len(turns) == 1 and turns[0].kind in (MOVE, TIMEOUT):
+            events = self._play_turns(turns)
+            self.version = moved_to  # type: ignore[assignment]
+        else:  # (anything else, or more written since: the room read whole)
+            row = self.store.room(self.id)
+            if row is None:
+                raise RoomError(f"room {self.id} is gone")
+            if row.version == self.version:
+                return None
+            events = self._catch_up(row, since=self.turns)
         state = self.state
         if state is not None and self.match_number == match and \
                 len(state.finished) > rounds:
@@ -485,14 +500,11 @@ class Room:
         return Outcome(events=events, changed=True)
 
     def _catch_up(self, row: RoomRow, since: int) -> list[dict[str, Any]]:
-        """Take the stored ``row``'s version, status and seats, the room's finished
-        matches, and play the stored turns from number ``since`` (this copy's count)
-        through the engine, each checked: a CONT, a rematch (its own seed and labels, the
-        last match's record kept for :attr:`_ended`), a forfeit, a move (the last
-        :data:`TURN_BACKLOG` of the current match said again as they were:
-        :meth:`turn_backlog`), the clocks following each. :meth:`load` (``since`` 0) and
-        :meth:`refresh` (after a write of another process) both; the ``turn`` messages
-        it said (the current match's)."""
+        """Take the stored ``row``'s version, status and seats, deal the match when it is
+        dealt and this copy has none, play the stored turns from number ``since`` (this
+        copy's count) through the engine (:meth:`_play_turns`), and take the room's
+        finished matches. :meth:`load` (``since`` 0) and :meth:`refresh` (after a write
+        of another process) both; the ``turn`` messages it said."""
         store, room_id = self.store, self.id
         self.version = row.version  # (read first: this copy is never said newer than it is)
         self.seats = store.seats(room_id)
@@ -503,16 +515,31 @@ class Room:
         if row.status == LOBBY:
             self.replays = store.room_matches(room_id)
             return said
+        if self.state is None:
+            try:
+                self.state = new_game(self.pack, list(row.labels), row.seed)
+            except LostCitiesError as err:
+                raise RoomError(f"room {room_id}: its deal: {err}") from None
+            if control is not None:
+                self.clocks = Clocks.start(control, len(row.labels), row.started)
+        said = self._play_turns(store.turns(room_id, since))
+        self.replays = store.room_matches(room_id)
+        return said
+
+    def _play_turns(self, turns: Sequence[TurnRow]) -> list[dict[str, Any]]:
+        """Play ``turns`` (the stored ones after this copy's last) through the engine,
+        each checked: a CONT, a rematch (its own seed and labels, the last match's record
+        kept for :attr:`_ended`), a forfeit, a move (the last :data:`TURN_BACKLOG` of the
+        current match said again as they were: :meth:`turn_backlog`), the clocks
+        following each; the ``turn`` messages it said (the current match's)."""
+        room_id, control = self.id, self.control
+        said: list[dict[str, Any]] = []
         #: the records of the matches before a rematch, then the current one if over:
         #: (file name, text)
         self._ended = []
         try:
             state = self.state
-            if state is None:
-                state = new_game(self.pack, list(row.labels), row.seed)
-                if control is not None:
-                    self.clocks = Clocks.start(control, len(row.labels), row.started)
-            turns = store.turns(room_id, since)
+            assert state is not None
             # the backlog's turns: the last TURN_BACKLOG moves of the current match (a
             # bot's for a seat out of time too; a CONT or a forfeit is no turn; the
             # seats were others before a rematch)
@@ -559,7 +586,6 @@ class Room:
         except LostCitiesError as err:
             raise RoomError(f"room {room_id}: turn {self.turns}: {err}") from None
         self.state = state
-        self.replays = store.room_matches(room_id)
         self._ended += [(self._record_name(n), self._record_text(state))
                         for n in self._matches_over()]
         self.record_names = [name for name, _ in self._ended]

@@ -88,8 +88,11 @@ _MOVE = ("WITH bumped AS (UPDATE rooms SET version=version+1 WHERE id=? AND vers
 #: ``RETURNING`` expression: delivered when its transaction commits, never before, never
 #: for a write rolled back): ``{"room", "version", "listed"}``
 _CHANGED = (f"pg_notify('{CHANNEL}', json_build_object('room', id, 'version', version, "
-            f"'listed', listed)::text)")
-_MOVE = _MOVE.format(notify=_CHANGED)
+            f"'listed', listed{{more}})::text)")
+#: a plain move's says so (``"move": true``): a process behind by that one turn reads only
+#: the turns (:meth:`~.room.Room.refresh`)
+_MOVE = _MOVE.format(notify=_CHANGED.format(more=", 'move', true"))
+_CHANGED = _CHANGED.format(more="")
 #: a process's name in the tables it shares (who waits, who is present): its listening
 #: session's pid and start, so that a process gone (its session ended) is known gone
 _PROCESS = "pid || '@' || extract(epoch FROM backend_start)"
@@ -205,8 +208,11 @@ class _Pool:
     """At most ``size`` connections made by ``connect``, lent one at a time; a connection
     found broken (the server dropped it) is closed and never lent again."""
 
-    def __init__(self, connect: Callable[[], "psycopg.Connection"], size: int):
+    def __init__(self, connect: Callable[[], "psycopg.Connection"], size: int,
+                 closing: Callable[["psycopg.Connection"], None] = lambda db: None):
         self._connect = connect
+        #: called with each connection the pool closes, before it is closed
+        self._closing = closing
         self._idle: list["psycopg.Connection"] = []
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(size)
@@ -220,6 +226,7 @@ class _Pool:
             with self._lock:
                 db = self._idle.pop() if self._idle else None
             if db is not None and _dropped(db):
+                self._closing(db)
                 db.close()
                 db = None
             if db is None:
@@ -228,6 +235,7 @@ class _Pool:
                 yield db
             finally:
                 if db.closed or db.broken:
+                    self._closing(db)
                     db.close()
                 else:
                     with self._lock:
@@ -265,12 +273,15 @@ class PostgresStore(SQLReads):
         self._closing = threading.Event()
         #: this process's name in the shared tables (:data:`_PROCESS`), once it listens
         self.process = ""
+        #: the server pids of this store's own connections: what they announce, this
+        #: process knows already (the listener passes it over)
+        self._own_pids: set[int] = set()
         self._password = self._keywords.get("password")
         self.durable = durable
         self.chat_keep = chat_keep
         self.crash_at = crash_at
         self._said: set[tuple[str, int]] = set()
-        self._pool = _Pool(self._connect, POOL_SIZE)
+        self._pool = _Pool(self._connect, POOL_SIZE, self._forget_pid)
         self._needs_psycopg()
         try:
             self._open()
@@ -299,7 +310,13 @@ class PostgresStore(SQLReads):
                 db.execute("SET synchronous_commit TO off")
         except psycopg.Error as err:
             raise StoreError(f"{self.shown}: {self._said_error(err)}") from None
+        self._own_pids.add(db.info.backend_pid)
         return db
+
+    def _forget_pid(self, db: "psycopg.Connection") -> None:
+        """A connection closed: its server pid is no more this store's."""
+        with contextlib.suppress(Exception):
+            self._own_pids.discard(db.info.backend_pid)
 
     def _said_error(self, err: Exception) -> str:
         text = str(err) or type(err).__name__
@@ -464,6 +481,8 @@ class PostgresStore(SQLReads):
                     back()
                 while not self._closing.is_set():
                     for notice in db.notifies(timeout=LISTEN_CHECK_SECONDS):
+                        if notice.pid in self._own_pids:
+                            continue  # (this process's own write: known here already)
                         try:
                             message = json.loads(notice.payload)
                         except ValueError:
@@ -474,6 +493,7 @@ class PostgresStore(SQLReads):
             except psycopg.Error:
                 if not self._closing.is_set():
                     reachable = False
+                    self._own_pids.clear()  # (the connections go: their pids anyone's)
                     lost()
                     self._closing.wait(LISTEN_RETRY_SECONDS)
             finally:

@@ -76,9 +76,10 @@ def test_two_stores_on_one_database_see_each_others_writes_and_hear_them(
     try:
         bob.listen(heard.put, lambda: states.append("lost"),
                    lambda: states.append("back"))
-        # the listener is up once an announcement of its own comes back
+        # the listener is up once an announcement comes (Ann's: Bob's own are known to
+        # Bob's process already, and not passed over)
         for _ in range(int(BOUND * 10)):
-            bob.announce({"probe": True})
+            ann.announce({"probe": True})
             try:
                 if heard.get(timeout=0.1) == {"probe": True}:
                     listening.set()
@@ -96,6 +97,11 @@ def test_two_stores_on_one_database_see_each_others_writes_and_hear_them(
         ann.add_turn("abcdefgh", 0, MOVE, "p r5 deck", at=2.0, version=2)
         said = [heard.get(timeout=BOUND) for _ in range(2)]
         assert [m["version"] for m in said] == [2, 3]  # in the order of the commits
+        # a plain move says so (a process one turn behind reads only the turns)
+        assert "move" not in said[0] and said[1]["move"] is True
+        bob.put_seat("abcdefgh", seat(1, "Bob"), version=3)  # Bob's own: not passed over
+        ann.announce({"probe": 2})
+        assert heard.get(timeout=BOUND) == {"probe": 2}
         ann.announce({"room": "abcdefgh", "said": [{"type": "chat", "text": "hi"}]})
         assert heard.get(timeout=BOUND)["said"] == [{"type": "chat", "text": "hi"}]
         with pytest.raises(StoreError):  # too long for a NOTIFY: refused, in one line
