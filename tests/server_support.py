@@ -70,6 +70,17 @@ def start_lc_serve(data: Path, port: int, *extra: str, stdout: Output = subproce
             time.sleep(0.1)  # polling a condition, bounded by ``bound``
 
 
+def stopped(proc: subprocess.Popen, bound: float = BOUND) -> None:
+    """``proc`` asked to stop (SIGTERM) and waited for up to ``bound`` seconds, then
+    killed."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=bound)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def new_room(port: int, pack: str = "duel-classic", **more: Any) -> str:
     """POST /rooms on the server at ``port``: a new room of ``pack``; its id."""
     request = urllib.request.Request(f"http://127.0.0.1:{port}/rooms",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from lostcities.server import room as room_module  # noqa: E402
 from lostcities.server.app import GC_THRESHOLDS, tune_collector  # noqa: E402
 from lostcities.server.room import TEXT_PACKS, Room, move_texts  # noqa: E402
 from lostcities.server.store import SQLiteStore  # noqa: E402
-from server_support import BOUND, free_port, new_room, start_lc_serve  # noqa: E402
+from server_support import BOUND, free_port, new_room, start_lc_serve, stopped  # noqa: E402
 
 
 def test_lc_serve_declines_compression_a_client_offers_and_plays_on(tmp_path: Path) -> None:
@@ -41,12 +40,7 @@ def test_lc_serve_declines_compression_a_client_offers_and_plays_on(tmp_path: Pa
             assert seen[0]["type"] == "welcome"
             assert any(m["type"] == "state" for m in seen)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=BOUND)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stopped(server)
 
 
 def test_tune_collector_freezes_what_is_loaded_and_makes_full_collections_rare() -> None:

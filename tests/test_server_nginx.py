@@ -30,7 +30,8 @@ pytest.importorskip("uvicorn")
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.protocol import State  # noqa: E402
 
-from server_support import BOUND, RoomSocket, free_port, start_lc_serve, wait_for  # noqa: E402
+from server_support import (BOUND, RoomSocket, free_port, start_lc_serve, stopped,  # noqa: E402
+                            wait_for)
 
 #: the deployment's nginx configuration, run as it is written
 CONF = Path(__file__).resolve().parent.parent / "docs" / "nginx-lc-serve.conf"
@@ -224,12 +225,7 @@ def test_two_processes_behind_nginx_play_a_room_and_survive_kill_9(
         ann.close(), bob.close()
     finally:
         if nginx is not None:
-            nginx.terminate()
-            try:
-                nginx.wait(timeout=BOUND)
-            except subprocess.TimeoutExpired:
-                nginx.kill()
-                nginx.wait()
+            stopped(nginx)
         for server in servers:
             server.kill()
             server.wait()
