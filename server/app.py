@@ -34,7 +34,6 @@ import gc
 import json
 import logging
 import os
-import secrets
 import sqlite3
 import threading
 import time
@@ -53,7 +52,6 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from lostcities.engine import LostCitiesError, Move, load_pack
-from lostcities.i18n import LANGS
 from lostcities.engine.tooling import loads_json, lone_surrogate, record_form
 
 from .bots import BotScheduler, Refused
@@ -67,7 +65,7 @@ from .lobby_web import encode_lobby
 from .lobby_web import routes as lobby_routes
 from .players import player_routes
 from .protocol import (LIMITS, ROOM_GONE, ROOM_GONE_REASON, STORE_AWAY, STORE_LOST, Limits,
-                       clean_text, lang_of, localize, problem)
+                       clean_text, lang_of, localize, problem, said_here)
 from .replays import Desk, frames, read_match
 from .room import (BotTurn, Due, Outcome, PlannedTurn, Room, RoomError, error, is_room_id,
                    new_room_id, refused)
@@ -208,18 +206,6 @@ def encode(message: dict[str, Any], lang: str, check: bool) -> str:
 to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def said_here(event: Any) -> bool:
-    """Whether ``event``, heard from another process (data from the database), is an
-    ``info`` or ``chat`` message of the protocol in every language (else it is not
-    passed on)."""
-    if not isinstance(event, dict) or event.get("type") not in SAID_ELSEWHERE:
-        return False
-    try:
-        return all(problem(localize(event, lang), "server") is None for lang in LANGS)
-    except Exception:  # noqa: BLE001 - a key or params no message of ours has
-        return False
-
-
 def speaks(message: dict[str, Any]) -> bool:
     """Whether ``message`` is said in each client's language (its text differs by
     language: an ``info``/``error`` note, a ``turn`` or ``hint`` in words)."""
@@ -348,10 +334,9 @@ class Hub:
         #: waiters in the quick-match queue (the queue itself is the store's), by id
         self.lobby_clients: set[Connection] = set()
         self.waiters: dict[str, Any] = {}
-        #: several processes on one database (docs/server.md): this process's name in its
-        #: announcements; whether the database is out of reach now; the seats of each room
-        #: other processes' connections hold; the seats this one said it holds
-        self.name = f"{os.getpid()}-{secrets.token_hex(4)}"
+        #: several processes on one database (docs/server.md): whether the database is out
+        #: of reach now; the seats of each room other processes' connections hold; the
+        #: seats this one said it holds
         self.store_down = False
         #: how many times the database went out of reach (a :meth:`back` under way stops
         #: when it goes again)
@@ -521,8 +506,9 @@ class Hub:
         here = frozenset(self.present_here(room))
         if self._said_present.get(room.id, frozenset()) == here:
             return
-        self._said_present[room.id] = here
-        if not here:
+        if here:
+            self._said_present[room.id] = here
+        else:
             del self._said_present[room.id]
         self.later(self._store_presence(room.id, sorted(here)))
 
@@ -587,8 +573,8 @@ class Hub:
                           lambda: call(self.later, self.back()))
 
     def heard(self, message: dict[str, Any]) -> None:
-        """An announcement of a process sharing the store (this one's own included):
-        a room's new version (``room``, ``version``, ``listed``), a room ``gone``,
+        """An announcement of another process sharing the store (the store passes over
+        this one's own): a room's new version (``room``, ``version``, ``listed``), a room ``gone``,
         a room's seats ``present`` elsewhere changed, what was ``said`` in a room
         (``info`` and ``chat`` events), a waiter ``matched``, the ``queue`` changed.
         Data from the database: each field is checked before it is used."""
@@ -604,10 +590,10 @@ class Hub:
             self.later(self.gone_if(room_id))
             return
         said = message.get("said")
-        if isinstance(said, list) and message.get("from") != self.name:
+        if isinstance(said, list):
             clients = list(self.clients.get(room_id, ()))
             for event in said:
-                if clients and said_here(event):
+                if clients and said_here(event, SAID_ELSEWHERE):
                     self.broadcast(clients, event)
         if message.get("present") is True and room_id in self.rooms:
             self.later(self.presence_changed([room_id]))
@@ -685,9 +671,14 @@ class Hub:
         said = [event for event in outcome.events if event.get("type") in SAID_ELSEWHERE]
         if not said or not self.store.shared:
             return
-        message = {"room": room.id, "from": self.name, "said": said}
-        if len(json.dumps(message, ensure_ascii=False).encode()) > ANNOUNCE_BYTES:
-            return
+        message = {"room": room.id, "said": said}
+        if len(json.dumps(message, ensure_ascii=False).encode()) <= ANNOUNCE_BYTES:
+            self.announce(message)
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """``message`` announced to the other processes (:meth:`~.store.Store.announce`),
+        after those announced before it, without waiting: one the store refuses (out of
+        reach) is lost, as a notification is while nobody listens."""
         future = asyncio.get_running_loop().run_in_executor(
             self.announcer, self.store.announce, message)
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
@@ -749,7 +740,6 @@ class Hub:
         for client in list(self.clients.get(room_id, ())):
             client.drop(code=ROOM_GONE)
         self.forget(room_id)
-        self.present_elsewhere.pop(room_id, None)
 
     def lost(self) -> None:
         """The database is out of reach: every socket closed with :data:`STORE_LOST`
@@ -927,13 +917,9 @@ class Hub:
                 await self.sweep()
 
     def forget(self, room_id: str) -> None:
-        """Keep nothing more of ``room_id`` (a room that expired)."""
-        self.rooms.pop(room_id, None)
-        self.locks.pop(room_id, None)
-        self.bot_tasks.pop(room_id, None)
-        clock = self.clock_tasks.pop(room_id, None)
-        if clock is not None:
-            clock.cancel()
+        """Keep nothing more of ``room_id`` (a room that expired, here or in another
+        process): :meth:`let_go`, and its quarantine, lobby line and quota too."""
+        self.let_go(room_id)
         self.quarantined.pop(room_id, None)
         self.lobby.put(room_id, None)
         if not self.clients.get(room_id):

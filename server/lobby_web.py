@@ -30,7 +30,7 @@ from .clients import address_of, next_message
 from .clocks import TimeControl, clock_bounds, control_of
 from .http import http_error
 from .lobby import STRENGTHS, QueueKey, Watcher
-from .protocol import STORE_AWAY, clean_text, lang_of, localize, problem
+from .protocol import STORE_AWAY, clean_text, lang_of, localize, problem, said_here
 from .room import Outcome, error
 from .store import StoreError
 
@@ -102,9 +102,7 @@ class Elsewhere:
 
     def tell(self, message: dict[str, Any]) -> None:
         """``message`` (``matched``, or an ``error``) announced to this waiter's process."""
-        future = asyncio.get_running_loop().run_in_executor(
-            self.hub.announcer, self.hub.store.announce, {"matched": self.id, "said": message})
-        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self.hub.announce({"matched": self.id, "said": message})
 
 
 class LobbyClient:
@@ -131,9 +129,8 @@ class LobbyClient:
         message = announced.get("said")
         if not isinstance(message, dict):
             return
-        if message.get("type") == "error":
-            if isinstance(message.get("key"), str):
-                self.client.send(error(message["key"]))
+        if said_here(message, ("error",)):
+            self.client.send(message)
         elif problem(message, "lobby_server") is None and message.get("type") == "matched":
             self.client.send_text(json.dumps(message, ensure_ascii=False))
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from lostcities.engine.tooling import plain_text
 from lostcities.i18n import LANGS, Catalogue
@@ -229,3 +229,15 @@ def lang_of(accept_language: str) -> str:
         if tag in LANGS:
             return tag
     return "en"
+
+
+def said_here(event: Any, kinds: Sequence[str]) -> bool:
+    """Whether ``event``, heard from another process sharing the store (data from the
+    database), is a server message of the protocol of one of ``kinds`` (``info``,
+    ``chat``, ``error``) in every language: else it is not passed on to a client."""
+    if not isinstance(event, dict) or event.get("type") not in kinds:
+        return False
+    try:
+        return all(problem(localize(event, lang), "server") is None for lang in LANGS)
+    except Exception:  # noqa: BLE001 - a key or params no message of ours has
+        return False

@@ -1054,8 +1054,9 @@ class Room:
         except LostCitiesError as err:
             return refused("error.room-unavailable", reason=str(err))
         now = self.clock()
-        self._stored(self.store.rematch, self.turns, json.dumps({"seed": seed, "labels": labels},
-                                                           ensure_ascii=False), seats, at=now)
+        self._stored(self.store.rematch, self.turns,
+                     json.dumps({"seed": seed, "labels": labels}, ensure_ascii=False), seats,
+                     at=now)
         self.turns += 1
         self.forfeit = None  # (the last match's: its record is written)
         if self.control is not None:  # the new match's clocks start whole
@@ -1296,9 +1297,9 @@ class Room:
         match = new_match_id()
         rounds = self._rounds(state, True)
         self._stored(self.store.add_turn, self.turns, FORFEIT,
-                            json.dumps(forfeit, separators=(",", ":")), status=OVER,
-                            finishes=(match, rounds, self.match_number),
-                            result=self.result(state, seat) if self.rated else None, at=now)
+                     json.dumps(forfeit, separators=(",", ":")), status=OVER,
+                     finishes=(match, rounds, self.match_number),
+                     result=self.result(state, seat) if self.rated else None, at=now)
         self.forfeit = forfeit
         self.turns += 1
         self.status = OVER

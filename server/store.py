@@ -445,9 +445,6 @@ class Store(Protocol):
     def turns(self, room_id: str, since: int = 0) -> list[TurnRow]:
         """The room's turns from number ``since`` on (every one by default), in order."""
 
-    def versions(self, room_ids: Sequence[str]) -> dict[str, int]:
-        """The stored version of each of these rooms that exists."""
-
     def stalled_rooms(self, before: float) -> list[str]:
         """The rooms under way whose last turn (or deal) is older than ``before``."""
 
@@ -726,16 +723,6 @@ class SQLReads:
         return turn_rows(room_id, self._read("SELECT number, kind, text, at FROM turns "
                                              "WHERE room=? AND number>=? ORDER BY number",
                                              (room_id, since)), since)
-
-    def versions(self, room_ids: Sequence[str]) -> dict[str, int]:
-        found: dict[str, int] = {}
-        ids = list(room_ids)
-        for start in range(0, len(ids), 500):  # (SQLite's bound on parameters)
-            part = ids[start:start + 500]
-            found.update((str(r[0]), int(r[1])) for r in self._read(
-                f"SELECT id, version FROM rooms WHERE id IN ({','.join('?' * len(part))})",
-                tuple(part)) if type(r[1]) is int)
-        return found
 
     def hold(self, room_ids: Sequence[str], at: float) -> None:
         ids = list(room_ids)
