@@ -668,8 +668,10 @@ class Hub:
         """Tell the other processes' clients of ``room`` the events they cannot read
         from the store (:data:`SAID_ELSEWHERE`), in order; what does not fit one
         announcement is left out (the room's state, which they read, says the rest)."""
+        if not self.store.shared:  # (every move passes here: nothing more on one store)
+            return
         said = [event for event in outcome.events if event.get("type") in SAID_ELSEWHERE]
-        if not said or not self.store.shared:
+        if not said:
             return
         message = {"room": room.id, "said": said}
         if len(json.dumps(message, ensure_ascii=False).encode()) <= ANNOUNCE_BYTES:
